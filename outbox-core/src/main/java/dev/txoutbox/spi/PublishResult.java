@@ -1,0 +1,70 @@
+package dev.txoutbox.spi;
+
+import java.util.Objects;
+
+/**
+ * The outcome of publishing one message. Immutable and thread-safe.
+ *
+ * @param status what happened
+ * @param reason why it failed, for operators; {@code null} for a success
+ * @param cause the exception behind the failure, if any
+ */
+public record PublishResult(Status status, String reason, Throwable cause) {
+
+  /** What happened to a message. */
+  public enum Status {
+    /** The broker acknowledged the message. The event is marked processed. */
+    PUBLISHED,
+    /** Not delivered, may succeed later. The event is retried with backoff. */
+    RETRYABLE_FAILURE,
+    /** Not delivered and never will be. The event becomes a dead letter at once. */
+    PERMANENT_FAILURE
+  }
+
+  private static final PublishResult PUBLISHED = new PublishResult(Status.PUBLISHED, null, null);
+
+  /**
+   * @throws NullPointerException if {@code status} is null, or a failure has no reason
+   */
+  public PublishResult {
+    Objects.requireNonNull(status, "status");
+    if (status != Status.PUBLISHED) {
+      Objects.requireNonNull(reason, "reason");
+    }
+  }
+
+  /** The broker acknowledged the message. */
+  public static PublishResult published() {
+    return PUBLISHED;
+  }
+
+  /** The message was not delivered but may be later. */
+  public static PublishResult retryable(String reason) {
+    return new PublishResult(Status.RETRYABLE_FAILURE, reason, null);
+  }
+
+  /** The message was not delivered but may be later. */
+  public static PublishResult retryable(String reason, Throwable cause) {
+    return new PublishResult(Status.RETRYABLE_FAILURE, reason, cause);
+  }
+
+  /** The message can never be delivered; the event becomes a dead letter. */
+  public static PublishResult permanent(String reason) {
+    return new PublishResult(Status.PERMANENT_FAILURE, reason, null);
+  }
+
+  /** The message can never be delivered; the event becomes a dead letter. */
+  public static PublishResult permanent(String reason, Throwable cause) {
+    return new PublishResult(Status.PERMANENT_FAILURE, reason, cause);
+  }
+
+  /** Whether the broker acknowledged the message. */
+  public boolean isPublished() {
+    return status == Status.PUBLISHED;
+  }
+
+  /** Whether the failure is permanent. */
+  public boolean isPermanent() {
+    return status == Status.PERMANENT_FAILURE;
+  }
+}

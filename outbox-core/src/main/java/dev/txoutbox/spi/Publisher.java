@@ -1,0 +1,67 @@
+package dev.txoutbox.spi;
+
+import java.util.List;
+
+/**
+ * Sends outbox messages to a broker. This interface is the whole contract between the relay and a
+ * broker plugin.
+ *
+ * <h2>What the relay does</h2>
+ *
+ * The relay claims a batch of pending events inside a database transaction, calls {@link
+ * #publish(List)} once with the whole batch, then records every outcome and commits. An event is
+ * marked processed only when its result is {@link PublishResult#published()}; every other outcome
+ * leaves it pending (retryable) or makes it a dead letter (permanent). If {@code publish} throws,
+ * every message of the batch counts as a retryable failure.
+ *
+ * <h2>What an implementation must do</h2>
+ *
+ * <ul>
+ *   <li><b>Send the batch at once.</b> Start every send asynchronously, then wait for all
+ *       acknowledgements within a deadline of the plugin's own. Never one blocking round trip per
+ *       message.
+ *   <li><b>Report success only on the broker's acknowledgement</b> of that exact message (Kafka
+ *       {@code acks=all}, an SQS batch entry's success, a RabbitMQ publisher confirm without a
+ *       {@code basic.return}). Unknown outcomes (timeout, lost connection) are retryable failures:
+ *       the message may be sent twice, never lost.
+ *   <li><b>Classify failures.</b> {@link PublishResult#retryable(String, Throwable)} for what may
+ *       succeed later (broker down, timeout, throttling); {@link PublishResult#permanent(String,
+ *       Throwable)} for what never will (message too large, unknown destination, authorization). A
+ *       permanent failure makes the event a dead letter at once.
+ *   <li><b>Return exactly one result per message, in the order of the input list.</b> A result list
+ *       of another size is treated as a retryable failure of the whole batch.
+ *   <li><b>Carry the event's identity</b>: put {@link OutboxHeaders} and {@link
+ *       OutboxMessage#headers()} on the broker message so consumers can drop duplicates.
+ *   <li><b>Honour interruption.</b> The relay interrupts a publishing thread when its shutdown
+ *       deadline passes; throw {@link InterruptedException} (or return) promptly, and the batch is
+ *       rolled back and published again later.
+ * </ul>
+ *
+ * <p>Implementations must be thread-safe: a relay with several workers calls {@code publish} from
+ * several threads at once.
+ */
+public interface Publisher extends AutoCloseable {
+
+  /**
+   * Publishes {@code messages} and reports each one's outcome.
+   *
+   * @param messages the batch, in the order the relay wants them sent (ascending sequence); never
+   *     empty
+   * @return one result per message, in the same order
+   * @throws InterruptedException if the calling thread is interrupted while waiting for
+   *     acknowledgements
+   */
+  List<PublishResult> publish(List<OutboxMessage> messages) throws InterruptedException;
+
+  /** A short name for logs and metrics, such as {@code kafka}. Defaults to the class name. */
+  default String name() {
+    return getClass().getSimpleName();
+  }
+
+  /**
+   * Releases the broker client. The relay never calls this: whoever created the publisher closes
+   * it, after closing the relay. Must be idempotent. Defaults to doing nothing.
+   */
+  @Override
+  default void close() {}
+}

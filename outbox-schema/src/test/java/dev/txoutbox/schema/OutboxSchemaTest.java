@@ -1,0 +1,173 @@
+package dev.txoutbox.schema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.txoutbox.schema.model.Outbox;
+import dev.txoutbox.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class OutboxSchemaTest {
+
+  private static TestDatabase db;
+
+  @BeforeAll
+  static void migrate() {
+    db = TestDatabase.create("schema_test");
+  }
+
+  @AfterAll
+  static void drop() {
+    db.close();
+  }
+
+  @Test
+  void liveSchemaMatchesGeneratedModel() throws SQLException {
+    Map<String, List<String>> live = liveColumns(db.schema());
+    // The Flyway history table is Flyway's, not part of the generated model.
+    assertThat(live.remove(OutboxSchema.HISTORY_TABLE)).isNotNull();
+    Map<String, List<String>> generated = new TreeMap<>();
+    for (Table<?> table : Outbox.OUTBOX.getTables()) {
+      List<String> columns = new ArrayList<>();
+      for (Field<?> f : table.fields()) {
+        columns.add(
+            f.getName()
+                + " "
+                + normalise(f.getDataType().getTypeName())
+                + (f.getDataType().nullable() ? " null" : " not null"));
+      }
+      generated.put(table.getName(), columns);
+    }
+    assertThat(generated).isNotEmpty();
+    // Views report every column as nullable in both models, so the comparison holds for them too.
+    assertThat(live).isEqualTo(generated);
+  }
+
+  @Test
+  void primaryKeysCarryTheNamesOfTheDdl() throws SQLException {
+    assertThat(Outbox.OUTBOX.getTable("outbox_events").getPrimaryKey().getName())
+        .isEqualTo("outbox_events_pkey");
+    try (Connection c = db.dataSource().getConnection();
+        ResultSet rs = c.getMetaData().getPrimaryKeys(null, db.schema(), "outbox_events")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getString("PK_NAME")).isEqualTo("outbox_events_pkey");
+    }
+  }
+
+  @Test
+  void pendingIndexCoversOnlyPendingRows() {
+    DSLContext dsl = DSL.using(db.dataSource(), org.jooq.SQLDialect.POSTGRES);
+    String definition =
+        dsl.select(DSL.field("indexdef", String.class))
+            .from(DSL.table(DSL.name("pg_indexes")))
+            .where(DSL.field("schemaname").eq(db.schema()))
+            .and(DSL.field("indexname").eq("outbox_events_pending_idx"))
+            .fetchSingle()
+            .value1();
+    assertThat(definition)
+        .contains("(seq)")
+        .contains("processed_at IS NULL")
+        .contains("dead_lettered_at IS NULL");
+  }
+
+  @Test
+  void migrateIsIdempotentAndKeepsItsOwnHistoryTable() throws SQLException {
+    assertThat(OutboxSchema.migrate(db.dataSource(), db.schema())).isZero();
+    assertThat(liveColumns(db.schema())).containsKey(OutboxSchema.HISTORY_TABLE);
+  }
+
+  @Test
+  void migratesIntoASchemaThatAlreadyHoldsApplicationTables() throws SQLException {
+    try (TestDatabase other = TestDatabase.createEmpty("schema_shared", 2)) {
+      other.execute("CREATE SCHEMA " + other.schema());
+      other.execute("CREATE TABLE " + other.schema() + ".orders (id bigint primary key)");
+      assertThat(OutboxSchema.migrate(other.dataSource(), other.schema())).isEqualTo(1);
+      assertThat(liveColumns(other.schema())).containsKeys("orders", "outbox_events");
+    }
+  }
+
+  @Test
+  void notifyTriggerIsOptInAndSignalsTheSchemaChannel() throws SQLException {
+    try (TestDatabase other = TestDatabase.create("schema_notify", 2)) {
+      assertThat(triggers(other)).isEmpty();
+      assertThat(OutboxSchema.migrateNotifyTrigger(other.dataSource(), other.schema()))
+          .isEqualTo(1);
+      assertThat(triggers(other)).containsExactly("outbox_events_notify");
+      assertThat(OutboxSchema.notifyChannel(other.schema()))
+          .isEqualTo("txoutbox_" + other.schema());
+    }
+  }
+
+  @Test
+  void rejectsSchemaNamesThatAreNotPlainIdentifiers() {
+    assertThatThrownBy(() -> OutboxSchema.migrate(db.dataSource(), "Billing"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("schema")
+        .hasMessageContaining("63");
+    assertThatThrownBy(() -> OutboxSchema.migrate(db.dataSource(), "x; drop table y"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> OutboxSchema.renderMapping("a".repeat(64)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  private static List<String> triggers(TestDatabase target) throws SQLException {
+    List<String> names = new ArrayList<>();
+    try (Connection c = target.dataSource().getConnection();
+        var ps =
+            c.prepareStatement(
+                "select trigger_name from information_schema.triggers where event_object_schema = ?"
+                    + " group by trigger_name")) {
+      ps.setString(1, target.schema());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          names.add(rs.getString(1));
+        }
+      }
+    }
+    return names;
+  }
+
+  private static Map<String, List<String>> liveColumns(String schema) throws SQLException {
+    Map<String, List<String>> tables = new TreeMap<>();
+    try (Connection c = db.dataSource().getConnection();
+        ResultSet rs = c.getMetaData().getColumns(null, schema, "%", "%")) {
+      while (rs.next()) {
+        String table = rs.getString("TABLE_NAME");
+        tables
+            .computeIfAbsent(table, t -> new ArrayList<>())
+            .add(
+                rs.getString("COLUMN_NAME")
+                    + " "
+                    + normalise(rs.getString("TYPE_NAME"))
+                    + ("NO".equals(rs.getString("IS_NULLABLE")) ? " not null" : " null"));
+      }
+    }
+    return tables;
+  }
+
+  /** Live and generated type names differ in spelling only; map both to PostgreSQL's own. */
+  private static String normalise(String type) {
+    String t = type.toLowerCase(java.util.Locale.ROOT);
+    return switch (t) {
+      case "int8", "bigint", "bigserial" -> "bigint";
+      case "int4", "integer", "serial" -> "integer";
+      case "varchar", "character varying" -> "varchar";
+      case "timestamptz", "timestamp with time zone" -> "timestamptz";
+      case "text", "clob" -> "text";
+      default -> t;
+    };
+  }
+}

@@ -1,0 +1,199 @@
+package dev.txoutbox.testing.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+
+import dev.txoutbox.spi.OutboxHeaders;
+import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.spi.PublishResult.Status;
+import dev.txoutbox.spi.Publisher;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract every {@link Publisher} must keep, written once and run by each broker plugin
+ * against its real broker. A plugin's test class extends this and supplies the broker: a publisher
+ * routing {@link #AGGREGATE_TYPE} to a fresh destination, a way to read that destination back, and
+ * a message the broker must refuse for good.
+ */
+public abstract class PublisherContractTest {
+
+  /** The aggregate type every contract message carries; the publisher must route it. */
+  public static final String AGGREGATE_TYPE = "contract";
+
+  /** A message as a consumer received it from the broker. */
+  public record ReceivedMessage(String payload, Map<String, String> headers) {}
+
+  private Publisher publisher;
+
+  /**
+   * A publisher that delivers {@link #AGGREGATE_TYPE} events to a destination no other test uses.
+   * Called before each test; the suite closes it after.
+   */
+  protected abstract Publisher createPublisher() throws Exception;
+
+  /**
+   * Reads {@code count} messages from the destination of the current test's publisher, waiting at
+   * most {@code timeout}, and returns what arrived (fewer if the time ran out). Header values are
+   * returned as strings.
+   */
+  protected abstract List<ReceivedMessage> receive(int count, Duration timeout) throws Exception;
+
+  /**
+   * A variant of {@code message} that this broker refuses permanently, such as a record larger than
+   * the broker accepts or one routed nowhere.
+   */
+  protected abstract OutboxMessage permanentlyFailing(OutboxMessage message);
+
+  /** How long to wait for messages to arrive. Defaults to 30 seconds. */
+  protected Duration receiveTimeout() {
+    return Duration.ofSeconds(30);
+  }
+
+  @BeforeEach
+  void openPublisher() throws Exception {
+    publisher = createPublisher();
+  }
+
+  @AfterEach
+  void closePublisher() {
+    if (publisher != null) {
+      publisher.close();
+    }
+  }
+
+  /** The publisher under test. */
+  protected Publisher publisher() {
+    return publisher;
+  }
+
+  /** A contract message with a stored trace header and a payload naming its index. */
+  protected static OutboxMessage message(int index, String aggregateId) {
+    return new OutboxMessage(
+        UUID.randomUUID(),
+        index,
+        AGGREGATE_TYPE,
+        aggregateId,
+        "contract.happened",
+        "{\"index\":" + index + ",\"text\":\"caf\u00e9 \u2713\"}",
+        Map.of(
+            "traceparent",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "tenant",
+            "t-" + index),
+        Instant.now().truncatedTo(ChronoUnit.MILLIS),
+        1);
+  }
+
+  @Test
+  void deliversEveryMessageOfABatchWithIdentityHeadersAndPayload() throws Exception {
+    List<OutboxMessage> batch = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      batch.add(message(i, "agg-" + (i % 7)));
+    }
+
+    List<PublishResult> results = publisher.publish(batch);
+
+    assertThat(results).hasSize(batch.size()).allMatch(PublishResult::isPublished);
+    List<ReceivedMessage> received = receive(batch.size(), receiveTimeout());
+    assertThat(received).hasSize(batch.size());
+    Map<String, ReceivedMessage> byId =
+        received.stream()
+            .collect(
+                Collectors.toMap(
+                    r -> r.headers().get(OutboxHeaders.EVENT_ID), Function.identity()));
+    for (OutboxMessage sent : batch) {
+      ReceivedMessage got = byId.get(sent.id().toString());
+      assertThat(got).as("message %s", sent.id()).isNotNull();
+      assertThat(got.payload()).isEqualTo(sent.payload());
+      assertThat(got.headers())
+          .containsEntry(OutboxHeaders.EVENT_TYPE, sent.eventType())
+          .containsEntry(OutboxHeaders.AGGREGATE_TYPE, sent.aggregateType())
+          .containsEntry(OutboxHeaders.AGGREGATE_ID, sent.aggregateId())
+          .containsEntry(OutboxHeaders.CREATED_AT, sent.createdAt().toString())
+          .containsAllEntriesOf(sent.headers());
+    }
+  }
+
+  @Test
+  void reportsOneOutcomePerMessageInInputOrder() throws Exception {
+    List<OutboxMessage> batch =
+        List.of(
+            message(0, "a"),
+            permanentlyFailing(message(1, "b")),
+            message(2, "c"),
+            permanentlyFailing(message(3, "d")));
+
+    List<PublishResult> results = publisher.publish(batch);
+
+    assertThat(results)
+        .extracting(PublishResult::status)
+        .containsExactly(
+            Status.PUBLISHED, Status.PERMANENT_FAILURE, Status.PUBLISHED, Status.PERMANENT_FAILURE);
+    assertThat(results.get(1).reason()).isNotBlank();
+  }
+
+  @Test
+  void permanentFailureDoesNotFailItsNeighbours() throws Exception {
+    OutboxMessage before = message(0, "n");
+    OutboxMessage poison = permanentlyFailing(message(1, "n"));
+    OutboxMessage after = message(2, "n");
+
+    List<PublishResult> results = publisher.publish(List.of(before, poison, after));
+
+    assertThat(results.get(0).isPublished()).isTrue();
+    assertThat(results.get(1).isPermanent()).isTrue();
+    assertThat(results.get(2).isPublished()).isTrue();
+    List<ReceivedMessage> received = receive(2, receiveTimeout());
+    assertThat(received)
+        .extracting(r -> r.headers().get(OutboxHeaders.EVENT_ID))
+        .containsExactlyInAnyOrder(before.id().toString(), after.id().toString());
+  }
+
+  @Test
+  void messagesWithoutStoredHeadersStillCarryTheirIdentity() throws Exception {
+    OutboxMessage plain =
+        new OutboxMessage(
+            UUID.randomUUID(),
+            1,
+            AGGREGATE_TYPE,
+            "plain",
+            "contract.plain",
+            "{}",
+            Map.of(),
+            Instant.now().truncatedTo(ChronoUnit.MILLIS),
+            3);
+
+    assertThat(publisher.publish(List.of(plain)))
+        .extracting(PublishResult::isPublished)
+        .containsExactly(true);
+    List<ReceivedMessage> received = receive(1, receiveTimeout());
+    assertThat(received).hasSize(1);
+    assertThat(received.get(0).headers())
+        .containsEntry(OutboxHeaders.EVENT_ID, plain.id().toString());
+    assertThat(received.get(0).payload()).isEqualTo("{}");
+  }
+
+  @Test
+  void closesCleanlyAndIdempotently() throws Exception {
+    assertThat(publisher.publish(List.of(message(0, "c")))).allMatch(PublishResult::isPublished);
+    assertThatCode(
+            () -> {
+              publisher.close();
+              publisher.close();
+            })
+        .doesNotThrowAnyException();
+    publisher = null;
+  }
+}
