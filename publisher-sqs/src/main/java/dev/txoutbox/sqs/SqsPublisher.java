@@ -1,0 +1,350 @@
+package dev.txoutbox.sqs;
+
+import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.spi.Publisher;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+
+/**
+ * Publishes outbox messages to Amazon SQS standard and FIFO queues with {@code SendMessageBatch}.
+ *
+ * <pre>{@code
+ * SqsAsyncClient sqs = SqsAsyncClient.builder().region(Region.EU_WEST_1).build();
+ * Publisher publisher = SqsPublisher.builder()
+ *     .client(sqs)
+ *     .route("order", "orders.fifo")
+ *     .route("invoice", "https://sqs.eu-west-1.amazonaws.com/123456789012/invoices")
+ *     .build();
+ * }</pre>
+ *
+ * <h2>What it does with a batch</h2>
+ *
+ * <ol>
+ *   <li>Routes each message to a queue ({@link SqsQueueRouter}); a message without a queue is a
+ *       permanent failure.
+ *   <li>Builds its attributes ({@link SqsHeaders}) and measures it: body plus attributes over
+ *       {@link Builder#maxMessageBytes} is a permanent failure, found before anything is sent.
+ *   <li>Cuts each queue's messages into requests of at most 10 entries and {@link
+ *       Builder#maxBatchBytes}, and sends them all at once — except that on a FIFO queue the
+ *       requests carrying one message group go one after the other, in order.
+ *   <li>Waits for every request until {@link Builder#requestTimeout} after the call began, and
+ *       reports each message's own outcome: published when SQS acknowledged that entry; a permanent
+ *       failure when SQS rejected the entry as the sender's fault; otherwise a retryable failure
+ *       (see {@link PublishResult}).
+ * </ol>
+ *
+ * <p>On a FIFO queue (a name or URL ending in {@code .fifo}) {@code MessageGroupId} is the
+ * aggregate id (or, when SQS would refuse it as a group id, {@code sha256-} and its hex digest) and
+ * {@code MessageDeduplicationId} the event id, so SQS drops a re-sent event within its five-minute
+ * deduplication window. When a message of a group fails with a retryable error, the later messages
+ * of that group in the same call are held back (retryable) rather than sent out of order. On a
+ * standard queue neither id is set.
+ *
+ * <p>This type is thread-safe.
+ */
+public final class SqsPublisher implements Publisher {
+
+  /** SQS's largest message and largest batch request: 1 MiB (1,048,576 bytes). */
+  public static final int SQS_MAX_BYTES = 1_048_576;
+
+  /** The default of {@link Builder#maxMessageBytes}: {@value}, SQS's limit. */
+  public static final int DEFAULT_MAX_MESSAGE_BYTES = SQS_MAX_BYTES;
+
+  /** The default of {@link Builder#maxBatchBytes}: {@value}, SQS's limit. */
+  public static final int DEFAULT_MAX_BATCH_BYTES = SQS_MAX_BYTES;
+
+  /** The smallest {@link Builder#maxMessageBytes}: {@value}, SQS's smallest queue limit. */
+  public static final int MIN_MESSAGE_BYTES = 1_024;
+
+  /** The default of {@link Builder#requestTimeout}: 10 seconds. */
+  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+
+  private static final Logger log = LoggerFactory.getLogger(SqsPublisher.class);
+
+  private final SqsAsyncClient client;
+  private final boolean closeClient;
+  private final SqsQueueRouter router;
+  private final Duration requestTimeout;
+  private final int maxMessageBytes;
+  private final int maxBatchBytes;
+  private final QueueResolver queues;
+  private final BatchSender sender;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private SqsPublisher(Builder b, SqsQueueRouter router) {
+    this.client = b.client;
+    this.closeClient = b.closeClient;
+    this.router = router;
+    this.requestTimeout = b.requestTimeout;
+    this.maxMessageBytes = b.maxMessageBytes;
+    this.maxBatchBytes = b.maxBatchBytes;
+    this.queues = new QueueResolver(client);
+    this.sender = new BatchSender(client);
+  }
+
+  /** Starts configuring a publisher. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @throws IllegalStateException if the publisher is closed
+   */
+  @Override
+  public List<PublishResult> publish(List<OutboxMessage> messages) throws InterruptedException {
+    Objects.requireNonNull(messages, "messages");
+    if (closed.get()) {
+      throw new IllegalStateException("SqsPublisher is closed");
+    }
+    PublishRun run = new PublishRun(messages.size(), requestTimeout);
+    Map<String, List<Entry>> byQueue = new LinkedHashMap<>();
+    for (int i = 0; i < messages.size(); i++) {
+      prepare(i, messages.get(i), run, byQueue);
+    }
+    List<CompletableFuture<Void>> lanes = new ArrayList<>();
+    byQueue.forEach(
+        (queue, entries) -> {
+          CompletableFuture<String> url = queues.resolve(queue, run.remaining());
+          boolean fifo = QueueResolver.isFifo(queue);
+          for (List<List<Entry>> lane : BatchPlanner.plan(entries, fifo, maxBatchBytes)) {
+            lanes.add(sender.sendLane(run, queue, url, lane));
+          }
+        });
+    return run.await(lanes);
+  }
+
+  private void prepare(
+      int index, OutboxMessage message, PublishRun run, Map<String, List<Entry>> byQueue) {
+    Optional<String> route;
+    try {
+      route = Objects.requireNonNull(router.route(message), "the router returned null");
+    } catch (RuntimeException e) {
+      run.complete(index, PublishResult.permanent("the SQS queue router failed: " + e, e));
+      return;
+    }
+    if (route.isEmpty() || route.get().isBlank()) {
+      run.complete(
+          index,
+          PublishResult.permanent(
+              "no SQS queue for aggregate type '" + message.aggregateType() + "'"));
+      return;
+    }
+    String queue = route.get();
+    MessageEncoder.Encoded encoded = MessageEncoder.encode(message);
+    if (encoded.size() > maxMessageBytes) {
+      run.complete(
+          index,
+          PublishResult.permanent(
+              "message is "
+                  + encoded.size()
+                  + " bytes (body and attributes), over the SQS limit of "
+                  + maxMessageBytes));
+      return;
+    }
+    String groupId = QueueResolver.isFifo(queue) ? SqsText.groupId(message.aggregateId()) : null;
+    byQueue
+        .computeIfAbsent(queue, q -> new ArrayList<>())
+        .add(new Entry(index, message, encoded.attributes(), encoded.size(), groupId));
+  }
+
+  /** {@code sqs}. */
+  @Override
+  public String name() {
+    return "sqs";
+  }
+
+  /**
+   * Stops accepting batches. Closes the {@link SqsAsyncClient} only if the builder was told to
+   * ({@link Builder#closeClient(boolean)}); otherwise the client stays open for its owner.
+   * Idempotent.
+   */
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true) && closeClient) {
+      client.close();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "SqsPublisher[requestTimeout="
+        + requestTimeout
+        + ", maxMessageBytes="
+        + maxMessageBytes
+        + ", maxBatchBytes="
+        + maxBatchBytes
+        + ", closeClient="
+        + closeClient
+        + "]";
+  }
+
+  /**
+   * Configures an {@link SqsPublisher}. Set the client and either routes or a router; everything
+   * else has a default. {@link #build()} validates and copies, so a builder may be reused. Not
+   * thread-safe.
+   */
+  public static final class Builder {
+    private SqsAsyncClient client;
+    private boolean closeClient;
+    private final Map<String, String> routes = new LinkedHashMap<>();
+    private SqsQueueRouter router;
+    private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+    private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
+    private int maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
+
+    private Builder() {}
+
+    /**
+     * The SQS client, configured by the caller (region, credentials, endpoint, HTTP client,
+     * retries). Required. The SDK's own retries happen inside {@link #requestTimeout}.
+     *
+     * @throws NullPointerException if {@code client} is null
+     */
+    public Builder client(SqsAsyncClient client) {
+      this.client = Objects.requireNonNull(client, "client");
+      return this;
+    }
+
+    /**
+     * Whether {@link SqsPublisher#close()} also closes the client. Defaults to {@code false}: the
+     * caller who built the client closes it.
+     */
+    public Builder closeClient(boolean closeClient) {
+      this.closeClient = closeClient;
+      return this;
+    }
+
+    /**
+     * Sends events of {@code aggregateType} to {@code queue}, a queue URL or a queue name (looked
+     * up once with {@code GetQueueUrl}). Aggregate types without a route are permanent failures.
+     * Exclusive with {@link #router}.
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code queue} is blank
+     */
+    public Builder route(String aggregateType, String queue) {
+      Objects.requireNonNull(aggregateType, "aggregateType");
+      Objects.requireNonNull(queue, "queue");
+      if (queue.isBlank()) {
+        throw new IllegalArgumentException(
+            "route: the queue for aggregate type '" + aggregateType + "' is blank");
+      }
+      routes.put(aggregateType, queue);
+      return this;
+    }
+
+    /**
+     * Adds every entry of {@code routes} as {@link #route(String, String)} does.
+     *
+     * @throws NullPointerException if {@code routes} or an entry is null
+     * @throws IllegalArgumentException if a queue is blank
+     */
+    public Builder routes(Map<String, String> routes) {
+      Objects.requireNonNull(routes, "routes").forEach(this::route);
+      return this;
+    }
+
+    /**
+     * Chooses the queue of each message with {@code router} instead of routes by aggregate type.
+     * Exclusive with {@link #route}.
+     *
+     * @throws NullPointerException if {@code router} is null
+     */
+    public Builder router(SqsQueueRouter router) {
+      this.router = Objects.requireNonNull(router, "router");
+      return this;
+    }
+
+    /**
+     * The longest one {@code publish} call waits for SQS, queue lookups and every request included;
+     * what is not acknowledged by then is a retryable failure. Also set as each request's API call
+     * timeout. Defaults to 10 seconds.
+     *
+     * @throws NullPointerException if {@code requestTimeout} is null
+     */
+    public Builder requestTimeout(Duration requestTimeout) {
+      this.requestTimeout = Objects.requireNonNull(requestTimeout, "requestTimeout");
+      return this;
+    }
+
+    /**
+     * The largest message, in bytes, counted as SQS does: the UTF-8 body plus each attribute's
+     * name, type and value. A larger message is a permanent failure, detected before sending. Set
+     * it to the queue's {@code MaximumMessageSize} when that is lower than SQS's limit. From
+     * {@value SqsPublisher#MIN_MESSAGE_BYTES} to {@value SqsPublisher#SQS_MAX_BYTES}; defaults to
+     * {@value SqsPublisher#DEFAULT_MAX_MESSAGE_BYTES}.
+     */
+    public Builder maxMessageBytes(int maxMessageBytes) {
+      this.maxMessageBytes = maxMessageBytes;
+      return this;
+    }
+
+    /**
+     * The largest {@code SendMessageBatch} request, in bytes: the sum of its messages' sizes as
+     * {@link #maxMessageBytes} counts them. From {@link #maxMessageBytes} to {@value
+     * SqsPublisher#SQS_MAX_BYTES}; defaults to {@value SqsPublisher#DEFAULT_MAX_BATCH_BYTES}.
+     */
+    public Builder maxBatchBytes(int maxBatchBytes) {
+      this.maxBatchBytes = maxBatchBytes;
+      return this;
+    }
+
+    /**
+     * Validates the settings and builds the publisher.
+     *
+     * @throws IllegalStateException if no client, or neither or both of routes and router, were set
+     * @throws IllegalArgumentException if a setting is out of range; the message names it
+     */
+    public SqsPublisher build() {
+      if (client == null) {
+        throw new IllegalStateException("client is required: call client(SqsAsyncClient)");
+      }
+      if (routes.isEmpty() && router == null) {
+        throw new IllegalStateException(
+            "no queue: call route(aggregateType, queue), routes(map) or router(router)");
+      }
+      if (!routes.isEmpty() && router != null) {
+        throw new IllegalStateException("route(...) and router(...) are exclusive: choose one");
+      }
+      if (requestTimeout.isZero() || requestTimeout.isNegative()) {
+        throw new IllegalArgumentException(
+            "requestTimeout must be positive, was " + requestTimeout);
+      }
+      if (maxMessageBytes < MIN_MESSAGE_BYTES || maxMessageBytes > SQS_MAX_BYTES) {
+        throw new IllegalArgumentException(
+            "maxMessageBytes must be from "
+                + MIN_MESSAGE_BYTES
+                + " to "
+                + SQS_MAX_BYTES
+                + ", was "
+                + maxMessageBytes);
+      }
+      if (maxBatchBytes < maxMessageBytes || maxBatchBytes > SQS_MAX_BYTES) {
+        throw new IllegalArgumentException(
+            "maxBatchBytes must be from maxMessageBytes ("
+                + maxMessageBytes
+                + ") to "
+                + SQS_MAX_BYTES
+                + ", was "
+                + maxBatchBytes);
+      }
+      SqsPublisher publisher =
+          new SqsPublisher(this, router != null ? router : SqsQueueRouter.byAggregateType(routes));
+      log.info("Created {} with routes {}", publisher, router != null ? router : routes);
+      return publisher;
+    }
+  }
+}

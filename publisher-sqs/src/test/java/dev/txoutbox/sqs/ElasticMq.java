@@ -1,0 +1,158 @@
+package dev.txoutbox.sqs;
+
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.elasticmq.rest.sqs.SQSRestServer;
+import org.elasticmq.rest.sqs.SQSRestServerBuilder;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.SdkRequest;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequest;
+
+/**
+ * An ElasticMQ server in this JVM on a free port of 127.0.0.1, with an SDK client pointed at it
+ * that records every {@code SendMessageBatch} request it sends. One per test class.
+ */
+final class ElasticMq implements AutoCloseable {
+
+  private final SQSRestServer server;
+  private final SqsAsyncClient client;
+  private final List<SendMessageBatchRequest> batchRequests = new CopyOnWriteArrayList<>();
+
+  private ElasticMq() {
+    server = SQSRestServerBuilder.withInterface("127.0.0.1").withDynamicPort().start();
+    InetSocketAddress address = server.waitUntilStarted().localAddress();
+    client =
+        SqsAsyncClient.builder()
+            .endpointOverride(URI.create("http://127.0.0.1:" + address.getPort()))
+            .region(Region.US_EAST_1)
+            .credentialsProvider(
+                StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+            .overrideConfiguration(o -> o.addExecutionInterceptor(new Recorder()))
+            .build();
+  }
+
+  static ElasticMq start() {
+    return new ElasticMq();
+  }
+
+  SqsAsyncClient client() {
+    return client;
+  }
+
+  /** Every SendMessageBatch request sent through {@link #client()}, in order. */
+  List<SendMessageBatchRequest> batchRequests() {
+    return batchRequests;
+  }
+
+  /** Creates a queue with a unique name starting with {@code prefix}; returns its name. */
+  String createQueue(String prefix, boolean fifo) {
+    String name =
+        prefix + "-" + UUID.randomUUID().toString().substring(0, 8) + (fifo ? ".fifo" : "");
+    Map<QueueAttributeName, String> attributes = new HashMap<>();
+    if (fifo) {
+      attributes.put(QueueAttributeName.FIFO_QUEUE, "true");
+    }
+    client.createQueue(r -> r.queueName(name).attributes(attributes)).join();
+    return name;
+  }
+
+  String queueUrl(String name) {
+    return client.getQueueUrl(r -> r.queueName(name)).join().queueUrl();
+  }
+
+  /**
+   * Receives and deletes messages from queue {@code name} until {@code count} arrived or {@code
+   * timeout} passed; returns them in the order received.
+   */
+  List<Message> receive(String name, int count, Duration timeout) {
+    String url = queueUrl(name);
+    List<Message> received = new ArrayList<>();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (received.size() < count && System.nanoTime() < deadline) {
+      List<Message> page =
+          client
+              .receiveMessage(
+                  r ->
+                      r.queueUrl(url)
+                          .maxNumberOfMessages(10)
+                          .waitTimeSeconds(1)
+                          .messageAttributeNames("All")
+                          .messageSystemAttributeNames(
+                              MessageSystemAttributeName.MESSAGE_GROUP_ID,
+                              MessageSystemAttributeName.MESSAGE_DEDUPLICATION_ID))
+              .join()
+              .messages();
+      if (!page.isEmpty()) {
+        received.addAll(page);
+        client
+            .deleteMessageBatch(
+                r ->
+                    r.queueUrl(url)
+                        .entries(
+                            page.stream()
+                                .map(
+                                    m ->
+                                        DeleteMessageBatchRequestEntry.builder()
+                                            .id(m.messageId())
+                                            .receiptHandle(m.receiptHandle())
+                                            .build())
+                                .toList()))
+            .join();
+      }
+    }
+    return received;
+  }
+
+  /** Messages in queue {@code name}, visible or not, as SQS approximates them. */
+  int approximateDepth(String name) {
+    Map<QueueAttributeName, String> attributes =
+        client
+            .getQueueAttributes(
+                r ->
+                    r.queueUrl(queueUrl(name))
+                        .attributeNames(
+                            QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                            QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
+            .join()
+            .attributes();
+    return Integer.parseInt(attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES))
+        + Integer.parseInt(
+            attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE));
+  }
+
+  @Override
+  public void close() {
+    try {
+      client.close();
+    } finally {
+      server.stopAndWait();
+    }
+  }
+
+  private final class Recorder implements ExecutionInterceptor {
+    @Override
+    public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+      SdkRequest request = context.request();
+      if (request instanceof SendMessageBatchRequest batch) {
+        batchRequests.add(batch);
+      }
+    }
+  }
+}
