@@ -1,0 +1,308 @@
+package dev.txoutbox.kafka;
+
+import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.spi.Publisher;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.KafkaException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link Publisher} that sends outbox events to Apache Kafka.
+ *
+ * <p>Each event becomes one record: the key is the aggregate id (so all events of one aggregate go
+ * to one partition, in order), the value is the JSON payload as UTF-8 bytes, and the headers are
+ * the {@link dev.txoutbox.spi.OutboxHeaders} identity headers plus the event's stored headers. The
+ * topic comes from a {@link TopicRouter}; by default it is the aggregate type.
+ *
+ * <p>A batch is sent at once: every record is handed to the producer without waiting, then all
+ * acknowledgements are awaited against one deadline ({@link Builder#sendTimeout(Duration)}). Each
+ * message gets its own outcome: {@code PUBLISHED} only when the broker acknowledged it with {@code
+ * acks=all}; a retryable failure for timeouts and broker outages; a permanent failure for a record
+ * that can never be accepted (too large, invalid or unroutable topic, not authorized). A producer
+ * that failed fatally (fenced, authentication failed) is replaced before the next batch.
+ *
+ * <pre>{@code
+ * KafkaPublisher publisher = KafkaPublisher.builder()
+ *     .bootstrapServers("kafka-1:9092,kafka-2:9092")
+ *     .topicPrefix("shop.")
+ *     .build();
+ * }</pre>
+ *
+ * <p>This class is thread-safe.
+ */
+public final class KafkaPublisher implements Publisher {
+
+  /** The default {@link Builder#sendTimeout(Duration)}: 30 seconds. */
+  public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofSeconds(30);
+
+  private static final Logger log = LoggerFactory.getLogger(KafkaPublisher.class);
+
+  private final ProducerHolder producers;
+  private final BatchSender sender;
+  private final Duration sendTimeout;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private KafkaPublisher(Builder builder, Map<String, Object> producerConfig, TopicRouter router) {
+    this.sendTimeout = builder.sendTimeout;
+    this.sender = new BatchSender(router, sendTimeout);
+    this.producers = new ProducerHolder(builder.producerFactory, producerConfig);
+  }
+
+  /** A builder with the defaults; {@link Builder#bootstrapServers(String)} is required. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Sends the batch and waits at most the send timeout for the acknowledgements.
+   *
+   * @throws InterruptedException if interrupted while sending or waiting; messages already handed
+   *     to the producer may still be delivered (and will be again when the relay retries them)
+   * @throws IllegalStateException if the publisher is closed
+   */
+  @Override
+  public List<PublishResult> publish(List<OutboxMessage> messages) throws InterruptedException {
+    Objects.requireNonNull(messages, "messages");
+    long start = System.nanoTime();
+    Producer<String, byte[]> producer = producers.current();
+    BatchSender.Outcome outcome = sender.send(producer, messages);
+    if (outcome.producerBroken()) {
+      producers.discard(producer);
+    }
+    if (log.isDebugEnabled()) {
+      long published = outcome.results().stream().filter(PublishResult::isPublished).count();
+      long permanent = outcome.results().stream().filter(PublishResult::isPermanent).count();
+      log.debug(
+          "Kafka batch of {}: {} published, {} retryable, {} permanent in {} ms",
+          messages.size(),
+          published,
+          messages.size() - published - permanent,
+          permanent,
+          (System.nanoTime() - start) / 1_000_000);
+    }
+    return outcome.results();
+  }
+
+  /** Returns {@code kafka}. */
+  @Override
+  public String name() {
+    return "kafka";
+  }
+
+  /**
+   * Closes the producer, waiting at most the send timeout for records in flight. Idempotent; a
+   * closed publisher refuses to publish.
+   */
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      producers.close(sendTimeout);
+      log.info("Kafka publisher closed");
+    }
+  }
+
+  /**
+   * Settings for a {@link KafkaPublisher}. {@link #build()} validates and copies them, so a builder
+   * can be reused and never changes a publisher already built. Not thread-safe.
+   */
+  public static final class Builder {
+    private String bootstrapServers;
+    private final Map<String, Object> producerConfig = new LinkedHashMap<>();
+    private TopicRouter topicRouter;
+    private String topicPrefix;
+    private Map<String, String> topics;
+    private Duration sendTimeout = DEFAULT_SEND_TIMEOUT;
+    private ProducerFactory producerFactory = ProducerFactory.kafkaProducer();
+
+    private Builder() {}
+
+    /**
+     * The brokers to bootstrap from, {@code host:port[,host:port...]}: Kafka's {@code
+     * bootstrap.servers}. Required, unless {@link #producerConfig(Map)} carries it.
+     *
+     * @throws NullPointerException if {@code bootstrapServers} is null
+     * @throws IllegalArgumentException if it is blank
+     */
+    public Builder bootstrapServers(String bootstrapServers) {
+      Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+      if (bootstrapServers.isBlank()) {
+        throw new IllegalArgumentException("bootstrapServers must not be blank");
+      }
+      this.bootstrapServers = bootstrapServers;
+      return this;
+    }
+
+    /**
+     * Kafka producer settings ({@code ProducerConfig} names such as {@code compression.type},
+     * {@code linger.ms}, {@code security.protocol}, {@code sasl.jaas.config}), added to those set
+     * before. They override the publisher's defaults ({@code enable.idempotence=true}, {@code
+     * acks=all}, and {@code max.block.ms}, {@code delivery.timeout.ms} and {@code
+     * request.timeout.ms} derived from the send timeout). Not allowed: {@code transactional.id},
+     * {@code key.serializer}, {@code value.serializer}. Defaults to none.
+     *
+     * @throws NullPointerException if the map, or a name or value in it, is null
+     */
+    public Builder producerConfig(Map<String, ?> settings) {
+      Objects.requireNonNull(settings, "producerConfig");
+      settings.forEach(this::producerProperty);
+      return this;
+    }
+
+    /**
+     * One Kafka producer setting; see {@link #producerConfig(Map)}.
+     *
+     * @throws NullPointerException if {@code name} or {@code value} is null
+     */
+    public Builder producerProperty(String name, Object value) {
+      producerConfig.put(
+          Objects.requireNonNull(name, "producerConfig name"),
+          Objects.requireNonNull(value, () -> "producerConfig value of " + name));
+      return this;
+    }
+
+    /**
+     * Routes each message to a topic with a function of your own. Exclusive with {@link
+     * #topicPrefix(String)} and {@link #topics(Map)}. Defaults to the aggregate type as the topic.
+     *
+     * @throws NullPointerException if {@code router} is null
+     */
+    public Builder topicRouter(TopicRouter router) {
+      this.topicRouter = Objects.requireNonNull(router, "topicRouter");
+      return this;
+    }
+
+    /**
+     * Routes each message to {@code prefix + aggregateType}, such as {@code shop.order}. Exclusive
+     * with {@link #topicRouter(TopicRouter)} and {@link #topics(Map)}. Defaults to no prefix.
+     *
+     * @throws NullPointerException if {@code prefix} is null
+     */
+    public Builder topicPrefix(String prefix) {
+      this.topicPrefix = Objects.requireNonNull(prefix, "topicPrefix");
+      return this;
+    }
+
+    /**
+     * Routes by an explicit map from aggregate type to topic; a message whose aggregate type is not
+     * in the map is a permanent failure (a dead letter). Exclusive with {@link
+     * #topicRouter(TopicRouter)} and {@link #topicPrefix(String)}.
+     *
+     * @throws NullPointerException if the map, or a key or value in it, is null
+     */
+    public Builder topics(Map<String, String> topicsByAggregateType) {
+      this.topics = Map.copyOf(Objects.requireNonNull(topicsByAggregateType, "topics"));
+      return this;
+    }
+
+    /**
+     * How long one {@link KafkaPublisher#publish(List)} call may take: the deadline for handing the
+     * batch to the producer and for all acknowledgements. A message not acknowledged by then is a
+     * retryable failure. Unless set in {@link #producerConfig(Map)}, the producer's {@code
+     * max.block.ms} and {@code delivery.timeout.ms} follow this value. Also bounds {@link
+     * KafkaPublisher#close()}. Defaults to 30 seconds.
+     *
+     * @throws NullPointerException if {@code timeout} is null
+     * @throws IllegalArgumentException if it is not positive or longer than {@code
+     *     Integer.MAX_VALUE} milliseconds
+     */
+    public Builder sendTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "sendTimeout");
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("sendTimeout must be positive, not " + timeout);
+      }
+      if (timeout.toMillis() > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(
+            "sendTimeout must be at most " + Integer.MAX_VALUE + " ms, not " + timeout);
+      }
+      this.sendTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Creates the producer (and its replacements). Defaults to {@link
+     * ProducerFactory#kafkaProducer()}.
+     *
+     * @throws NullPointerException if {@code factory} is null
+     */
+    public Builder producerFactory(ProducerFactory factory) {
+      this.producerFactory = Objects.requireNonNull(factory, "producerFactory");
+      return this;
+    }
+
+    /**
+     * Validates the settings and creates the publisher with its first producer (which connects
+     * lazily, on the first batch).
+     *
+     * @throws IllegalStateException if no bootstrap servers are set
+     * @throws IllegalArgumentException if a setting is invalid or settings contradict each other;
+     *     the message names the setting
+     */
+    public KafkaPublisher build() {
+      TopicRouter router = router();
+      Map<String, Object> effective =
+          ProducerSettings.effective(producerConfig, bootstrapServers, sendTimeout);
+      KafkaPublisher publisher;
+      try {
+        publisher = new KafkaPublisher(this, effective, router);
+      } catch (KafkaException e) {
+        throw new IllegalArgumentException("producerConfig: " + e.getMessage(), e);
+      }
+      log.info(
+          "Kafka publisher created: routing {}, sendTimeout {}, producer {}",
+          routeDescription(),
+          sendTimeout,
+          ProducerSettings.masked(effective));
+      return publisher;
+    }
+
+    private TopicRouter router() {
+      int set =
+          (topicRouter != null ? 1 : 0) + (topicPrefix != null ? 1 : 0) + (topics != null ? 1 : 0);
+      if (set > 1) {
+        throw new IllegalArgumentException(
+            "topicRouter, topicPrefix and topics are exclusive; set one of them");
+      }
+      if (topicRouter != null) {
+        return topicRouter;
+      }
+      if (topics != null) {
+        topics.forEach(
+            (aggregateType, topic) -> {
+              String problem = TopicNames.problem(topic);
+              if (problem != null) {
+                throw new IllegalArgumentException(
+                    "topics: aggregate type '" + aggregateType + "': " + problem);
+              }
+            });
+        return TopicRouter.fromMap(topics);
+      }
+      if (topicPrefix != null && !TopicNames.legalCharacters(topicPrefix)) {
+        throw new IllegalArgumentException(
+            "topicPrefix '"
+                + topicPrefix
+                + "' may contain only ASCII letters, digits, '.', '_' and '-'");
+      }
+      return topicPrefix == null
+          ? TopicRouter.byAggregateType()
+          : TopicRouter.withPrefix(topicPrefix);
+    }
+
+    private String routeDescription() {
+      if (topicRouter != null) {
+        return "by topicRouter " + topicRouter.getClass().getName();
+      }
+      if (topics != null) {
+        return "by topics " + topics;
+      }
+      return "to topic '" + (topicPrefix == null ? "" : topicPrefix) + "<aggregate type>'";
+    }
+  }
+}

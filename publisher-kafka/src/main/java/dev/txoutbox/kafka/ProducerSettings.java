@@ -1,0 +1,129 @@
+package dev.txoutbox.kafka;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * Computes the producer configuration a {@link KafkaPublisher} runs with: the user's settings, plus
+ * the publisher's defaults for what the user left out, and masks secrets for logging.
+ *
+ * <p>Defaults: {@code enable.idempotence=true}, {@code acks=all}, {@code max.block.ms} and {@code
+ * delivery.timeout.ms} equal to the send timeout, and {@code request.timeout.ms} small enough to
+ * fit in it (at most Kafka's 30 s), so the producer stops trying about when the publisher stops
+ * waiting, and a record the relay will retry is not still sent later by the old attempt.
+ */
+final class ProducerSettings {
+
+  private static final ConfigDef PRODUCER = ProducerConfig.configDef();
+  private static final int KAFKA_DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+  static final String HIDDEN = "[hidden]";
+
+  private ProducerSettings() {}
+
+  /**
+   * The effective producer configuration, unmodifiable.
+   *
+   * @throws IllegalArgumentException if a setting is not allowed, contradicts another or cannot be
+   *     parsed
+   * @throws IllegalStateException if no bootstrap servers are set
+   */
+  static Map<String, Object> effective(
+      Map<String, Object> user, String bootstrapServers, Duration sendTimeout) {
+    Map<String, Object> config = new LinkedHashMap<>(user);
+    for (String owned :
+        new String[] {
+          ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+          ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+          ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG
+        }) {
+      if (config.containsKey(owned)) {
+        throw new IllegalArgumentException(
+            "producerConfig: "
+                + owned
+                + " is not supported; the publisher sends String keys and byte[] values without"
+                + " transactions");
+      }
+    }
+    Object configured = config.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
+    if (bootstrapServers != null) {
+      if (configured != null && !configured.toString().equals(bootstrapServers)) {
+        throw new IllegalArgumentException(
+            "bootstrapServers ("
+                + bootstrapServers
+                + ") contradicts producerConfig's bootstrap.servers ("
+                + configured
+                + "); set one of them");
+      }
+      config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    } else if (configured == null || configured.toString().isBlank()) {
+      throw new IllegalStateException(
+          "bootstrapServers is required (or bootstrap.servers in producerConfig)");
+    }
+    long sendTimeoutMs = sendTimeout.toMillis();
+    config.putIfAbsent(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    config.putIfAbsent(ProducerConfig.ACKS_CONFIG, "all");
+    config.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, sendTimeoutMs);
+    if (!config.containsKey(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)) {
+      long linger = number(config, ProducerConfig.LINGER_MS_CONFIG);
+      if (!config.containsKey(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG)) {
+        long request = Math.min(KAFKA_DEFAULT_REQUEST_TIMEOUT_MS, sendTimeoutMs - linger);
+        if (request < 1) {
+          throw new IllegalArgumentException(
+              "sendTimeout ("
+                  + sendTimeout
+                  + ") must be longer than the producer's linger.ms ("
+                  + linger
+                  + " ms)");
+        }
+        config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) request);
+      }
+      long request = number(config, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG);
+      // Kafka requires delivery.timeout.ms >= linger.ms + request.timeout.ms.
+      config.put(
+          ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+          (int) Math.min(Integer.MAX_VALUE, Math.max(sendTimeoutMs, linger + request)));
+    }
+    return Collections.unmodifiableMap(config);
+  }
+
+  /** The configuration sorted by name, with passwords and other secrets replaced by "[hidden]". */
+  static Map<String, Object> masked(Map<String, Object> config) {
+    Map<String, Object> masked = new TreeMap<>();
+    config.forEach((name, value) -> masked.put(name, isSecret(name) ? HIDDEN : value));
+    return masked;
+  }
+
+  /** Whether the setting holds a credential: Kafka's password type, or a secret-sounding name. */
+  static boolean isSecret(String name) {
+    ConfigDef.ConfigKey key = PRODUCER.configKeys().get(name);
+    if (key != null && key.type == ConfigDef.Type.PASSWORD) {
+      return true;
+    }
+    String lower = name.toLowerCase(Locale.ROOT);
+    return lower.contains("password")
+        || lower.contains("secret")
+        || lower.contains("jaas")
+        || lower.contains("token")
+        || lower.contains("credential")
+        || lower.endsWith(".key")
+        || lower.contains("apikey")
+        || lower.contains("api.key");
+  }
+
+  private static long number(Map<String, Object> config, String name) {
+    ConfigDef.ConfigKey key = PRODUCER.configKeys().get(name);
+    Object value = config.getOrDefault(name, key.defaultValue);
+    try {
+      return ((Number) ConfigDef.parseType(name, value, key.type)).longValue();
+    } catch (ConfigException e) {
+      throw new IllegalArgumentException("producerConfig: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+package dev.txoutbox.kafka;
+
+import dev.txoutbox.spi.OutboxMessage;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Chooses the Kafka topic of an outbox message. An empty result means the message has no route: the
+ * publisher reports it as a permanent failure (the event becomes a dead letter) instead of
+ * throwing. A router that throws is treated the same way.
+ *
+ * <p>Implementations must be thread-safe and fast: the publisher calls them for every message, from
+ * several threads at once. The factories below return thread-safe routers.
+ */
+@FunctionalInterface
+public interface TopicRouter {
+
+  /**
+   * The topic for {@code message}, or empty if it has none.
+   *
+   * @param message the message to route, never null
+   */
+  Optional<String> route(OutboxMessage message);
+
+  /** Routes every message to the topic named like its aggregate type ({@code order → order}). */
+  static TopicRouter byAggregateType() {
+    return withPrefix("");
+  }
+
+  /**
+   * Routes every message to {@code prefix + aggregateType} ({@code "shop." + order → shop.order}).
+   *
+   * @throws NullPointerException if {@code prefix} is null
+   */
+  static TopicRouter withPrefix(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    return message -> Optional.of(prefix + message.aggregateType());
+  }
+
+  /**
+   * Routes by an explicit map from aggregate type to topic; an aggregate type missing from the map
+   * has no route. The map is copied.
+   *
+   * @throws NullPointerException if the map, or any key or value in it, is null
+   */
+  static TopicRouter fromMap(Map<String, String> topicsByAggregateType) {
+    Map<String, String> topics = Map.copyOf(topicsByAggregateType);
+    return message -> Optional.ofNullable(topics.get(message.aggregateType()));
+  }
+}

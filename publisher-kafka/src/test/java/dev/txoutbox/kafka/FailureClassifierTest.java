@@ -1,0 +1,122 @@
+package dev.txoutbox.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.txoutbox.spi.PublishResult.Status;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Stream;
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.BrokerNotAvailableException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.NetworkException;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.UnknownServerException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class FailureClassifierTest {
+
+  static Stream<Exception> permanent() {
+    return Stream.of(
+        new RecordTooLargeException("The message is 2000000 bytes"),
+        new RecordBatchTooLargeException("batch too large"),
+        new InvalidTopicException("bad topic"),
+        new TopicAuthorizationException("not authorized to access topics: [orders]"),
+        new SerializationException("cannot serialize"),
+        new InvalidRecordException("compacted topic needs a key"));
+  }
+
+  static Stream<Exception> retryable() {
+    return Stream.of(
+        new TimeoutException("Expiring 3 record(s): 30001 ms has passed since batch creation"),
+        new TimeoutException("Topic orders not present in metadata after 30000 ms."),
+        new NotEnoughReplicasException("not enough replicas"),
+        new NotLeaderOrFollowerException("leader moved"),
+        new NetworkException("connection lost"),
+        new BrokerNotAvailableException("broker down"),
+        new UnknownTopicOrPartitionException("unknown partition"),
+        new UnknownServerException("something odd"),
+        new KafkaException("an error we do not know"),
+        new RuntimeException("not even a Kafka error"));
+  }
+
+  static Stream<Exception> producerBreaking() {
+    return Stream.of(
+        new ProducerFencedException("fenced"),
+        new SaslAuthenticationException("bad credentials"),
+        new UnsupportedVersionException("broker too old"),
+        new IllegalStateException("Cannot perform operation after producer has been closed"),
+        new KafkaException("producer is in an error state", new ProducerFencedException("x")));
+  }
+
+  @ParameterizedTest
+  @MethodSource("permanent")
+  void recordsTheBrokerCanNeverAcceptArePermanent(Exception error) {
+    FailureClassifier.Failure failure = FailureClassifier.classify(error);
+
+    assertThat(failure.result().status()).isEqualTo(Status.PERMANENT_FAILURE);
+    assertThat(failure.producerBroken()).isFalse();
+  }
+
+  @ParameterizedTest
+  @MethodSource("retryable")
+  void outagesTimeoutsAndUnknownErrorsAreRetryable(Exception error) {
+    FailureClassifier.Failure failure = FailureClassifier.classify(error);
+
+    assertThat(failure.result().status()).isEqualTo(Status.RETRYABLE_FAILURE);
+    assertThat(failure.producerBroken()).isFalse();
+  }
+
+  @ParameterizedTest
+  @MethodSource("producerBreaking")
+  void fatalProducerErrorsAreRetryableAndReplaceTheProducer(Exception error) {
+    FailureClassifier.Failure failure = FailureClassifier.classify(error);
+
+    assertThat(failure.result().status()).isEqualTo(Status.RETRYABLE_FAILURE);
+    assertThat(failure.producerBroken()).isTrue();
+  }
+
+  @Test
+  void clusterAuthorizationIsPermanentAndReplacesTheProducer() {
+    FailureClassifier.Failure failure =
+        FailureClassifier.classify(new ClusterAuthorizationException("no IdempotentWrite"));
+
+    assertThat(failure.result().status()).isEqualTo(Status.PERMANENT_FAILURE);
+    assertThat(failure.producerBroken()).isTrue();
+  }
+
+  @Test
+  void unwrapsTheFutureExceptionAndKeepsTheCause() {
+    RecordTooLargeException cause = new RecordTooLargeException("The message is 2000000 bytes");
+
+    FailureClassifier.Failure failure = FailureClassifier.classify(new ExecutionException(cause));
+
+    assertThat(failure.result().isPermanent()).isTrue();
+    assertThat(failure.result().cause()).isSameAs(cause);
+    assertThat(failure.result().reason())
+        .isEqualTo("RecordTooLargeException: The message is 2000000 bytes");
+  }
+
+  @Test
+  void findsAPermanentCauseInsideAWrapper() {
+    FailureClassifier.Failure failure =
+        FailureClassifier.classify(
+            new KafkaException("send failed", new SerializationException("bad bytes")));
+
+    assertThat(failure.result().isPermanent()).isTrue();
+    assertThat(failure.result().reason()).startsWith("SerializationException");
+  }
+}

@@ -1,0 +1,129 @@
+package dev.txoutbox.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.junit.jupiter.api.Test;
+
+class KafkaPublisherBuilderTest {
+
+  @Test
+  void requiresBootstrapServers() {
+    assertThatThrownBy(() -> KafkaPublisher.builder().build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("bootstrapServers");
+  }
+
+  @Test
+  void rejectsNullsNamingTheOption() {
+    KafkaPublisher.Builder builder = KafkaPublisher.builder();
+
+    assertThatThrownBy(() -> builder.bootstrapServers(null)).hasMessage("bootstrapServers");
+    assertThatThrownBy(() -> builder.topicRouter(null)).hasMessage("topicRouter");
+    assertThatThrownBy(() -> builder.topicPrefix(null)).hasMessage("topicPrefix");
+    assertThatThrownBy(() -> builder.topics(null)).hasMessage("topics");
+    assertThatThrownBy(() -> builder.sendTimeout(null)).hasMessage("sendTimeout");
+    assertThatThrownBy(() -> builder.producerFactory(null)).hasMessage("producerFactory");
+    assertThatThrownBy(() -> builder.producerProperty("acks", null)).hasMessageContaining("acks");
+  }
+
+  @Test
+  void rejectsANonPositiveSendTimeout() {
+    assertThatThrownBy(() -> KafkaPublisher.builder().sendTimeout(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("sendTimeout");
+    assertThatThrownBy(() -> KafkaPublisher.builder().sendTimeout(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("sendTimeout");
+  }
+
+  @Test
+  void routingOptionsAreExclusive() {
+    assertThatThrownBy(
+            () ->
+                KafkaPublisher.builder()
+                    .bootstrapServers("k:9092")
+                    .topicPrefix("shop.")
+                    .topics(Map.of("order", "orders"))
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("topicPrefix")
+        .hasMessageContaining("topics");
+  }
+
+  @Test
+  void rejectsAnIllegalTopicPrefixOrMappedTopic() {
+    assertThatThrownBy(
+            () -> KafkaPublisher.builder().bootstrapServers("k:9092").topicPrefix("shop/").build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("topicPrefix");
+    assertThatThrownBy(
+            () ->
+                KafkaPublisher.builder()
+                    .bootstrapServers("k:9092")
+                    .topics(Map.of("order", "orders and more"))
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("topics")
+        .hasMessageContaining("order");
+  }
+
+  @Test
+  void reportsAnInvalidProducerSettingAsIllegalArgument() {
+    assertThatThrownBy(
+            () ->
+                KafkaPublisher.builder()
+                    .bootstrapServers("k:9092")
+                    .producerProperty("compression.type", "rar")
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("compression.type");
+  }
+
+  @Test
+  void givesTheFactoryTheEffectiveConfiguration() {
+    AtomicReference<Map<String, Object>> seen = new AtomicReference<>();
+
+    try (KafkaPublisher publisher =
+        KafkaPublisher.builder()
+            .bootstrapServers("k:9092")
+            .producerConfig(Map.of("linger.ms", 10, "acks", "all"))
+            .producerFactory(
+                config -> {
+                  seen.set(config);
+                  return new MockProducer<>();
+                })
+            .build()) {
+      assertThat(publisher.name()).isEqualTo("kafka");
+    }
+
+    assertThat(seen.get())
+        .containsEntry("bootstrap.servers", "k:9092")
+        .containsEntry("linger.ms", 10)
+        .containsEntry("enable.idempotence", true);
+  }
+
+  @Test
+  void aBuilderChangedLaterDoesNotChangeTheBuiltPublisher() {
+    AtomicReference<Map<String, Object>> seen = new AtomicReference<>();
+    KafkaPublisher.Builder builder =
+        KafkaPublisher.builder()
+            .bootstrapServers("k:9092")
+            .producerFactory(
+                config -> {
+                  seen.set(config);
+                  return new MockProducer<>();
+                });
+
+    try (KafkaPublisher publisher = builder.build()) {
+      builder.producerProperty("linger.ms", 99);
+      assertThat(seen.get()).doesNotContainKey("linger.ms");
+      assertThatThrownBy(() -> seen.get().put("linger.ms", 1))
+          .isInstanceOf(UnsupportedOperationException.class);
+    }
+  }
+}

@@ -1,0 +1,69 @@
+package dev.txoutbox.kafka;
+
+import dev.txoutbox.kafka.testing.EmbeddedKafka;
+import dev.txoutbox.kafka.testing.SharedKafka;
+import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.testing.contract.PublisherContractTest;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.header.Header;
+
+/**
+ * The Publisher contract against a real KRaft broker. Each test gets its own topic, which refuses
+ * records over 16 KiB; the permanently failing message carries a 32 KiB payload, small enough for
+ * the producer to send (its {@code max.request.size} is 1 MiB) so the broker itself refuses it.
+ */
+class KafkaPublisherContractTest extends PublisherContractTest {
+
+  private static final int MAX_MESSAGE_BYTES = 16 * 1024;
+  private static final AtomicInteger TOPICS = new AtomicInteger();
+
+  private final EmbeddedKafka kafka = SharedKafka.broker();
+  private String topic;
+
+  @Override
+  protected Publisher createPublisher() {
+    topic = "contract-" + TOPICS.incrementAndGet();
+    kafka.createTopic(topic, 3, Map.of("max.message.bytes", String.valueOf(MAX_MESSAGE_BYTES)));
+    return KafkaPublisher.builder()
+        .bootstrapServers(kafka.bootstrapServers())
+        .topics(Map.of(AGGREGATE_TYPE, topic))
+        .build();
+  }
+
+  @Override
+  protected List<ReceivedMessage> receive(int count, Duration timeout) {
+    return kafka.read(topic, count, timeout).stream()
+        .map(
+            record -> {
+              Map<String, String> headers = new HashMap<>();
+              for (Header header : record.headers()) {
+                headers.put(header.key(), new String(header.value(), StandardCharsets.UTF_8));
+              }
+              return new ReceivedMessage(
+                  new String(record.value(), StandardCharsets.UTF_8), headers);
+            })
+        .collect(Collectors.toList());
+  }
+
+  @Override
+  protected OutboxMessage permanentlyFailing(OutboxMessage message) {
+    String payload = "{\"padding\":\"" + "x".repeat(2 * MAX_MESSAGE_BYTES) + "\"}";
+    return new OutboxMessage(
+        message.id(),
+        message.sequence(),
+        message.aggregateType(),
+        message.aggregateId(),
+        message.eventType(),
+        payload,
+        message.headers(),
+        message.createdAt(),
+        message.attempt());
+  }
+}

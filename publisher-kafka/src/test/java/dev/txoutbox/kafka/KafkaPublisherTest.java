@@ -1,0 +1,278 @@
+package dev.txoutbox.kafka;
+
+import static dev.txoutbox.kafka.Messages.message;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.spi.PublishResult.Status;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The publisher's batching, outcomes and producer lifecycle, against Kafka's MockProducer. */
+class KafkaPublisherTest {
+
+  private final ExecutorService executor = Executors.newCachedThreadPool();
+  private final List<MockProducer<String, byte[]>> producers = new ArrayList<>();
+
+  @AfterEach
+  void stopExecutor() {
+    executor.shutdownNow();
+  }
+
+  private static MockProducer<String, byte[]> mock(boolean autoComplete) {
+    return new MockProducer<>(
+        autoComplete, null, new StringSerializer(), new ByteArraySerializer());
+  }
+
+  private KafkaPublisher.Builder publisher(boolean autoComplete) {
+    return KafkaPublisher.builder()
+        .bootstrapServers("unused:9092")
+        .producerFactory(
+            config -> {
+              MockProducer<String, byte[]> producer = mock(autoComplete);
+              producers.add(producer);
+              return producer;
+            });
+  }
+
+  @Test
+  void sendsTheWholeBatchBeforeWaitingForAnyAcknowledgement() throws Exception {
+    try (KafkaPublisher publisher = publisher(false).build()) {
+      MockProducer<String, byte[]> producer = producers.get(0);
+      Future<List<PublishResult>> results =
+          executor.submit(
+              () -> publisher.publish(List.of(message("order", "a"), message("order", "b"))));
+
+      await().until(() -> producer.history().size() == 2);
+      assertThat(results).isNotDone();
+      producer.completeNext();
+      producer.completeNext();
+
+      assertThat(results.get(10, TimeUnit.SECONDS)).allMatch(PublishResult::isPublished);
+    }
+  }
+
+  @Test
+  void eachMessageGetsItsOwnOutcome() throws Exception {
+    try (KafkaPublisher publisher = publisher(false).build()) {
+      MockProducer<String, byte[]> producer = producers.get(0);
+      Future<List<PublishResult>> results =
+          executor.submit(
+              () ->
+                  publisher.publish(
+                      List.of(
+                          message("order", "a"), message("order", "b"), message("order", "c"))));
+
+      await().until(() -> producer.history().size() == 3);
+      producer.completeNext();
+      producer.errorNext(new RecordTooLargeException("too large"));
+      producer.errorNext(new TimeoutException("Expiring 1 record(s)"));
+
+      assertThat(results.get(10, TimeUnit.SECONDS))
+          .extracting(PublishResult::status)
+          .containsExactly(Status.PUBLISHED, Status.PERMANENT_FAILURE, Status.RETRYABLE_FAILURE);
+    }
+  }
+
+  @Test
+  void anUnacknowledgedMessageIsRetryableOnceTheSendTimeoutPasses() throws Exception {
+    try (KafkaPublisher publisher = publisher(false).sendTimeout(Duration.ofMillis(200)).build()) {
+      List<PublishResult> results = publisher.publish(List.of(message("order", "a")));
+
+      assertThat(results)
+          .extracting(PublishResult::status)
+          .containsExactly(Status.RETRYABLE_FAILURE);
+      assertThat(results.get(0).reason()).contains("sendTimeout");
+    }
+  }
+
+  @Test
+  void aMessageWithoutARouteIsAPermanentFailureAndIsNotSent() throws Exception {
+    try (KafkaPublisher publisher = publisher(true).topics(Map.of("order", "orders")).build()) {
+      List<PublishResult> results =
+          publisher.publish(List.of(message("order", "a"), message("invoice", "i")));
+
+      assertThat(results)
+          .extracting(PublishResult::status)
+          .containsExactly(Status.PUBLISHED, Status.PERMANENT_FAILURE);
+      assertThat(results.get(1).reason()).contains("invoice");
+      assertThat(producers.get(0).history())
+          .extracting(ProducerRecord::topic)
+          .containsExactly("orders");
+    }
+  }
+
+  @Test
+  void aRouterThatThrowsFailsOnlyItsOwnMessage() throws Exception {
+    TopicRouter router =
+        message -> {
+          if (message.aggregateId().equals("bad")) {
+            throw new IllegalArgumentException("no such tenant");
+          }
+          return Optional.of("orders");
+        };
+    try (KafkaPublisher publisher = publisher(true).topicRouter(router).build()) {
+      List<PublishResult> results =
+          publisher.publish(List.of(message("order", "bad"), message("order", "good")));
+
+      assertThat(results)
+          .extracting(PublishResult::status)
+          .containsExactly(Status.PERMANENT_FAILURE, Status.PUBLISHED);
+      assertThat(results.get(0).reason()).contains("topicRouter", "no such tenant");
+    }
+  }
+
+  @Test
+  void anAggregateTypeThatIsNoLegalTopicNameIsAPermanentFailure() throws Exception {
+    try (KafkaPublisher publisher = publisher(true).build()) {
+      List<PublishResult> results =
+          publisher.publish(List.of(message("order lines", "a"), message("order", "b")));
+
+      assertThat(results)
+          .extracting(PublishResult::status)
+          .containsExactly(Status.PERMANENT_FAILURE, Status.PUBLISHED);
+      assertThat(results.get(0).reason()).contains("order lines");
+    }
+  }
+
+  @Test
+  void aSendRefusedAtOnceIsClassified() throws Exception {
+    try (KafkaPublisher publisher = publisher(true).build()) {
+      producers.get(0).sendException = new RecordTooLargeException("larger than max.request.size");
+
+      assertThat(publisher.publish(List.of(message("order", "a"))))
+          .extracting(PublishResult::status)
+          .containsExactly(Status.PERMANENT_FAILURE);
+    }
+  }
+
+  @Test
+  void aTopicWithoutMetadataIsNotWaitedForTwiceInOneBatch() throws Exception {
+    AtomicInteger slowSends = new AtomicInteger();
+    MockProducer<String, byte[]> producer =
+        new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer()) {
+          @Override
+          public synchronized Future<RecordMetadata> send(
+              ProducerRecord<String, byte[]> record, Callback callback) {
+            if (record.topic().equals("slow")) {
+              slowSends.incrementAndGet();
+              throw new TimeoutException("Topic slow not present in metadata after 60000 ms.");
+            }
+            return super.send(record, callback);
+          }
+        };
+    try (KafkaPublisher publisher =
+        KafkaPublisher.builder()
+            .bootstrapServers("unused:9092")
+            .producerFactory(config -> producer)
+            .build()) {
+      List<PublishResult> results =
+          publisher.publish(
+              List.of(message("slow", "a"), message("slow", "b"), message("fast", "c")));
+
+      assertThat(results)
+          .extracting(PublishResult::status)
+          .containsExactly(Status.RETRYABLE_FAILURE, Status.RETRYABLE_FAILURE, Status.PUBLISHED);
+      assertThat(slowSends).hasValue(1);
+    }
+  }
+
+  @Test
+  void aFatallyFailedProducerIsReplacedBeforeTheNextBatch() throws Exception {
+    try (KafkaPublisher publisher = publisher(true).build()) {
+      MockProducer<String, byte[]> first = producers.get(0);
+      first.sendException = new ProducerFencedException("fenced by a newer instance");
+
+      assertThat(publisher.publish(List.of(message("order", "a"))))
+          .extracting(PublishResult::status)
+          .containsExactly(Status.RETRYABLE_FAILURE);
+      assertThat(first.closed()).isTrue();
+
+      assertThat(publisher.publish(List.of(message("order", "a"))))
+          .extracting(PublishResult::status)
+          .containsExactly(Status.PUBLISHED);
+      assertThat(producers).hasSize(2);
+      assertThat(producers.get(1).history()).hasSize(1);
+    }
+  }
+
+  @Test
+  void anInterruptWhileWaitingIsRaisedAsInterruptedException() throws Exception {
+    try (KafkaPublisher publisher = publisher(false).build()) {
+      CompletableFuture<Throwable> failure = new CompletableFuture<>();
+      Thread relayWorker =
+          new Thread(
+              () -> {
+                try {
+                  publisher.publish(List.of(message("order", "a")));
+                  failure.complete(null);
+                } catch (Throwable e) {
+                  failure.complete(e);
+                }
+              });
+      relayWorker.start();
+      await().until(() -> producers.get(0).history().size() == 1);
+
+      relayWorker.interrupt();
+
+      assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+    }
+  }
+
+  @Test
+  void batchesFromManyThreadsAtOnceAllGetTheirResults() throws Exception {
+    try (KafkaPublisher publisher = publisher(true).build()) {
+      List<Future<List<PublishResult>>> batches = new ArrayList<>();
+      for (int worker = 0; worker < 8; worker++) {
+        List<OutboxMessage> batch = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+          batch.add(message("order", "w" + worker + "-" + i));
+        }
+        batches.add(executor.submit(() -> publisher.publish(batch)));
+      }
+
+      for (Future<List<PublishResult>> batch : batches) {
+        assertThat(batch.get(10, TimeUnit.SECONDS))
+            .hasSize(50)
+            .allMatch(PublishResult::isPublished);
+      }
+      assertThat(producers.get(0).history()).hasSize(400);
+    }
+  }
+
+  @Test
+  void closeIsIdempotentClosesTheProducerAndRefusesLaterBatches() {
+    KafkaPublisher publisher = publisher(true).build();
+
+    publisher.close();
+    publisher.close();
+
+    assertThat(producers.get(0).closed()).isTrue();
+    assertThatThrownBy(() -> publisher.publish(List.of(message("order", "a"))))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
+  }
+}

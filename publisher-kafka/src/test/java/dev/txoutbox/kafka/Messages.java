@@ -1,0 +1,29 @@
+package dev.txoutbox.kafka;
+
+import dev.txoutbox.spi.OutboxMessage;
+import java.time.Instant;
+import java.util.Map;
+import java.util.UUID;
+
+/** Outbox messages for tests. */
+final class Messages {
+
+  private Messages() {}
+
+  static OutboxMessage message(String aggregateType, String aggregateId, String payload) {
+    return new OutboxMessage(
+        UUID.randomUUID(),
+        1,
+        aggregateType,
+        aggregateId,
+        aggregateType + ".happened",
+        payload,
+        Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+        Instant.parse("2026-11-30T06:50:38.123Z"),
+        1);
+  }
+
+  static OutboxMessage message(String aggregateType, String aggregateId) {
+    return message(aggregateType, aggregateId, "{\"id\":\"" + aggregateId + "\"}");
+  }
+}
