@@ -1,0 +1,114 @@
+package dev.txoutbox.rabbit;
+
+import com.rabbitmq.client.AMQP;
+import dev.txoutbox.spi.OutboxHeaders;
+import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.PublishResult;
+import java.nio.charset.StandardCharsets;
+import java.util.Date;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Turns outbox messages into AMQP messages: destination from the router, properties, headers and
+ * body, checked against AMQP's limits so a message that can never be sent fails alone, before
+ * anything is sent. Thread-safe.
+ */
+final class AmqpMessages {
+
+  /** AMQP short strings (names, routing keys, property values) hold at most 255 bytes. */
+  static final int MAX_SHORT_STRING_BYTES = 255;
+
+  static final String CONTENT_TYPE = "application/json";
+  static final int PERSISTENT = 2;
+
+  private final RabbitRouter router;
+  private final int maxMessageBytes;
+
+  AmqpMessages(RabbitRouter router, int maxMessageBytes) {
+    this.router = router;
+    this.maxMessageBytes = maxMessageBytes;
+  }
+
+  /** A message ready to send, or the reason why it never can be. */
+  record Prepared(
+      String exchange,
+      String routingKey,
+      AMQP.BasicProperties properties,
+      byte[] body,
+      PublishResult failure) {
+
+    static Prepared failed(String reason) {
+      return new Prepared(null, null, null, null, PublishResult.permanent(reason));
+    }
+
+    static Prepared failed(String reason, Throwable cause) {
+      return new Prepared(null, null, null, null, PublishResult.permanent(reason, cause));
+    }
+  }
+
+  /** Routes and converts {@code message}; never throws for a bad message. */
+  Prepared prepare(OutboxMessage message) {
+    RabbitRouter.Route route;
+    try {
+      route = router.route(message);
+    } catch (RuntimeException e) {
+      return Prepared.failed("router failed: " + e, e);
+    }
+    if (route == null) {
+      return Prepared.failed("router returned no route");
+    }
+    String tooLong =
+        firstTooLong(
+            "exchange", route.exchange(),
+            "routing key", route.routingKey(),
+            "event type", message.eventType());
+    if (tooLong != null) {
+      return Prepared.failed(tooLong);
+    }
+    for (String name : message.headers().keySet()) {
+      if (exceedsShortString(name)) {
+        return Prepared.failed("header name longer than 255 bytes: " + name.substring(0, 40));
+      }
+    }
+    byte[] body = message.payloadBytes();
+    if (body.length > maxMessageBytes) {
+      return Prepared.failed(
+          "message of " + body.length + " bytes exceeds maxMessageBytes " + maxMessageBytes);
+    }
+    return new Prepared(route.exchange(), route.routingKey(), properties(message), body, null);
+  }
+
+  private static AMQP.BasicProperties properties(OutboxMessage message) {
+    Map<String, Object> headers = new HashMap<>(message.headers().size() * 2 + 8);
+    headers.putAll(message.headers());
+    headers.put(OutboxHeaders.EVENT_ID, message.id().toString());
+    headers.put(OutboxHeaders.EVENT_TYPE, message.eventType());
+    headers.put(OutboxHeaders.AGGREGATE_TYPE, message.aggregateType());
+    headers.put(OutboxHeaders.AGGREGATE_ID, message.aggregateId());
+    headers.put(OutboxHeaders.CREATED_AT, message.createdAt().toString());
+    return new AMQP.BasicProperties.Builder()
+        .messageId(message.id().toString())
+        .type(message.eventType())
+        .timestamp(Date.from(message.createdAt()))
+        .contentType(CONTENT_TYPE)
+        .deliveryMode(PERSISTENT)
+        .headers(headers)
+        .build();
+  }
+
+  private static String firstTooLong(String... namesAndValues) {
+    for (int i = 0; i < namesAndValues.length; i += 2) {
+      if (exceedsShortString(namesAndValues[i + 1])) {
+        return namesAndValues[i] + " longer than 255 bytes";
+      }
+    }
+    return null;
+  }
+
+  /** Whether {@code s} is longer than an AMQP short string can hold (a char is at most 3 bytes). */
+  private static boolean exceedsShortString(String s) {
+    return s.length() > MAX_SHORT_STRING_BYTES / 3
+        && s.getBytes(StandardCharsets.UTF_8).length > MAX_SHORT_STRING_BYTES;
+  }
+}

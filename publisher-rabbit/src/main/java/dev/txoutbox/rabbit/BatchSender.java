@@ -1,0 +1,143 @@
+package dev.txoutbox.rabbit;
+
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ShutdownSignalException;
+import dev.txoutbox.rabbit.AmqpMessages.Prepared;
+import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.PublishResult;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends one batch at a time per calling thread: converts every message, sends them all on a
+ * borrowed confirm-mode channel, then waits for the confirms within the deadline. Thread-safe.
+ */
+final class BatchSender implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(BatchSender.class);
+
+  private final RabbitPublisherConfig config;
+  private final AmqpMessages messages;
+  private final KnownExchanges exchanges = new KnownExchanges();
+  private final ChannelPool channels;
+  private final RabbitConnection connection;
+
+  BatchSender(RabbitPublisherConfig config) {
+    this.config = config;
+    this.messages = new AmqpMessages(config.router(), config.maxMessageBytes());
+    this.channels = new ChannelPool(this::channelClosed);
+    this.connection = new RabbitConnection(config, exchanges::forgetAll);
+  }
+
+  /** Sends {@code batch} and returns one outcome per message, in order. */
+  List<PublishResult> send(List<OutboxMessage> batch) throws InterruptedException {
+    PublishResult[] results = new PublishResult[batch.size()];
+    Prepared[] prepared = new Prepared[batch.size()];
+    for (int i = 0; i < prepared.length; i++) {
+      prepared[i] = messages.prepare(batch.get(i));
+      results[i] = prepared[i].failure();
+    }
+    ConfirmChannel channel;
+    Connection open;
+    try {
+      open = connection.get();
+      String blocked = connection.blockedReason();
+      if (blocked != null) {
+        return fillUnset(
+            results, PublishResult.retryable("RabbitMQ blocks publishing: " + blocked));
+      }
+      channel = channels.borrow(open);
+    } catch (IOException | TimeoutException | ShutdownSignalException e) {
+      log.warn("Cannot publish to RabbitMQ at {}: {}", config.endpoint(), e.toString());
+      return fillUnset(
+          results,
+          PublishResult.retryable("cannot reach RabbitMQ at " + config.endpoint() + ": " + e, e));
+    }
+    ConfirmTracker tracker = new ConfirmTracker(batch.size(), config.unroutableIsPermanent());
+    boolean reusable = false;
+    channel.begin(tracker);
+    try {
+      long deadline = System.nanoTime() + config.confirmTimeout().toNanos();
+      boolean allSent = sendAll(batch, prepared, results, open, channel, tracker);
+      boolean allConfirmed = tracker.await(deadline, config.confirmTimeout());
+      reusable = allSent && allConfirmed;
+      tracker.copyTo(results);
+    } finally {
+      channel.end();
+      channels.giveBack(channel, reusable);
+    }
+    return fillUnset(results, PublishResult.retryable("not sent: the RabbitMQ channel failed"));
+  }
+
+  /** Sends every message without a result yet; false if sending broke off. */
+  private boolean sendAll(
+      List<OutboxMessage> batch,
+      Prepared[] prepared,
+      PublishResult[] results,
+      Connection open,
+      ConfirmChannel channel,
+      ConfirmTracker tracker) {
+    Map<String, Boolean> exchangeExists = new HashMap<>();
+    for (int i = 0; i < prepared.length; i++) {
+      if (results[i] != null) {
+        continue;
+      }
+      Prepared message = prepared[i];
+      try {
+        if (!exchangeExists(open, message.exchange(), exchangeExists)) {
+          results[i] = tracker.unroutable("exchange '" + message.exchange() + "' does not exist");
+          continue;
+        }
+      } catch (IOException | ShutdownSignalException e) {
+        log.warn("Cannot check RabbitMQ exchange '{}': {}", message.exchange(), e.toString());
+        return false;
+      }
+      tracker.beforePublish(i, channel.nextPublishSeqNo(), batch.get(i).id().toString());
+      try {
+        channel.publish(
+            message.exchange(), message.routingKey(), message.properties(), message.body());
+      } catch (IOException | RuntimeException e) {
+        log.warn("Sending to RabbitMQ at {} failed: {}", config.endpoint(), e.toString());
+        tracker.publishFailed(e);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private boolean exchangeExists(Connection open, String exchange, Map<String, Boolean> checked)
+      throws IOException {
+    Boolean exists = checked.get(exchange);
+    if (exists == null) {
+      exists = exchanges.exists(open, exchange);
+      checked.put(exchange, exists);
+    }
+    return exists;
+  }
+
+  private void channelClosed(ShutdownSignalException cause) {
+    if (KnownExchanges.isNotFound(cause)) {
+      exchanges.forgetAll(); // an exchange was deleted since it was checked
+    }
+  }
+
+  private static List<PublishResult> fillUnset(PublishResult[] results, PublishResult outcome) {
+    for (int i = 0; i < results.length; i++) {
+      if (results[i] == null) {
+        results[i] = outcome;
+      }
+    }
+    return List.of(results);
+  }
+
+  @Override
+  public void close() {
+    channels.close();
+    connection.close();
+  }
+}

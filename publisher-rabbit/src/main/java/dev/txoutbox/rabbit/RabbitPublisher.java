@@ -1,0 +1,295 @@
+package dev.txoutbox.rabbit;
+
+import com.rabbitmq.client.BuiltinExchangeType;
+import com.rabbitmq.client.ConnectionFactory;
+import dev.txoutbox.rabbit.RabbitPublisherConfig.ExchangeDeclaration;
+import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.spi.Publisher;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes outbox events to RabbitMQ with publisher confirms. Thread-safe: the relay's workers may
+ * call {@link #publish(List)} at the same time; each call uses a channel of its own.
+ *
+ * <p>Each batch is sent at once on a confirm-mode channel, as persistent ({@code delivery-mode 2})
+ * and {@code mandatory} messages, then the publisher waits for the broker's confirms until {@link
+ * Builder#confirmTimeout(Duration)} has passed. Each message's outcome is its own:
+ *
+ * <ul>
+ *   <li>acked by the broker: published;
+ *   <li>returned as unroutable ({@code basic.return}, such as 312 NO_ROUTE), or routed to an
+ *       exchange that does not exist: a failure, even though the broker also acks it; retryable
+ *       unless {@link Builder#unroutableIsPermanent(boolean)};
+ *   <li>nacked, not confirmed in time, or cut off by a lost connection: a retryable failure (the
+ *       message may reach consumers twice, never zero times);
+ *   <li>impossible to send (larger than {@link Builder#maxMessageBytes(int)}, a name or routing key
+ *       longer than AMQP allows, a router that throws): a permanent failure, sent nowhere.
+ * </ul>
+ *
+ * <p>The publisher owns one connection, opened by the first batch and opened again by the first
+ * batch after it was lost; the client's automatic recovery is disabled on it. Nothing connects
+ * before the first batch, so an application starts while the broker is down.
+ *
+ * <pre>{@code
+ * RabbitPublisher publisher = RabbitPublisher.builder()
+ *     .uri("amqp://app:secret@rabbit:5672/%2F")
+ *     .exchange("outbox")
+ *     .declareExchange(BuiltinExchangeType.TOPIC, true)
+ *     .build();
+ * }</pre>
+ */
+public final class RabbitPublisher implements Publisher {
+
+  /** The default of {@link Builder#confirmTimeout(Duration)}: 30 seconds. */
+  public static final Duration DEFAULT_CONFIRM_TIMEOUT = Duration.ofSeconds(30);
+
+  /** The default of {@link Builder#connectionName(String)}: {@code txoutbox-publisher}. */
+  public static final String DEFAULT_CONNECTION_NAME = "txoutbox-publisher";
+
+  /**
+   * The default of {@link Builder#maxMessageBytes(int)}: 128 MiB, RabbitMQ's default {@code
+   * max_message_size}.
+   */
+  public static final int DEFAULT_MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
+
+  private static final Logger log = LoggerFactory.getLogger(RabbitPublisher.class);
+
+  private final RabbitPublisherConfig config;
+  private final BatchSender sender;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private RabbitPublisher(RabbitPublisherConfig config) {
+    this.config = config;
+    this.sender = new BatchSender(config);
+  }
+
+  /** A builder with every option at its default. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Sends {@code messages} to RabbitMQ and waits for the broker's confirms; see the class
+   * description for the outcome of each message.
+   *
+   * @throws IllegalStateException if the publisher is closed
+   * @throws InterruptedException if interrupted while waiting for confirms; the batch's outcome is
+   *     then unknown and its channel is closed
+   */
+  @Override
+  public List<PublishResult> publish(List<OutboxMessage> messages) throws InterruptedException {
+    Objects.requireNonNull(messages, "messages");
+    if (closed.get()) {
+      throw new IllegalStateException("RabbitMQ publisher is closed");
+    }
+    return sender.send(messages);
+  }
+
+  /** {@code rabbitmq}. */
+  @Override
+  public String name() {
+    return "rabbitmq";
+  }
+
+  /** Closes the channels and the connection. Idempotent; later publishes throw. */
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      sender.close();
+      log.info("RabbitMQ publisher '{}' closed", config.connectionName());
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RabbitPublisher[" + config + "]";
+  }
+
+  /**
+   * Configures a {@link RabbitPublisher}. Not thread-safe; {@link #build()} copies the options, so
+   * changing the builder afterwards never changes a built publisher.
+   */
+  public static final class Builder {
+
+    private ConnectionFactory connectionFactory;
+    private String uri;
+    private String exchange;
+    private RabbitRouter router;
+    private BuiltinExchangeType declareType;
+    private boolean declareDurable;
+    private Duration confirmTimeout = DEFAULT_CONFIRM_TIMEOUT;
+    private boolean unroutableIsPermanent;
+    private String connectionName = DEFAULT_CONNECTION_NAME;
+    private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
+
+    private Builder() {}
+
+    /**
+     * The broker and client settings (host, credentials, TLS, heartbeat, timeouts). The publisher
+     * uses a copy, with automatic recovery disabled since it reconnects by itself. Set this or
+     * {@link #uri(String)}.
+     *
+     * @throws NullPointerException if {@code connectionFactory} is null
+     */
+    public Builder connectionFactory(ConnectionFactory connectionFactory) {
+      this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory");
+      return this;
+    }
+
+    /**
+     * The broker as an AMQP URI, such as {@code amqp://user:password@host:5672/vhost} (the vhost
+     * {@code /} is written {@code %2F}). Set this or {@link #connectionFactory(ConnectionFactory)};
+     * for TLS with certificate checks, configure a {@code ConnectionFactory}. The password is never
+     * logged.
+     *
+     * @throws NullPointerException if {@code uri} is null
+     */
+    public Builder uri(String uri) {
+      this.uri = Objects.requireNonNull(uri, "uri");
+      return this;
+    }
+
+    /**
+     * The exchange every event goes to, with its event type as routing key ({@link
+     * RabbitRouter#byEventType(String)}); {@code ""} is the default exchange. Required unless
+     * {@link #router(RabbitRouter)} is set; with a router, this names only the exchange to declare.
+     *
+     * @throws NullPointerException if {@code exchange} is null
+     */
+    public Builder exchange(String exchange) {
+      this.exchange = Objects.requireNonNull(exchange, "exchange");
+      return this;
+    }
+
+    /**
+     * Chooses exchange and routing key per event, instead of {@link #exchange(String)}'s default
+     * routing. Must be thread-safe.
+     *
+     * @throws NullPointerException if {@code router} is null
+     */
+    public Builder router(RabbitRouter router) {
+      this.router = Objects.requireNonNull(router, "router");
+      return this;
+    }
+
+    /**
+     * Declares {@link #exchange(String)} each time the publisher connects (an idempotent {@code
+     * exchange.declare}; a declaration that conflicts with the existing exchange fails the
+     * connection, and so every batch, until fixed). Defaults to declaring nothing.
+     *
+     * @param type the exchange type, such as {@link BuiltinExchangeType#TOPIC}
+     * @param durable whether the exchange survives a broker restart
+     * @throws NullPointerException if {@code type} is null
+     */
+    public Builder declareExchange(BuiltinExchangeType type, boolean durable) {
+      this.declareType = Objects.requireNonNull(type, "type");
+      this.declareDurable = durable;
+      return this;
+    }
+
+    /**
+     * How long a batch waits for the broker's confirms, counted from when its first message is
+     * sent; messages unconfirmed by then are retryable failures. Keep it well below the relay's
+     * transaction limits. Defaults to 30 seconds.
+     *
+     * @throws NullPointerException if {@code confirmTimeout} is null
+     */
+    public Builder confirmTimeout(Duration confirmTimeout) {
+      this.confirmTimeout = Objects.requireNonNull(confirmTimeout, "confirmTimeout");
+      return this;
+    }
+
+    /**
+     * Whether an unroutable event (returned by the broker, or routed to an exchange that does not
+     * exist) is a permanent failure, a dead letter at once. Defaults to {@code false}: retried with
+     * backoff, so events reach a queue bound or an exchange declared late.
+     */
+    public Builder unroutableIsPermanent(boolean unroutableIsPermanent) {
+      this.unroutableIsPermanent = unroutableIsPermanent;
+      return this;
+    }
+
+    /**
+     * The connection name the broker shows (management UI, {@code rabbitmqctl list_connections}).
+     * Defaults to {@code txoutbox-publisher}.
+     *
+     * @throws NullPointerException if {@code connectionName} is null
+     */
+    public Builder connectionName(String connectionName) {
+      this.connectionName = Objects.requireNonNull(connectionName, "connectionName");
+      return this;
+    }
+
+    /**
+     * The largest payload sent, in bytes; a larger event fails permanently without being sent. Set
+     * it to the broker's {@code max_message_size}. Defaults to 128 MiB, RabbitMQ's default.
+     */
+    public Builder maxMessageBytes(int maxMessageBytes) {
+      this.maxMessageBytes = maxMessageBytes;
+      return this;
+    }
+
+    /**
+     * Validates the options and creates the publisher. Does not connect: the first batch does.
+     *
+     * @throws IllegalStateException if neither or both of {@code connectionFactory} and {@code uri}
+     *     are set, if neither {@code exchange} nor {@code router} is set, or if {@code
+     *     declareExchange} is set without {@code exchange}
+     * @throws IllegalArgumentException if {@code uri} is not a valid AMQP URI, {@code
+     *     confirmTimeout} is not positive, {@code maxMessageBytes} is not positive, or {@code
+     *     exchange} is longer than 255 characters
+     */
+    public RabbitPublisher build() {
+      ConnectionFactory factory = connectionFactory();
+      if (exchange == null && router == null) {
+        throw new IllegalStateException("exchange or router is required");
+      }
+      if (declareType != null && exchange == null) {
+        throw new IllegalStateException("declareExchange needs exchange to name the exchange");
+      }
+      if (exchange != null && exchange.length() > AmqpMessages.MAX_SHORT_STRING_BYTES) {
+        throw new IllegalArgumentException("exchange is longer than 255 characters");
+      }
+      if (confirmTimeout.isNegative() || confirmTimeout.isZero()) {
+        throw new IllegalArgumentException("confirmTimeout must be positive: " + confirmTimeout);
+      }
+      if (maxMessageBytes <= 0) {
+        throw new IllegalArgumentException("maxMessageBytes must be positive: " + maxMessageBytes);
+      }
+      RabbitPublisherConfig config =
+          new RabbitPublisherConfig(
+              factory,
+              AmqpUris.describe(factory),
+              connectionName,
+              router != null ? router : RabbitRouter.byEventType(exchange),
+              declareType == null
+                  ? null
+                  : new ExchangeDeclaration(exchange, declareType, declareDurable),
+              confirmTimeout,
+              unroutableIsPermanent,
+              maxMessageBytes);
+      log.info("RabbitMQ publisher configured: {}", config);
+      return new RabbitPublisher(config);
+    }
+
+    private ConnectionFactory connectionFactory() {
+      if (connectionFactory == null && uri == null) {
+        throw new IllegalStateException("connectionFactory or uri is required");
+      }
+      if (connectionFactory != null && uri != null) {
+        throw new IllegalStateException("set connectionFactory or uri, not both");
+      }
+      ConnectionFactory factory =
+          connectionFactory != null ? connectionFactory.clone() : AmqpUris.parse(uri);
+      factory.setAutomaticRecoveryEnabled(false);
+      factory.setTopologyRecoveryEnabled(false);
+      return factory;
+    }
+  }
+}

@@ -1,0 +1,87 @@
+package dev.txoutbox.rabbit;
+
+import com.rabbitmq.client.ConnectionFactory;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The RabbitMQ service the tests run against ({@code OUTBOX_TEST_RABBIT_URI}, default the local
+ * broker with guest/guest), and the broker-side controls the tests need ({@code rabbitmqctl}).
+ */
+final class RabbitTestBroker {
+
+  static final String URI =
+      System.getenv()
+          .getOrDefault("OUTBOX_TEST_RABBIT_URI", "amqp://guest:guest@127.0.0.1:5672/%2F");
+
+  private RabbitTestBroker() {}
+
+  /** A new factory for the test broker. */
+  static ConnectionFactory factory() {
+    return AmqpUris.parse(URI);
+  }
+
+  /** Forcibly closes, from the broker's side, the connection the client named {@code name}. */
+  static void closeConnection(String name) {
+    String pid =
+        connectionPid(name)
+            .orElseThrow(() -> new IllegalStateException("no connection named " + name));
+    rabbitmqctl("close_connection", pid, "closed by a txoutbox test");
+  }
+
+  /** How many channels the connection named {@code name} has open, if it is connected. */
+  static Optional<Integer> channelCount(String name) {
+    return connectionLine(name).map(fields -> Integer.parseInt(fields[1]));
+  }
+
+  /** The broker's id of the connection named {@code name}, if it is connected. */
+  static Optional<String> connectionPid(String name) {
+    return connectionLine(name).map(fields -> fields[0]);
+  }
+
+  private static Optional<String[]> connectionLine(String name) {
+    String quoted = "{\"connection_name\",\"" + name + "\"}";
+    for (String line :
+        rabbitmqctl(
+                "list_connections",
+                "pid",
+                "channels",
+                "client_properties",
+                "-q",
+                "--no-table-headers")
+            .split("\n")) {
+      if (line.contains(quoted)) {
+        return Optional.of(line.split("\t"));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Runs {@code rabbitmqctl} with {@code args} and returns what it printed. */
+  static String rabbitmqctl(String... args) {
+    List<String> command = new ArrayList<>();
+    command.add("rabbitmqctl");
+    command.addAll(List.of(args));
+    try {
+      Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String output;
+      try (InputStream in = process.getInputStream()) {
+        output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      }
+      if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+        throw new IllegalStateException(command + " failed: " + output);
+      }
+      return output;
+    } catch (IOException e) {
+      throw new IllegalStateException(command + " failed", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(command + " interrupted", e);
+    }
+  }
+}
