@@ -1,0 +1,148 @@
+package dev.txoutbox;
+
+import dev.txoutbox.internal.relay.DefaultOutboxRelay;
+import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.spi.Publisher;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+
+/**
+ * Publishes committed outbox events through a {@link Publisher}, at least once.
+ *
+ * <p>Each worker repeats one short transaction: claim up to {@code batchSize} due events in insert
+ * order ({@code FOR UPDATE SKIP LOCKED}, so any number of relays share the table), hand the whole
+ * batch to the publisher, mark or delete every acknowledged event with one statement, record every
+ * failure with one statement (backoff, or dead letter), commit. Full batches are followed at once
+ * by the next; otherwise the worker waits, from {@code minPollInterval} doubling to {@code
+ * maxPollInterval} while idle, or until {@link #wakeUp()}.
+ *
+ * <p>An event is completed only after the broker acknowledged it. A crash at any point leaves it
+ * pending, so it is published again: duplicates are possible, losses are not. A failing cycle
+ * (database or broker down) is logged, backed off and retried; the workers never die.
+ *
+ * <p>This type is thread-safe.
+ */
+public interface OutboxRelay extends AutoCloseable {
+
+  /** Starts configuring a relay. */
+  static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Starts the worker threads ({@code outbox-relay-<name>-worker-<n>}).
+   *
+   * @throws IllegalStateException if already started or closed
+   */
+  void start();
+
+  /** Makes idle workers look for events now. Cheap; safe from any thread at any time. */
+  void wakeUp();
+
+  /** Whether the relay was started and not yet closed. */
+  boolean isRunning();
+
+  /** This relay's configuration. */
+  RelayConfig config();
+
+  /**
+   * Runs one claim-publish-complete cycle on the calling thread, whether or not the relay is
+   * started; for tools and tests that drive the relay by hand.
+   *
+   * @return the number of events claimed
+   * @throws InterruptedException if interrupted while publishing; the batch is rolled back
+   */
+  int runOnce() throws InterruptedException;
+
+  /** Closes with the configured {@link RelayConfig#shutdownTimeout()}. */
+  @Override
+  void close();
+
+  /**
+   * Stops claiming and waits up to {@code timeout} for in-flight batches to commit; a batch still
+   * running then is interrupted and rolled back, so its events stay pending. Idempotent. Does not
+   * close the publisher.
+   */
+  void close(Duration timeout);
+
+  /** Configures an {@link OutboxRelay}. Not thread-safe. */
+  final class Builder {
+    private DataSource dataSource;
+    private DSLContext dsl;
+    private Publisher publisher;
+    private String schema = OutboxSchema.DEFAULT_SCHEMA;
+    private RelayConfig config = RelayConfig.defaults();
+    private Clock clock = Clock.systemUTC();
+    private final List<RelayListener> listeners = new ArrayList<>();
+
+    private Builder() {}
+
+    /** Where the outbox lives; the relay runs its own transactions on it. Or use {@link #dsl}. */
+    public Builder dataSource(DataSource dataSource) {
+      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+      return this;
+    }
+
+    /** Where the outbox lives, as a jOOQ context; an alternative to {@link #dataSource}. */
+    public Builder dsl(DSLContext dsl) {
+      this.dsl = Objects.requireNonNull(dsl, "dsl");
+      return this;
+    }
+
+    /** The broker plugin. Required. */
+    public Builder publisher(Publisher publisher) {
+      this.publisher = Objects.requireNonNull(publisher, "publisher");
+      return this;
+    }
+
+    /** The schema holding the outbox tables. Defaults to {@code public}. */
+    public Builder schema(String schema) {
+      this.schema = Objects.requireNonNull(schema, "schema");
+      return this;
+    }
+
+    /** Batch size, workers, polling, retries. Defaults to {@link RelayConfig#defaults()}. */
+    public Builder config(RelayConfig config) {
+      this.config = Objects.requireNonNull(config, "config");
+      return this;
+    }
+
+    /** The clock deciding when events are due. Defaults to the system clock in UTC. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Adds a listener, for metrics or tracing. */
+    public Builder listener(RelayListener listener) {
+      listeners.add(Objects.requireNonNull(listener, "listener"));
+      return this;
+    }
+
+    /**
+     * @throws IllegalStateException if neither a data source nor a DSL context, or both, or no
+     *     publisher was given
+     * @throws IllegalArgumentException if the schema is not a valid name
+     */
+    public OutboxRelay build() {
+      if ((dataSource == null) == (dsl == null)) {
+        throw new IllegalStateException(
+            "give the relay exactly one of dataSource(...) or dsl(...)");
+      }
+      if (publisher == null) {
+        throw new IllegalStateException("the relay needs a publisher(...)");
+      }
+      DSLContext base = dsl != null ? dsl : DSL.using(dataSource, SQLDialect.POSTGRES);
+      DSLContext mapped =
+          DSL.using(base.configuration().derive(OutboxSchema.withSchema(base.settings(), schema)));
+      return new DefaultOutboxRelay(mapped, publisher, config, clock, listeners);
+    }
+  }
+}

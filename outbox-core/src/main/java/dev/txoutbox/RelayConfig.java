@@ -1,0 +1,214 @@
+package dev.txoutbox;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * How a relay claims, publishes and retries. Immutable and thread-safe; made by {@link #builder()},
+ * whose {@link Builder#build()} checks every value.
+ *
+ * @param name names the relay's threads, logs and metrics; {@value #DEFAULT_NAME} by default
+ * @param batchSize events claimed and published per cycle
+ * @param workers concurrent claim-publish-complete loops
+ * @param minPollInterval the wait after a cycle that found some but not a full batch of events
+ * @param maxPollInterval the longest wait when idle; the wait doubles from {@code minPollInterval}
+ *     up to this while nothing is found
+ * @param maxAttempts publish attempts before an event becomes a dead letter
+ * @param backoff the delay between attempts of one event
+ * @param completionMode what happens to a published event's row
+ * @param shutdownTimeout how long {@link OutboxRelay#close()} lets an in-flight batch finish
+ */
+public record RelayConfig(
+    String name,
+    int batchSize,
+    int workers,
+    Duration minPollInterval,
+    Duration maxPollInterval,
+    int maxAttempts,
+    Backoff backoff,
+    CompletionMode completionMode,
+    Duration shutdownTimeout) {
+
+  /** Default {@code name}. */
+  public static final String DEFAULT_NAME = "default";
+
+  /** Default {@code batchSize}: 100. */
+  public static final int DEFAULT_BATCH_SIZE = 100;
+
+  /** Largest {@code batchSize}: 10,000. */
+  public static final int MAX_BATCH_SIZE = 10_000;
+
+  /** Default {@code workers}: 1. */
+  public static final int DEFAULT_WORKERS = 1;
+
+  /** Largest {@code workers}: 64. */
+  public static final int MAX_WORKERS = 64;
+
+  /** Default {@code minPollInterval}: 25 ms. */
+  public static final Duration DEFAULT_MIN_POLL_INTERVAL = Duration.ofMillis(25);
+
+  /** Default {@code maxPollInterval}: 1 s. */
+  public static final Duration DEFAULT_MAX_POLL_INTERVAL = Duration.ofSeconds(1);
+
+  /** Default {@code maxAttempts}: 10. */
+  public static final int DEFAULT_MAX_ATTEMPTS = 10;
+
+  /** Default {@code shutdownTimeout}: 30 s. */
+  public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
+
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+
+  /**
+   * @throws NullPointerException if a reference is null
+   * @throws IllegalArgumentException if a value is out of range; the message names the option and
+   *     the range
+   */
+  public RelayConfig {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(minPollInterval, "minPollInterval");
+    Objects.requireNonNull(maxPollInterval, "maxPollInterval");
+    Objects.requireNonNull(backoff, "backoff");
+    Objects.requireNonNull(completionMode, "completionMode");
+    Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
+    if (!NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException(
+          "name must be 1 to 64 characters of [A-Za-z0-9_.-] but was '" + name + "'");
+    }
+    requireRange("batchSize", batchSize, 1, MAX_BATCH_SIZE);
+    requireRange("workers", workers, 1, MAX_WORKERS);
+    requireRange("maxAttempts", maxAttempts, 1, 1000);
+    if (minPollInterval.isNegative() || minPollInterval.isZero()) {
+      throw new IllegalArgumentException(
+          "minPollInterval must be positive but was " + minPollInterval);
+    }
+    if (maxPollInterval.compareTo(minPollInterval) < 0) {
+      throw new IllegalArgumentException(
+          "maxPollInterval must be at least minPollInterval ("
+              + minPollInterval
+              + ") but was "
+              + maxPollInterval);
+    }
+    if (shutdownTimeout.isNegative()) {
+      throw new IllegalArgumentException(
+          "shutdownTimeout must not be negative but was " + shutdownTimeout);
+    }
+  }
+
+  private static void requireRange(String option, int value, int min, int max) {
+    if (value < min || value > max) {
+      throw new IllegalArgumentException(
+          option + " must be between " + min + " and " + max + " but was " + value);
+    }
+  }
+
+  /** The defaults. */
+  public static RelayConfig defaults() {
+    return builder().build();
+  }
+
+  /** Starts from the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder starting from this configuration. */
+  public Builder toBuilder() {
+    return new Builder()
+        .name(name)
+        .batchSize(batchSize)
+        .workers(workers)
+        .minPollInterval(minPollInterval)
+        .maxPollInterval(maxPollInterval)
+        .maxAttempts(maxAttempts)
+        .backoff(backoff)
+        .completionMode(completionMode)
+        .shutdownTimeout(shutdownTimeout);
+  }
+
+  /** Builds a {@link RelayConfig}. Not thread-safe. */
+  public static final class Builder {
+    private String name = DEFAULT_NAME;
+    private int batchSize = DEFAULT_BATCH_SIZE;
+    private int workers = DEFAULT_WORKERS;
+    private Duration minPollInterval = DEFAULT_MIN_POLL_INTERVAL;
+    private Duration maxPollInterval = DEFAULT_MAX_POLL_INTERVAL;
+    private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+    private Backoff backoff = Backoff.defaults();
+    private CompletionMode completionMode = CompletionMode.MARK_PROCESSED;
+    private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
+
+    private Builder() {}
+
+    /** Names threads, logs and metrics. Defaults to {@value #DEFAULT_NAME}. */
+    public Builder name(String name) {
+      this.name = name;
+      return this;
+    }
+
+    /** Events per cycle, 1 to 10,000. Defaults to 100. */
+    public Builder batchSize(int batchSize) {
+      this.batchSize = batchSize;
+      return this;
+    }
+
+    /** Concurrent loops, 1 to 64. Defaults to 1. */
+    public Builder workers(int workers) {
+      this.workers = workers;
+      return this;
+    }
+
+    /** Wait after a partial batch. Defaults to 25 ms. */
+    public Builder minPollInterval(Duration minPollInterval) {
+      this.minPollInterval = minPollInterval;
+      return this;
+    }
+
+    /** Longest idle wait. Defaults to 1 s. */
+    public Builder maxPollInterval(Duration maxPollInterval) {
+      this.maxPollInterval = maxPollInterval;
+      return this;
+    }
+
+    /** Attempts before dead letter, 1 to 1000. Defaults to 10. */
+    public Builder maxAttempts(int maxAttempts) {
+      this.maxAttempts = maxAttempts;
+      return this;
+    }
+
+    /** Delay between attempts. Defaults to {@link Backoff#defaults()}. */
+    public Builder backoff(Backoff backoff) {
+      this.backoff = backoff;
+      return this;
+    }
+
+    /** Mark or delete published rows. Defaults to {@link CompletionMode#MARK_PROCESSED}. */
+    public Builder completionMode(CompletionMode completionMode) {
+      this.completionMode = completionMode;
+      return this;
+    }
+
+    /** Time an in-flight batch gets at close. Defaults to 30 s. */
+    public Builder shutdownTimeout(Duration shutdownTimeout) {
+      this.shutdownTimeout = shutdownTimeout;
+      return this;
+    }
+
+    /**
+     * @throws NullPointerException if a reference is null
+     * @throws IllegalArgumentException if a value is out of range; the message names the option
+     */
+    public RelayConfig build() {
+      return new RelayConfig(
+          name,
+          batchSize,
+          workers,
+          minPollInterval,
+          maxPollInterval,
+          maxAttempts,
+          backoff,
+          completionMode,
+          shutdownTimeout);
+    }
+  }
+}

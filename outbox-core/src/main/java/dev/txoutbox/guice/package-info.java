@@ -1,0 +1,2 @@
+/** Guice wiring: {@link dev.txoutbox.guice.OutboxModule}. */
+package dev.txoutbox.guice;

@@ -1,0 +1,2 @@
+/** Internal: admin operations. Not an API. */
+package dev.txoutbox.internal.admin;

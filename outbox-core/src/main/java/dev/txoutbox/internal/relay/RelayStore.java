@@ -1,0 +1,117 @@
+package dev.txoutbox.internal.relay;
+
+import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
+
+import dev.txoutbox.CompletionMode;
+import dev.txoutbox.internal.json.Json;
+import dev.txoutbox.spi.OutboxMessage;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.UUID;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record4;
+import org.jooq.Row4;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+
+/** The relay's three statements: claim a batch, complete the published, record the failed. */
+final class RelayStore {
+
+  /** The predicate of the partial index {@code outbox_events_pending_idx}: keep them identical. */
+  static final Condition PENDING =
+      OUTBOX_EVENTS.PROCESSED_AT.isNull().and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNull());
+
+  private RelayStore() {}
+
+  /**
+   * Locks up to {@code limit} due pending events in insert order, skipping rows other relays hold.
+   */
+  static List<OutboxMessage> claim(DSLContext tx, int limit, OffsetDateTime now) {
+    return tx.select(
+            OUTBOX_EVENTS.ID,
+            OUTBOX_EVENTS.SEQ,
+            OUTBOX_EVENTS.AGGREGATE_TYPE,
+            OUTBOX_EVENTS.AGGREGATE_ID,
+            OUTBOX_EVENTS.EVENT_TYPE,
+            OUTBOX_EVENTS.PAYLOAD,
+            OUTBOX_EVENTS.HEADERS,
+            OUTBOX_EVENTS.CREATED_AT,
+            OUTBOX_EVENTS.ATTEMPTS)
+        .from(OUTBOX_EVENTS)
+        .where(PENDING)
+        .and(OUTBOX_EVENTS.RETRY_AFTER.isNull().or(OUTBOX_EVENTS.RETRY_AFTER.le(now)))
+        .orderBy(OUTBOX_EVENTS.SEQ)
+        .limit(limit)
+        .forUpdate()
+        .skipLocked()
+        .fetch(
+            r ->
+                new OutboxMessage(
+                    r.value1(),
+                    r.value2(),
+                    r.value3(),
+                    r.value4(),
+                    r.value5(),
+                    r.value6().data(),
+                    Json.readStringMap(r.value7().data()),
+                    r.value8().toInstant(),
+                    r.value9() + 1));
+  }
+
+  /** Marks or deletes the published events, in one statement. */
+  static void complete(DSLContext tx, List<UUID> ids, CompletionMode mode, OffsetDateTime now) {
+    if (ids.isEmpty()) {
+      return;
+    }
+    Condition published =
+        OUTBOX_EVENTS.ID.eq(DSL.any(DSL.val(ids.toArray(UUID[]::new), SQLDataType.UUID.array())));
+    switch (mode) {
+      case MARK_PROCESSED ->
+          tx.update(OUTBOX_EVENTS).set(OUTBOX_EVENTS.PROCESSED_AT, now).where(published).execute();
+      case DELETE -> tx.deleteFrom(OUTBOX_EVENTS).where(published).execute();
+    }
+  }
+
+  /**
+   * Records failed attempts in one statement: attempts + 1, the last error, and either the time of
+   * the next attempt or the dead-letter time.
+   */
+  static void fail(DSLContext tx, List<Failure> failures) {
+    if (failures.isEmpty()) {
+      return;
+    }
+    @SuppressWarnings("unchecked")
+    Row4<UUID, OffsetDateTime, String, OffsetDateTime>[] rows = new Row4[failures.size()];
+    for (int i = 0; i < rows.length; i++) {
+      Failure f = failures.get(i);
+      rows[i] =
+          DSL.row(
+              DSL.cast(DSL.val(f.id()), SQLDataType.UUID),
+              DSL.cast(DSL.val(f.retryAfter()), SQLDataType.TIMESTAMPWITHTIMEZONE),
+              DSL.cast(DSL.val(f.error()), SQLDataType.CLOB),
+              DSL.cast(DSL.val(f.deadLetteredAt()), SQLDataType.TIMESTAMPWITHTIMEZONE));
+    }
+    Table<Record4<UUID, OffsetDateTime, String, OffsetDateTime>> failed =
+        DSL.values(rows).as("failed", "id", "retry_after", "last_error", "dead_lettered_at");
+    Field<UUID> id = failed.field("id", UUID.class);
+    tx.update(OUTBOX_EVENTS)
+        .set(OUTBOX_EVENTS.ATTEMPTS, OUTBOX_EVENTS.ATTEMPTS.plus(1))
+        .set(OUTBOX_EVENTS.RETRY_AFTER, failed.field("retry_after", OffsetDateTime.class))
+        .set(OUTBOX_EVENTS.LAST_ERROR, failed.field("last_error", String.class))
+        .set(OUTBOX_EVENTS.DEAD_LETTERED_AT, failed.field("dead_lettered_at", OffsetDateTime.class))
+        .from(failed)
+        .where(OUTBOX_EVENTS.ID.eq(id))
+        .execute();
+  }
+
+  /**
+   * One failed attempt to record.
+   *
+   * @param retryAfter when to try again, or null for a dead letter
+   * @param deadLetteredAt when it became a dead letter, or null for a retry
+   */
+  record Failure(UUID id, OffsetDateTime retryAfter, String error, OffsetDateTime deadLetteredAt) {}
+}

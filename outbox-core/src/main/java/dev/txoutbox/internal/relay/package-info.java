@@ -1,0 +1,2 @@
+/** Internal: the relay implementation. Not an API. */
+package dev.txoutbox.internal.relay;

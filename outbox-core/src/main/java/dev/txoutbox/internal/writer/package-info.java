@@ -1,0 +1,2 @@
+/** Internal: the writer implementation. Not an API. */
+package dev.txoutbox.internal.writer;

@@ -1,0 +1,445 @@
+package dev.txoutbox;
+
+import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.txoutbox.schema.model.tables.records.OutboxEventsRecord;
+import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.testing.TestDatabase;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class OutboxRelayTest {
+
+  private static TestDatabase db;
+  private static DSLContext dsl;
+  private static DSLContext mapped;
+  private Outbox outbox;
+  private OutboxAdmin admin;
+  private final List<OutboxRelay> relays = new ArrayList<>();
+
+  @BeforeAll
+  static void database() {
+    db = TestDatabase.create("relay", 16);
+    dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+    mapped = TestSupport.mapped(db);
+  }
+
+  @AfterAll
+  static void drop() {
+    db.close();
+  }
+
+  @BeforeEach
+  void clean() {
+    db.execute("TRUNCATE " + db.schema() + ".outbox_events");
+    outbox = Outbox.builder().schema(db.schema()).build();
+    admin = OutboxAdmin.create(db.dataSource(), db.schema());
+  }
+
+  @AfterEach
+  void closeRelays() {
+    relays.forEach(r -> r.close(Duration.ofSeconds(5)));
+  }
+
+  private OutboxRelay relay(Publisher publisher, RelayConfig config) {
+    return relay(publisher, config, null);
+  }
+
+  private OutboxRelay relay(Publisher publisher, RelayConfig config, MutableClock clock) {
+    OutboxRelay.Builder b =
+        OutboxRelay.builder()
+            .dataSource(db.dataSource())
+            .schema(db.schema())
+            .publisher(publisher)
+            .config(config);
+    if (clock != null) {
+      b.clock(clock);
+    }
+    OutboxRelay relay = b.build();
+    relays.add(relay);
+    return relay;
+  }
+
+  private List<UUID> write(int count, String aggregateId) {
+    List<OutboxEvent> events = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      events.add(OutboxEvent.of("order", aggregateId, "order.created", "{\"i\":" + i + "}"));
+    }
+    return dsl.transactionResult(tx -> outbox.publishAll(tx.dsl(), events));
+  }
+
+  private OutboxEventsRecord row(UUID id) {
+    return mapped.selectFrom(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.eq(id)).fetchSingle();
+  }
+
+  @Test
+  void fourRelaysDrainTenThousandEventsPublishingEachExactlyOnce() {
+    List<UUID> ids = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      ids.addAll(write(1_000, "agg-" + i));
+    }
+    ScriptedPublisher publisher = new ScriptedPublisher();
+    for (int i = 0; i < 4; i++) {
+      relay(publisher, RelayConfig.builder().name("r" + i).batchSize(100).build()).start();
+    }
+
+    await().atMost(Duration.ofMinutes(2)).until(() -> admin.pendingCount() == 0);
+
+    assertThat(publisher.acknowledgements).hasSize(10_000).containsOnlyKeys(ids);
+    assertThat(publisher.acknowledgements.values()).allMatch(n -> n.get() == 1);
+    assertThat(publisher.attempted).hasSize(10_000);
+    assertThat(mapped.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.PROCESSED_AT.isNotNull()))
+        .isEqualTo(10_000);
+  }
+
+  @Test
+  void retriesWithGrowingBackoffThenDeadLettersWhileHealthyEventsPass() throws Exception {
+    MutableClock clock = new MutableClock(Instant.now().truncatedTo(ChronoUnit.MILLIS));
+    List<UUID> poison = write(3, "poison");
+    List<UUID> healthy = write(5, "healthy");
+    ScriptedPublisher publisher =
+        new ScriptedPublisher()
+            .answer(
+                m ->
+                    m.aggregateId().equals("poison")
+                        ? PublishResult.retryable("broker said no to " + m.id())
+                        : PublishResult.published());
+    OutboxRelay relay =
+        relay(
+            publisher,
+            RelayConfig.builder()
+                .maxAttempts(3)
+                .backoff(
+                    Backoff.exponential(Duration.ofSeconds(1), Duration.ofMinutes(1)).withJitter(0))
+                .build(),
+            clock);
+
+    assertThat(relay.runOnce()).isEqualTo(8);
+    assertThat(publisher.acknowledgements).containsOnlyKeys(healthy);
+    assertRetry(poison, 1, clock.instant().plusSeconds(1));
+
+    assertThat(relay.runOnce()).as("nothing is due before its retry time").isZero();
+
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(relay.runOnce()).isEqualTo(3);
+    assertRetry(poison, 2, clock.instant().plusSeconds(2));
+
+    clock.advance(Duration.ofSeconds(2));
+    assertThat(relay.runOnce()).isEqualTo(3);
+    for (UUID id : poison) {
+      OutboxEventsRecord r = row(id);
+      assertThat(r.getAttempts()).isEqualTo(3);
+      assertThat(r.getDeadLetteredAt()).isNotNull();
+      assertThat(r.getProcessedAt()).isNull();
+      assertThat(r.getLastError()).isEqualTo("broker said no to " + id);
+    }
+    assertThat(admin.deadLetterCount()).isEqualTo(3);
+    assertThat(admin.pendingCount()).isZero();
+    clock.advance(Duration.ofHours(1));
+    assertThat(relay.runOnce()).as("dead letters are never claimed").isZero();
+    assertThat(publisher.attempted.stream().filter(m -> m.aggregateId().equals("poison")))
+        .extracting(OutboxMessage::attempt)
+        .containsExactlyInAnyOrder(1, 1, 1, 2, 2, 2, 3, 3, 3);
+  }
+
+  private void assertRetry(List<UUID> ids, int attempts, Instant retryAfter) {
+    for (UUID id : ids) {
+      OutboxEventsRecord r = row(id);
+      assertThat(r.getAttempts()).isEqualTo(attempts);
+      assertThat(r.getRetryAfter().toInstant()).isEqualTo(retryAfter);
+      assertThat(r.getDeadLetteredAt()).isNull();
+      assertThat(r.getLastError()).startsWith("broker said no");
+    }
+  }
+
+  @Test
+  void permanentFailureDeadLettersAtOnce() throws Exception {
+    UUID bad = write(1, "too-big").get(0);
+    UUID good = write(1, "fine").get(0);
+    ScriptedPublisher publisher =
+        new ScriptedPublisher()
+            .answer(
+                m ->
+                    m.id().equals(bad)
+                        ? PublishResult.permanent(
+                            "record too large", new IllegalStateException("1 MB"))
+                        : PublishResult.published());
+    AtomicInteger deadLettered = new AtomicInteger();
+    OutboxRelay relay =
+        OutboxRelay.builder()
+            .dataSource(db.dataSource())
+            .schema(db.schema())
+            .publisher(publisher)
+            .listener(
+                new RelayListener() {
+                  @Override
+                  public void deadLettered(OutboxMessage message, PublishResult failure) {
+                    deadLettered.incrementAndGet();
+                  }
+                })
+            .build();
+
+    relay.runOnce();
+
+    assertThat(row(bad).getDeadLetteredAt()).isNotNull();
+    assertThat(row(bad).getAttempts()).isEqualTo(1);
+    assertThat(row(bad).getLastError())
+        .isEqualTo("record too large: java.lang.IllegalStateException: 1 MB");
+    assertThat(row(good).getProcessedAt()).isNotNull();
+    assertThat(deadLettered).hasValue(1);
+  }
+
+  @Test
+  void requeuedDeadLetterIsPublished() throws Exception {
+    UUID id = write(1, "flaky").get(0);
+    ScriptedPublisher publisher =
+        new ScriptedPublisher().answer(m -> PublishResult.permanent("topic missing"));
+    OutboxRelay relay = relay(publisher, RelayConfig.defaults());
+    relay.runOnce();
+    assertThat(admin.deadLetterCount()).isEqualTo(1);
+
+    publisher.answer(m -> PublishResult.published());
+    assertThat(admin.requeue(DeadLetterSelector.ids(id))).isEqualTo(1);
+    assertThat(row(id).getAttempts()).isZero();
+    assertThat(row(id).getDeadLetteredAt()).isNull();
+
+    assertThat(relay.runOnce()).isEqualTo(1);
+    assertThat(row(id).getProcessedAt()).isNotNull();
+    assertThat(publisher.acknowledgements).containsOnlyKeys(id);
+  }
+
+  @Test
+  void deleteModeRemovesPublishedRowsAndKeepsFailedOnes() throws Exception {
+    write(10, "ok");
+    UUID failing = write(1, "failing").get(0);
+    ScriptedPublisher publisher =
+        new ScriptedPublisher()
+            .answer(
+                m ->
+                    m.id().equals(failing)
+                        ? PublishResult.retryable("later")
+                        : PublishResult.published());
+    relay(publisher, RelayConfig.builder().completionMode(CompletionMode.DELETE).build()).runOnce();
+
+    assertThat(mapped.fetchCount(OUTBOX_EVENTS)).isEqualTo(1);
+    assertThat(row(failing).getAttempts()).isEqualTo(1);
+  }
+
+  @Test
+  void closeDuringABatchRollsItBackAndLosesNothing() throws Exception {
+    List<UUID> ids = write(50, "closing");
+    CountDownLatch entered = new CountDownLatch(1);
+    Publisher stuck =
+        new Publisher() {
+          @Override
+          public List<PublishResult> publish(List<OutboxMessage> messages)
+              throws InterruptedException {
+            entered.countDown();
+            new CountDownLatch(1).await(); // a broker that never answers
+            throw new AssertionError("unreachable");
+          }
+        };
+    OutboxRelay relay = relay(stuck, RelayConfig.builder().batchSize(20).build());
+    relay.start();
+    assertThat(entered.await(30, TimeUnit.SECONDS)).isTrue();
+
+    relay.close(Duration.ofMillis(200));
+
+    assertThat(relay.isRunning()).isFalse();
+    assertThat(admin.pendingCount()).isEqualTo(50);
+    assertThat(mapped.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.ATTEMPTS.gt(0))).isZero();
+    ScriptedPublisher healthy = new ScriptedPublisher();
+    OutboxRelay next = relay(healthy, RelayConfig.builder().batchSize(20).build());
+    next.start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> admin.pendingCount() == 0);
+    assertThat(healthy.acknowledgements).containsOnlyKeys(ids);
+  }
+
+  @Test
+  void closeLetsTheInFlightBatchCommitWithinTheDeadline() throws Exception {
+    List<UUID> ids = write(10, "finishing");
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    ScriptedPublisher recorder = new ScriptedPublisher();
+    Publisher slow =
+        messages -> {
+          entered.countDown();
+          release.await();
+          return recorder.publish(messages);
+        };
+    OutboxRelay relay = relay(slow, RelayConfig.defaults());
+    relay.start();
+    assertThat(entered.await(30, TimeUnit.SECONDS)).isTrue();
+
+    Thread closer = new Thread(() -> relay.close(Duration.ofSeconds(30)));
+    closer.start();
+    release.countDown();
+    closer.join();
+
+    assertThat(admin.pendingCount()).isZero();
+    assertThat(recorder.acknowledgements).containsOnlyKeys(ids);
+  }
+
+  @Test
+  void survivesAThrowingOrMisbehavingPublisherAndCarriesOn() {
+    List<UUID> ids = write(30, "survivor");
+    AtomicInteger calls = new AtomicInteger();
+    ScriptedPublisher recorder = new ScriptedPublisher();
+    Publisher erratic =
+        messages -> {
+          int call = calls.incrementAndGet();
+          if (call == 1) {
+            throw new IllegalStateException("client exploded");
+          }
+          if (call == 2) {
+            return List.of(PublishResult.published()); // wrong count: must not complete anything
+          }
+          return recorder.publish(messages);
+        };
+    relay(
+            erratic,
+            RelayConfig.builder()
+                .backoff(Backoff.exponential(Duration.ofMillis(10), Duration.ofMillis(10)))
+                .build())
+        .start();
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> admin.pendingCount() == 0);
+    assertThat(recorder.acknowledgements).containsOnlyKeys(ids);
+    assertThat(mapped.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.ATTEMPTS.eq(2))).isEqualTo(30);
+  }
+
+  @Test
+  void survivesLostDatabaseConnections() {
+    String app = "relay-" + UUID.randomUUID();
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(TestDatabase.jdbcUrl());
+    config.setUsername("postgres");
+    config.setMaximumPoolSize(2);
+    config.addDataSourceProperty("ApplicationName", app);
+    try (HikariDataSource relayPool = new HikariDataSource(config)) {
+      ScriptedPublisher publisher = new ScriptedPublisher();
+      OutboxRelay relay =
+          OutboxRelay.builder()
+              .dataSource(relayPool)
+              .schema(db.schema())
+              .publisher(publisher)
+              .config(RelayConfig.builder().maxPollInterval(Duration.ofMillis(50)).build())
+              .build();
+      relays.add(relay);
+      relay.start();
+      List<UUID> first = write(5, "before");
+      await().atMost(Duration.ofSeconds(30)).until(() -> admin.pendingCount() == 0);
+
+      int killed =
+          dsl.resultQuery(
+                  "select count(pg_terminate_backend(pid)) from pg_stat_activity"
+                      + " where application_name = ?",
+                  app)
+              .fetchOne(0, Integer.class);
+      assertThat(killed).isPositive();
+      List<UUID> second = write(5, "after");
+
+      await().atMost(Duration.ofSeconds(30)).until(() -> admin.pendingCount() == 0);
+      assertThat(publisher.acknowledgements.keySet()).containsAll(first).containsAll(second);
+      assertThat(relay.isRunning()).isTrue();
+    }
+  }
+
+  @Test
+  void wakeUpAfterCommitPublishesWithoutWaitingForThePoll() {
+    ScriptedPublisher publisher = new ScriptedPublisher();
+    OutboxRelay relay =
+        relay(
+            publisher,
+            RelayConfig.builder()
+                .minPollInterval(Duration.ofMinutes(5))
+                .maxPollInterval(Duration.ofMinutes(5))
+                .build());
+    Outbox waking = Outbox.builder().schema(db.schema()).afterCommit(relay::wakeUp).build();
+    DSLContext listening = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+    listening.configuration().set(waking.transactionListener());
+    relay.start();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> publisher.batches.get() == 0 && relay.isRunning());
+
+    UUID id =
+        listening.transactionResult(
+            tx -> waking.publish(tx.dsl(), "order", "w", "order.created", "{}"));
+
+    // The relay polls every 5 minutes: only the wake-up can publish within this wait.
+    await().atMost(Duration.ofSeconds(30)).until(() -> publisher.acknowledgements.containsKey(id));
+  }
+
+  @Test
+  void startTwiceOrAfterCloseIsRefusedAndCloseIsIdempotent() {
+    OutboxRelay relay = relay(new ScriptedPublisher(), RelayConfig.defaults());
+    relay.start();
+    assertThatThrownBy(relay::start).isInstanceOf(IllegalStateException.class);
+    relay.close();
+    relay.close();
+    assertThatThrownBy(relay::start).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void workerThreadsAreNamedAfterTheRelay() {
+    OutboxRelay relay =
+        relay(new ScriptedPublisher(), RelayConfig.builder().name("billing").workers(2).build());
+    relay.start();
+    assertThat(Thread.getAllStackTraces().keySet())
+        .extracting(Thread::getName)
+        .contains("outbox-relay-billing-worker-1", "outbox-relay-billing-worker-2");
+  }
+
+  @Test
+  void builderRejectsMissingPiecesAndConfigRejectsBadValues() {
+    assertThatThrownBy(() -> OutboxRelay.builder().publisher(new ScriptedPublisher()).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("dataSource");
+    assertThatThrownBy(() -> OutboxRelay.builder().dataSource(db.dataSource()).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("publisher");
+    assertThatThrownBy(() -> RelayConfig.builder().batchSize(0).build())
+        .hasMessageContaining("batchSize")
+        .hasMessageContaining("10000");
+    assertThatThrownBy(() -> RelayConfig.builder().workers(65).build())
+        .hasMessageContaining("workers")
+        .hasMessageContaining("64");
+    assertThatThrownBy(() -> RelayConfig.builder().maxAttempts(0).build())
+        .hasMessageContaining("maxAttempts");
+    assertThatThrownBy(
+            () ->
+                RelayConfig.builder()
+                    .minPollInterval(Duration.ofSeconds(2))
+                    .maxPollInterval(Duration.ofSeconds(1))
+                    .build())
+        .hasMessageContaining("maxPollInterval");
+    assertThatThrownBy(() -> RelayConfig.builder().name("has space").build())
+        .hasMessageContaining("name");
+    assertThatThrownBy(() -> Backoff.exponential(Duration.ZERO, Duration.ofSeconds(1)))
+        .hasMessageContaining("initialDelay");
+    assertThatThrownBy(() -> Backoff.defaults().withJitter(1.5)).hasMessageContaining("jitter");
+  }
+}

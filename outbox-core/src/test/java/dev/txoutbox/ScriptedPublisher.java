@@ -1,0 +1,52 @@
+package dev.txoutbox;
+
+import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.spi.Publisher;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+/**
+ * A fake broker for relay tests: answers each message with a scripted result and records every
+ * message it was asked to publish and every one it acknowledged.
+ */
+final class ScriptedPublisher implements Publisher {
+
+  private volatile Function<OutboxMessage, PublishResult> script = m -> PublishResult.published();
+  final ConcurrentLinkedQueue<OutboxMessage> attempted = new ConcurrentLinkedQueue<>();
+  final ConcurrentLinkedQueue<OutboxMessage> acknowledged = new ConcurrentLinkedQueue<>();
+  final Map<UUID, AtomicInteger> acknowledgements = new ConcurrentHashMap<>();
+  final AtomicInteger batches = new AtomicInteger();
+
+  ScriptedPublisher answer(Function<OutboxMessage, PublishResult> script) {
+    this.script = script;
+    return this;
+  }
+
+  @Override
+  public List<PublishResult> publish(List<OutboxMessage> messages) throws InterruptedException {
+    batches.incrementAndGet();
+    List<PublishResult> results = new ArrayList<>(messages.size());
+    for (OutboxMessage m : messages) {
+      attempted.add(m);
+      PublishResult r = script.apply(m);
+      if (r.isPublished()) {
+        acknowledged.add(m);
+        acknowledgements.computeIfAbsent(m.id(), id -> new AtomicInteger()).incrementAndGet();
+      }
+      results.add(r);
+    }
+    return results;
+  }
+
+  @Override
+  public String name() {
+    return "scripted";
+  }
+}

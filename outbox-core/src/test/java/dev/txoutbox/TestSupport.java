@@ -1,0 +1,18 @@
+package dev.txoutbox;
+
+import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.testing.TestDatabase;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+
+/** Test plumbing shared by the core tests. */
+final class TestSupport {
+  private TestSupport() {}
+
+  /** A context that renders the generated model into the test's schema. */
+  static DSLContext mapped(TestDatabase db) {
+    return DSL.using(
+        db.dataSource(), SQLDialect.POSTGRES, OutboxSchema.withSchema(null, db.schema()));
+  }
+}
