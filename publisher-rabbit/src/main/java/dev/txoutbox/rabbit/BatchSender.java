@@ -14,8 +14,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends one batch at a time per calling thread: converts every message, sends them all on a
- * borrowed confirm-mode channel, then waits for the confirms within the deadline. Thread-safe.
+ * Sends one batch per calling thread: converts and sends every message on a borrowed confirm-mode
+ * channel, then waits for the confirms within the deadline. Thread-safe.
  */
 final class BatchSender implements AutoCloseable {
 
@@ -37,11 +37,6 @@ final class BatchSender implements AutoCloseable {
   /** Sends {@code batch} and returns one outcome per message, in order. */
   List<PublishResult> send(List<OutboxMessage> batch) throws InterruptedException {
     PublishResult[] results = new PublishResult[batch.size()];
-    Prepared[] prepared = new Prepared[batch.size()];
-    for (int i = 0; i < prepared.length; i++) {
-      prepared[i] = messages.prepare(batch.get(i));
-      results[i] = prepared[i].failure();
-    }
     ConfirmChannel channel;
     Connection open;
     try {
@@ -63,7 +58,7 @@ final class BatchSender implements AutoCloseable {
     channel.begin(tracker);
     try {
       long deadline = System.nanoTime() + config.confirmTimeout().toNanos();
-      boolean allSent = sendAll(batch, prepared, results, open, channel, tracker);
+      boolean allSent = sendAll(batch, results, open, channel, tracker);
       boolean allConfirmed = tracker.await(deadline, config.confirmTimeout());
       reusable = allSent && allConfirmed;
       tracker.copyTo(results);
@@ -74,20 +69,23 @@ final class BatchSender implements AutoCloseable {
     return fillUnset(results, PublishResult.retryable("not sent: the RabbitMQ channel failed"));
   }
 
-  /** Sends every message without a result yet; false if sending broke off. */
+  /**
+   * Converts and sends each message in turn; a message that can never be sent, or whose exchange is
+   * missing, gets its result at once. Returns false if sending broke off.
+   */
   private boolean sendAll(
       List<OutboxMessage> batch,
-      Prepared[] prepared,
       PublishResult[] results,
       Connection open,
       ConfirmChannel channel,
       ConfirmTracker tracker) {
     Map<String, Boolean> exchangeExists = new HashMap<>();
-    for (int i = 0; i < prepared.length; i++) {
-      if (results[i] != null) {
+    for (int i = 0; i < results.length; i++) {
+      Prepared message = messages.prepare(batch.get(i));
+      if (message.failure() != null) {
+        results[i] = message.failure();
         continue;
       }
-      Prepared message = prepared[i];
       try {
         if (!exchangeExists(open, message.exchange(), exchangeExists)) {
           results[i] = tracker.unroutable("exchange '" + message.exchange() + "' does not exist");

@@ -34,7 +34,8 @@ final class TestTopology implements AutoCloseable {
   private final Set<String> messageIds = ConcurrentHashMap.newKeySet();
   private final AtomicInteger deliveryCount = new AtomicInteger();
 
-  private TestTopology(String prefix, Map<String, Object> queueArguments, String... bindingKeys)
+  private TestTopology(
+      String prefix, boolean consume, Map<String, Object> queueArguments, String... bindingKeys)
       throws IOException, TimeoutException {
     String unique = prefix + "." + UUID.randomUUID();
     this.exchange = "txoutbox.test." + unique;
@@ -45,6 +46,9 @@ final class TestTopology implements AutoCloseable {
     channel.queueDeclare(queue, true, false, false, queueArguments);
     for (String key : bindingKeys) {
       channel.queueBind(queue, exchange, key);
+    }
+    if (!consume) {
+      return;
     }
     channel.basicConsume(
         queue,
@@ -59,13 +63,13 @@ final class TestTopology implements AutoCloseable {
 
   /** A topic exchange and a queue bound to it with {@code bindingKeys}. */
   static TestTopology create(String prefix, String... bindingKeys) throws Exception {
-    return new TestTopology(prefix, Map.of(), bindingKeys);
+    return new TestTopology(prefix, true, Map.of(), bindingKeys);
   }
 
-  /** Like {@link #create}, the queue declared with {@code queueArguments}. */
+  /** Like {@link #create}, the queue declared with {@code queueArguments} and not consumed. */
   static TestTopology withQueueArguments(
       String prefix, Map<String, Object> queueArguments, String... bindingKeys) throws Exception {
-    return new TestTopology(prefix, new HashMap<>(queueArguments), bindingKeys);
+    return new TestTopology(prefix, false, new HashMap<>(queueArguments), bindingKeys);
   }
 
   String exchange() {

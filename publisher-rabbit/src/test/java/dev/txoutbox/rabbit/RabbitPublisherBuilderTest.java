@@ -1,0 +1,132 @@
+package dev.txoutbox.rabbit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.rabbitmq.client.BuiltinExchangeType;
+import com.rabbitmq.client.ConnectionFactory;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** Configuration is validated in {@code build()}, with messages naming the option. */
+class RabbitPublisherBuilderTest {
+
+  @Test
+  void requiresABroker() {
+    assertThatThrownBy(() -> RabbitPublisher.builder().exchange("x").build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("connectionFactory or uri");
+  }
+
+  @Test
+  void refusesBothAFactoryAndAUri() {
+    assertThatThrownBy(
+            () ->
+                RabbitPublisher.builder()
+                    .connectionFactory(new ConnectionFactory())
+                    .uri("amqp://localhost")
+                    .exchange("x")
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("not both");
+  }
+
+  @Test
+  void requiresAnExchangeOrARouter() {
+    assertThatThrownBy(() -> RabbitPublisher.builder().uri("amqp://localhost").build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("exchange or router");
+  }
+
+  @Test
+  void declaringNeedsAnExchangeName() {
+    assertThatThrownBy(
+            () ->
+                RabbitPublisher.builder()
+                    .uri("amqp://localhost")
+                    .router(m -> new RabbitRouter.Route("x", "y"))
+                    .declareExchange(BuiltinExchangeType.TOPIC, true)
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("declareExchange");
+  }
+
+  @Test
+  void rejectsANonPositiveConfirmTimeout() {
+    assertThatThrownBy(
+            () ->
+                RabbitPublisher.builder()
+                    .uri("amqp://localhost")
+                    .exchange("x")
+                    .confirmTimeout(Duration.ZERO)
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("confirmTimeout");
+  }
+
+  @Test
+  void rejectsANonPositiveMaxMessageSize() {
+    assertThatThrownBy(
+            () ->
+                RabbitPublisher.builder()
+                    .uri("amqp://localhost")
+                    .exchange("x")
+                    .maxMessageBytes(0)
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxMessageBytes");
+  }
+
+  @Test
+  void rejectsNullOptionsAtOnce() {
+    assertThatThrownBy(() -> RabbitPublisher.builder().exchange(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("exchange");
+  }
+
+  @Test
+  void invalidUriIsReportedWithoutItsPassword() {
+    assertThatThrownBy(
+            () ->
+                RabbitPublisher.builder()
+                    .uri("http://app:s3cret-pw@localhost/vhost")
+                    .exchange("x")
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("uri")
+        .hasMessageContaining("app:****@localhost")
+        .hasMessageNotContaining("s3cret-pw")
+        .hasNoCause();
+  }
+
+  @Test
+  void describesItsConfigurationWithoutThePassword() {
+    RabbitPublisher publisher =
+        RabbitPublisher.builder()
+            .uri("amqp://app:s3cret-pw@rabbit.example:5673/orders")
+            .exchange("outbox")
+            .build();
+
+    assertThat(publisher.toString())
+        .contains("amqp://app@rabbit.example:5673/orders")
+        .doesNotContain("s3cret-pw");
+    publisher.close();
+  }
+
+  @Test
+  void masksThePasswordOfAUri() {
+    assertThat(AmqpUris.mask("amqps://user:p%40ss@host:5671/%2F"))
+        .isEqualTo("amqps://user:****@host:5671/%2F");
+    assertThat(AmqpUris.mask("amqp://host:5672")).isEqualTo("amqp://host:5672");
+  }
+
+  @Test
+  void leavesTheCallersFactoryUntouched() {
+    ConnectionFactory factory = new ConnectionFactory();
+    factory.setAutomaticRecoveryEnabled(true);
+
+    RabbitPublisher.builder().connectionFactory(factory).exchange("x").build().close();
+
+    assertThat(factory.isAutomaticRecoveryEnabled()).isTrue();
+  }
+}

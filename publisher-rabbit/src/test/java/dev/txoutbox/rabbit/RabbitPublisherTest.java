@@ -1,0 +1,410 @@
+package dev.txoutbox.rabbit;
+
+import static dev.txoutbox.rabbit.TestMessages.event;
+import static dev.txoutbox.rabbit.TestMessages.events;
+import static dev.txoutbox.rabbit.TestMessages.ids;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.BuiltinExchangeType;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.Delivery;
+import dev.txoutbox.spi.OutboxHeaders;
+import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.spi.PublishResult.Status;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The RabbitMQ publisher's own behaviour, against the real broker. */
+class RabbitPublisherTest {
+
+  private static final Duration RECEIVE_TIMEOUT = Duration.ofSeconds(30);
+
+  private final List<RabbitPublisher> publishers = new ArrayList<>();
+  private final String connectionName = "txoutbox-test-" + UUID.randomUUID();
+  private TestTopology topology;
+
+  @BeforeEach
+  void createTopology() throws Exception {
+    topology = TestTopology.create("publisher", "order.*");
+  }
+
+  @AfterEach
+  void cleanUp() throws Exception {
+    publishers.forEach(RabbitPublisher::close);
+    topology.close();
+  }
+
+  private RabbitPublisher.Builder builder() {
+    return RabbitPublisher.builder()
+        .connectionFactory(RabbitTestBroker.factory())
+        .exchange(topology.exchange())
+        .connectionName(connectionName);
+  }
+
+  private RabbitPublisher publisher(RabbitPublisher.Builder builder) {
+    RabbitPublisher publisher = builder.build();
+    publishers.add(publisher);
+    return publisher;
+  }
+
+  @Test
+  void setsAmqpPropertiesAndIdentityHeadersOnEveryMessage() throws Exception {
+    RabbitPublisher publisher = publisher(builder());
+    OutboxMessage sent =
+        new OutboxMessage(
+            UUID.randomUUID(),
+            42,
+            "order",
+            "o-7",
+            "order.created",
+            "{\"total\":12.5}",
+            Map.of("traceparent", "00-abc-def-01", OutboxHeaders.EVENT_ID, "forged"),
+            Instant.parse("2026-11-30T06:50:38.123Z"),
+            2);
+
+    assertThat(publisher.publish(List.of(sent))).containsExactly(PublishResult.published());
+
+    Delivery delivery = topology.take(1, RECEIVE_TIMEOUT).get(0);
+    AMQP.BasicProperties properties = delivery.getProperties();
+    assertThat(properties.getMessageId()).isEqualTo(sent.id().toString());
+    assertThat(properties.getType()).isEqualTo("order.created");
+    assertThat(properties.getContentType()).isEqualTo("application/json");
+    assertThat(properties.getDeliveryMode()).isEqualTo(2);
+    assertThat(properties.getTimestamp().toInstant()).isEqualTo("2026-11-30T06:50:38Z");
+    assertThat(delivery.getEnvelope().getRoutingKey()).isEqualTo("order.created");
+    assertThat(RabbitPublisherContractTest.received(delivery).headers())
+        .containsEntry(OutboxHeaders.EVENT_ID, sent.id().toString())
+        .containsEntry(OutboxHeaders.EVENT_TYPE, "order.created")
+        .containsEntry(OutboxHeaders.AGGREGATE_TYPE, "order")
+        .containsEntry(OutboxHeaders.AGGREGATE_ID, "o-7")
+        .containsEntry(OutboxHeaders.CREATED_AT, "2026-11-30T06:50:38.123Z")
+        .containsEntry("traceparent", "00-abc-def-01");
+  }
+
+  @Test
+  void unroutableMessageFailsRetryablyAlthoughTheBrokerAcksIt() throws Exception {
+    RabbitPublisher publisher = publisher(builder());
+    OutboxMessage routed = event("order.created");
+    OutboxMessage unroutable = event("invoice.created");
+
+    List<PublishResult> results = publisher.publish(List.of(routed, unroutable));
+
+    assertThat(results.get(0).isPublished()).isTrue();
+    assertThat(results.get(1).status()).isEqualTo(Status.RETRYABLE_FAILURE);
+    assertThat(results.get(1).reason()).contains("312").contains("NO_ROUTE");
+    assertThat(topology.take(2, Duration.ofMillis(500)))
+        .extracting(d -> d.getProperties().getMessageId())
+        .containsExactly(routed.id().toString());
+  }
+
+  @Test
+  void unroutableMessageReachesAQueueBoundLater() throws Exception {
+    RabbitPublisher publisher = publisher(builder());
+    OutboxMessage early = event("invoice.created");
+    assertThat(publisher.publish(List.of(early)).get(0).isPublished()).isFalse();
+
+    topology.bind("invoice.*");
+
+    assertThat(publisher.publish(List.of(early)).get(0).isPublished()).isTrue();
+    assertThat(topology.take(1, RECEIVE_TIMEOUT)).hasSize(1);
+  }
+
+  @Test
+  void unroutableMessageIsADeadLetterWhenConfigured() throws Exception {
+    RabbitPublisher publisher = publisher(builder().unroutableIsPermanent(true));
+
+    PublishResult result = publisher.publish(List.of(event("invoice.created"))).get(0);
+
+    assertThat(result.isPermanent()).isTrue();
+  }
+
+  @Test
+  void routerChoosesExchangeAndRoutingKeyPerEvent() throws Exception {
+    String other = topology.declareOtherExchange("other", "by-aggregate.#");
+    RabbitPublisher publisher =
+        publisher(
+            builder()
+                .router(
+                    m ->
+                        m.aggregateType().equals("payment")
+                            ? new RabbitRouter.Route(other, "by-aggregate." + m.aggregateId())
+                            : new RabbitRouter.Route(topology.exchange(), m.eventType())));
+    OutboxMessage payment = event("payment", "p-9", "payment.settled", "{}");
+    OutboxMessage order = event("order.created");
+
+    assertThat(publisher.publish(List.of(payment, order))).allMatch(PublishResult::isPublished);
+
+    assertThat(topology.take(2, RECEIVE_TIMEOUT))
+        .extracting(d -> d.getEnvelope().getExchange() + " " + d.getEnvelope().getRoutingKey())
+        .containsExactlyInAnyOrder(
+            other + " by-aggregate.p-9", topology.exchange() + " order.created");
+  }
+
+  @Test
+  void messageToAMissingExchangeFailsAloneAndItsNeighboursArePublished() throws Exception {
+    String missing = topology.exchange() + ".missing";
+    RabbitPublisher publisher =
+        publisher(
+            builder()
+                .router(
+                    m ->
+                        new RabbitRouter.Route(
+                            m.aggregateId().equals("lost") ? missing : topology.exchange(),
+                            m.eventType())));
+    OutboxMessage lost = event("order", "lost", "order.created", "{}");
+    List<OutboxMessage> batch = List.of(event("order.created"), lost, event("order.created"));
+
+    List<PublishResult> results = publisher.publish(batch);
+
+    assertThat(results)
+        .extracting(PublishResult::status)
+        .containsExactly(Status.PUBLISHED, Status.RETRYABLE_FAILURE, Status.PUBLISHED);
+    assertThat(results.get(1).reason()).contains("does not exist");
+    assertThat(topology.take(2, RECEIVE_TIMEOUT)).hasSize(2);
+  }
+
+  @Test
+  void exchangeDeletedAfterUseIsCheckedAgainAfterOneFailedBatch() throws Exception {
+    String doomed = topology.declareOtherExchange("doomed", "order.*");
+    RabbitPublisher publisher =
+        publisher(
+            builder()
+                .router(
+                    m ->
+                        new RabbitRouter.Route(
+                            m.aggregateId().equals("doomed") ? doomed : topology.exchange(),
+                            m.eventType())));
+    OutboxMessage toDoomed = event("order", "doomed", "order.created", "{}");
+    assertThat(publisher.publish(List.of(toDoomed))).allMatch(PublishResult::isPublished);
+    topology.channel().exchangeDelete(doomed);
+
+    List<PublishResult> whileUnknown = publisher.publish(List.of(event("order.created"), toDoomed));
+    List<PublishResult> afterCheck = publisher.publish(List.of(event("order.created"), toDoomed));
+
+    assertThat(whileUnknown).noneMatch(PublishResult::isPermanent);
+    assertThat(whileUnknown.get(1).isPublished()).isFalse();
+    assertThat(afterCheck)
+        .extracting(PublishResult::status)
+        .containsExactly(Status.PUBLISHED, Status.RETRYABLE_FAILURE);
+  }
+
+  @Test
+  void nackedMessagesAreRetryableFailures() throws Exception {
+    topology.close();
+    topology =
+        TestTopology.withQueueArguments(
+            "nack", Map.of("x-max-length", 1, "x-overflow", "reject-publish"), "order.*");
+    RabbitPublisher publisher = publisher(builder());
+
+    List<PublishResult> results = publisher.publish(events(3, "order.created"));
+
+    assertThat(results.get(0).isPublished()).isTrue();
+    assertThat(results.subList(1, 3))
+        .allSatisfy(
+            r -> {
+              assertThat(r.status()).isEqualTo(Status.RETRYABLE_FAILURE);
+              assertThat(r.reason()).contains("nack");
+            });
+  }
+
+  @Test
+  void oversizedMessageFailsPermanentlyAndIsNotSent() throws Exception {
+    RabbitPublisher publisher = publisher(builder().maxMessageBytes(64));
+    OutboxMessage big =
+        event("order", "o", "order.created", "{\"pad\":\"" + "x".repeat(64) + "\"}");
+    OutboxMessage small = event("order.created");
+
+    List<PublishResult> results = publisher.publish(List.of(big, small));
+
+    assertThat(results.get(0).isPermanent()).isTrue();
+    assertThat(results.get(0).reason()).contains("maxMessageBytes");
+    assertThat(results.get(1).isPublished()).isTrue();
+    assertThat(topology.take(2, Duration.ofMillis(500)))
+        .extracting(d -> d.getProperties().getMessageId())
+        .containsExactly(small.id().toString());
+  }
+
+  @Test
+  void routingKeyLongerThanAmqpAllowsFailsPermanently() throws Exception {
+    RabbitPublisher publisher = publisher(builder());
+
+    List<PublishResult> results =
+        publisher.publish(List.of(event("order." + "é".repeat(200)), event("order.created")));
+
+    assertThat(results.get(0).isPermanent()).isTrue();
+    assertThat(results.get(0).reason()).contains("routing key");
+    assertThat(results.get(1).isPublished()).isTrue();
+  }
+
+  @Test
+  void routerThatThrowsFailsOnlyItsEvent() throws Exception {
+    RabbitPublisher publisher =
+        publisher(
+            builder()
+                .router(
+                    m -> {
+                      if (m.aggregateId().equals("bad")) {
+                        throw new IllegalArgumentException("no route for bad");
+                      }
+                      return new RabbitRouter.Route(topology.exchange(), m.eventType());
+                    }));
+
+    List<PublishResult> results =
+        publisher.publish(
+            List.of(event("order", "bad", "order.created", "{}"), event("order.created")));
+
+    assertThat(results.get(0).isPermanent()).isTrue();
+    assertThat(results.get(0).reason()).contains("no route for bad");
+    assertThat(results.get(1).isPublished()).isTrue();
+  }
+
+  @Test
+  void declaresTheExchangeWhenItConnects() throws Exception {
+    String declared = topology.exchange() + ".declared";
+    RabbitPublisher publisher =
+        publisher(
+            RabbitPublisher.builder()
+                .connectionFactory(RabbitTestBroker.factory())
+                .exchange(declared)
+                .declareExchange(BuiltinExchangeType.TOPIC, false));
+    try {
+      publisher.publish(List.of(event("order.created")));
+
+      assertThat(topology.channel().exchangeDeclarePassive(declared)).isNotNull();
+    } finally {
+      topology.channel().exchangeDelete(declared);
+    }
+  }
+
+  @Test
+  void concurrentBatchesEachUseAChannelOfTheirOwnAndNoChannelLeaks() throws Exception {
+    RabbitPublisher publisher = publisher(builder());
+    int threads = 6;
+    int batchesPerThread = 10;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    List<Future<List<String>>> futures = new ArrayList<>();
+    try {
+      for (int t = 0; t < threads; t++) {
+        futures.add(
+            pool.submit(
+                () -> {
+                  List<String> published = new ArrayList<>();
+                  for (int b = 0; b < batchesPerThread; b++) {
+                    List<OutboxMessage> batch = events(50, "order.created");
+                    assertThat(publisher.publish(batch)).allMatch(PublishResult::isPublished);
+                    published.addAll(ids(batch));
+                  }
+                  return published;
+                }));
+      }
+      List<String> published = new ArrayList<>();
+      for (Future<List<String>> future : futures) {
+        published.addAll(future.get());
+      }
+
+      await()
+          .atMost(RECEIVE_TIMEOUT)
+          .untilAsserted(() -> assertThat(topology.receivedIds()).hasSize(published.size()));
+      assertThat(topology.receivedIds()).containsExactlyInAnyOrderElementsOf(published);
+      assertThat(RabbitTestBroker.channelCount(connectionName)).get().matches(n -> n <= threads);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void connectionClosedMidBatchFailsTheUnconfirmedRetryablyAndTheNextBatchReconnects()
+      throws Exception {
+    AtomicBoolean closeNow = new AtomicBoolean();
+    RabbitPublisher publisher =
+        publisher(
+            builder()
+                .router(
+                    m -> {
+                      if (m.aggregateId().equals("cut") && closeNow.compareAndSet(true, false)) {
+                        RabbitTestBroker.closeConnection(connectionName);
+                      }
+                      return new RabbitRouter.Route(topology.exchange(), m.eventType());
+                    }));
+    assertThat(publisher.publish(events(5, "order.created"))).allMatch(PublishResult::isPublished);
+    String firstConnection = RabbitTestBroker.connectionPid(connectionName).orElseThrow();
+    List<OutboxMessage> batch = new ArrayList<>(events(20, "order.created"));
+    batch.add(event("order", "cut", "order.created", "{}"));
+    batch.addAll(events(20, "order.created"));
+
+    closeNow.set(true);
+    List<PublishResult> results = publisher.publish(batch);
+
+    assertThat(results).extracting(PublishResult::status).doesNotContain(Status.PERMANENT_FAILURE);
+    assertThat(results.subList(20, 41)).noneMatch(PublishResult::isPublished);
+    List<String> publishedIds = new ArrayList<>();
+    for (int i = 0; i < batch.size(); i++) {
+      if (results.get(i).isPublished()) {
+        publishedIds.add(batch.get(i).id().toString());
+      }
+    }
+    List<OutboxMessage> after = events(10, "order.created");
+    assertThat(publisher.publish(after)).allMatch(PublishResult::isPublished);
+    assertThat(RabbitTestBroker.connectionPid(connectionName)).get().isNotEqualTo(firstConnection);
+    await()
+        .atMost(RECEIVE_TIMEOUT)
+        .untilAsserted(
+            () ->
+                assertThat(topology.receivedIds())
+                    .containsAll(publishedIds)
+                    .containsAll(ids(after)));
+  }
+
+  @Test
+  void unreachableBrokerIsARetryableFailure() throws Exception {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    ConnectionFactory factory = RabbitTestBroker.factory();
+    factory.setPort(closedPort);
+    RabbitPublisher publisher =
+        publisher(RabbitPublisher.builder().connectionFactory(factory).exchange("x"));
+
+    List<PublishResult> results = publisher.publish(events(3, "order.created"));
+
+    assertThat(results)
+        .allSatisfy(
+            r -> {
+              assertThat(r.status()).isEqualTo(Status.RETRYABLE_FAILURE);
+              assertThat(r.reason()).contains("cannot reach RabbitMQ").doesNotContain("guest:");
+            });
+  }
+
+  @Test
+  void publishAfterCloseIsRejectedAndCloseIsIdempotent() throws Exception {
+    RabbitPublisher publisher = publisher(builder());
+    publisher.publish(List.of(event("order.created")));
+
+    publisher.close();
+    publisher.close();
+
+    assertThatThrownBy(() -> publisher.publish(List.of(event("order.created"))))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> RabbitTestBroker.connectionPid(connectionName).isEmpty());
+  }
+}
