@@ -2,14 +2,11 @@ package dev.txoutbox.guice;
 
 import com.google.inject.AbstractModule;
 import com.google.inject.Inject;
-import com.google.inject.Key;
 import com.google.inject.Provider;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import com.google.inject.multibindings.Multibinder;
 import com.google.inject.multibindings.OptionalBinder;
-import com.google.inject.name.Named;
-import com.google.inject.name.Names;
 import dev.txoutbox.HeadersProvider;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxAdmin;
@@ -37,23 +34,25 @@ import org.jooq.impl.DSL;
  * RelayListener.class)}. A missing binding fails injector creation with a message saying what to
  * bind.
  *
- * <p>When you bind a {@code DataSource} and no {@code DSLContext}, this module binds a {@code
- * DSLContext} on it with the writer's {@link Outbox#transactionListener()} installed, so
- * transactions run through it wake the relay the moment they commit. The relay is not started for
- * you: call {@code injector.getInstance(OutboxRelay.class).start()} and close it at shutdown.
+ * <p>With {@link Builder#bindDslContext()}, you bind only a {@code DataSource} and this module
+ * binds a {@code DSLContext} on it with the writer's {@link Outbox#transactionListener()}
+ * installed, so transactions run through it wake the relay the moment they commit. A {@code
+ * DSLContext} of your own gets the same by {@code configuration.set(outbox.transactionListener())};
+ * without it the relay finds events at its next poll. The relay is not started for you: call {@code
+ * injector.getInstance(OutboxRelay.class).start()} and close it at shutdown.
  *
  * <p>Thread-safe once built.
  */
 public final class OutboxModule extends AbstractModule {
 
-  private static final String DEFAULT_DSL = "txoutbox.default-dsl";
-
   private final String schema;
   private final RelayConfig relayConfig;
+  private final boolean bindDslContext;
 
-  private OutboxModule(String schema, RelayConfig relayConfig) {
+  private OutboxModule(String schema, RelayConfig relayConfig, boolean bindDslContext) {
     this.schema = schema;
     this.relayConfig = relayConfig;
+    this.bindDslContext = bindDslContext;
   }
 
   /** Writer, admin and relay with default settings, in schema {@code public}. */
@@ -73,20 +72,25 @@ public final class OutboxModule extends AbstractModule {
     OptionalBinder.newOptionalBinder(binder(), PayloadSerializer.class);
     OptionalBinder.newOptionalBinder(binder(), HeadersProvider.class);
     Multibinder.newSetBinder(binder(), RelayListener.class);
-    OptionalBinder.newOptionalBinder(binder(), DSLContext.class)
-        .setDefault()
-        .to(Key.get(DSLContext.class, Names.named(DEFAULT_DSL)));
-    requestInjection(new BindingCheck(relayConfig != null));
+    OptionalBinder<DSLContext> dsl = OptionalBinder.newOptionalBinder(binder(), DSLContext.class);
+    if (bindDslContext) {
+      dsl.setBinding().toProvider(new WakingDsl()).in(Singleton.class);
+    }
+    requestInjection(new BindingCheck(relayConfig != null, bindDslContext));
   }
 
-  @Provides
-  @Singleton
-  @Named(DEFAULT_DSL)
-  DSLContext defaultDsl(Optional<DataSource> dataSource, Outbox outbox) {
-    DataSource ds = dataSource.orElseThrow(BindingCheck::missingDatabase);
-    DSLContext dsl = DSL.using(ds, SQLDialect.POSTGRES);
-    dsl.configuration().set(outbox.transactionListener());
-    return dsl;
+  /** A DSLContext on the bound DataSource whose commits wake the relay. */
+  private static final class WakingDsl implements Provider<DSLContext> {
+    @Inject Optional<DataSource> dataSource;
+    @Inject Outbox outbox;
+
+    @Override
+    public DSLContext get() {
+      DSLContext dsl =
+          DSL.using(dataSource.orElseThrow(BindingCheck::missingDatabase), SQLDialect.POSTGRES);
+      dsl.configuration().set(outbox.transactionListener());
+      return dsl;
+    }
   }
 
   @Provides
@@ -106,17 +110,17 @@ public final class OutboxModule extends AbstractModule {
 
   @Provides
   @Singleton
-  OutboxAdmin admin(Optional<DataSource> dataSource, Provider<DSLContext> dsl) {
+  OutboxAdmin admin(Optional<DataSource> dataSource, Optional<DSLContext> dsl) {
     return dataSource.isPresent()
         ? OutboxAdmin.create(dataSource.get(), schema)
-        : OutboxAdmin.create(dsl.get(), schema);
+        : OutboxAdmin.create(dsl.orElseThrow(BindingCheck::missingDatabase), schema);
   }
 
   @Provides
   @Singleton
   OutboxRelay relay(
       Optional<DataSource> dataSource,
-      Provider<DSLContext> dsl,
+      Optional<DSLContext> dsl,
       Optional<Publisher> publisher,
       Set<RelayListener> listeners) {
     if (relayConfig == null) {
@@ -131,7 +135,7 @@ public final class OutboxModule extends AbstractModule {
     if (dataSource.isPresent()) {
       builder.dataSource(dataSource.get());
     } else {
-      builder.dsl(dsl.get());
+      builder.dsl(dsl.orElseThrow(BindingCheck::missingDatabase));
     }
     listeners.forEach(builder::listener);
     return builder.build();
@@ -140,16 +144,20 @@ public final class OutboxModule extends AbstractModule {
   /** Checks at injector creation that the user bound what the module needs. */
   private static final class BindingCheck {
     private final boolean needsPublisher;
+    private final boolean needsDataSource;
 
-    BindingCheck(boolean needsPublisher) {
+    BindingCheck(boolean needsPublisher, boolean needsDataSource) {
       this.needsPublisher = needsPublisher;
+      this.needsDataSource = needsDataSource;
     }
 
     @Inject
     void verify(
-        Optional<DataSource> dataSource, Provider<DSLContext> dsl, Optional<Publisher> publisher) {
-      if (dataSource.isEmpty()) {
-        dsl.get(); // the user's DSLContext, or the default one, which reports what is missing
+        Optional<DataSource> dataSource,
+        Provider<Optional<DSLContext>> dsl,
+        Optional<Publisher> publisher) {
+      if (dataSource.isEmpty() && (needsDataSource || dsl.get().isEmpty())) {
+        throw missingDatabase();
       }
       if (needsPublisher && publisher.isEmpty()) {
         throw missingPublisher();
@@ -175,6 +183,7 @@ public final class OutboxModule extends AbstractModule {
   public static final class Builder {
     private String schema = OutboxSchema.DEFAULT_SCHEMA;
     private RelayConfig relayConfig = RelayConfig.defaults();
+    private boolean bindDslContext;
 
     private Builder() {}
 
@@ -200,11 +209,20 @@ public final class OutboxModule extends AbstractModule {
     }
 
     /**
+     * Also binds {@code DSLContext}: one on the bound {@code DataSource}, with the writer's
+     * after-commit wake-up installed. Do not bind a {@code DSLContext} yourself then.
+     */
+    public Builder bindDslContext() {
+      this.bindDslContext = true;
+      return this;
+    }
+
+    /**
      * @throws IllegalArgumentException if the schema is not a valid name
      */
     public OutboxModule build() {
       OutboxSchema.requireSchemaName(schema);
-      return new OutboxModule(schema, relayConfig);
+      return new OutboxModule(schema, relayConfig, bindDslContext);
     }
   }
 }

@@ -1,0 +1,194 @@
+package dev.txoutbox;
+
+import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.testing.TestDatabase;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class OutboxAdminTest {
+
+  private static TestDatabase db;
+  private static DSLContext dsl;
+  private static DSLContext mapped;
+  private Outbox outbox;
+  private OutboxAdmin admin;
+
+  @BeforeAll
+  static void database() {
+    db = TestDatabase.create("admin");
+    dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+    mapped = TestSupport.mapped(db);
+  }
+
+  @AfterAll
+  static void drop() {
+    db.close();
+  }
+
+  @BeforeEach
+  void clean() {
+    db.execute("TRUNCATE " + db.schema() + ".outbox_events");
+    outbox = Outbox.builder().schema(db.schema()).build();
+    admin = OutboxAdmin.create(db.dataSource(), db.schema());
+  }
+
+  private List<UUID> write(int count, String eventType) {
+    List<OutboxEvent> events = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      events.add(OutboxEvent.of("order", "o-" + i, eventType, "{}"));
+    }
+    return dsl.transactionResult(tx -> outbox.publishAll(tx.dsl(), events));
+  }
+
+  /** Dead-letters every pending event of {@code eventType} through a relay, with this error. */
+  private void deadLetter(String eventType, String error) throws InterruptedException {
+    ScriptedPublisher publisher =
+        new ScriptedPublisher()
+            .answer(
+                m ->
+                    m.eventType().equals(eventType)
+                        ? PublishResult.permanent(error.replace("#", m.aggregateId()))
+                        : PublishResult.retryable("not this time"));
+    OutboxRelay relay =
+        OutboxRelay.builder()
+            .dataSource(db.dataSource())
+            .schema(db.schema())
+            .publisher(publisher)
+            .config(RelayConfig.builder().batchSize(1000).build())
+            .build();
+    relay.runOnce();
+  }
+
+  @Test
+  void statusCountsPendingDueAndDeadLettersAndTheOldestAge() throws Exception {
+    assertThat(admin.status().oldestPendingAge()).isEmpty();
+    write(3, "order.created");
+    write(2, "order.paid");
+    deadLetter("order.paid", "no route for #");
+    // Every order.created got a retryable failure: pending, but not due for about a second.
+
+    OutboxStatus status = admin.status();
+
+    assertThat(status.pending()).isEqualTo(3);
+    assertThat(status.dueNow()).isZero();
+    assertThat(status.deadLetters()).isEqualTo(2);
+    assertThat(status.oldestPendingAge()).isPresent();
+    assertThat(status.oldestPendingAge().get()).isGreaterThanOrEqualTo(Duration.ZERO);
+    assertThat(status.processedLastMinute()).isZero();
+  }
+
+  @Test
+  void listsAndGroupsDeadLettersNewestFirst() throws Exception {
+    write(3, "order.paid");
+    deadLetter("order.paid", "topic 'orders-#' does not exist");
+    write(2, "order.shipped");
+    deadLetter("order.shipped", "record of 2000000 bytes too large");
+
+    assertThat(admin.deadLetters(null, 10)).hasSize(5);
+    assertThat(admin.deadLetters("order.paid", 10))
+        .hasSize(3)
+        .allSatisfy(
+            d -> {
+              assertThat(d.eventType()).isEqualTo("order.paid");
+              assertThat(d.lastError()).startsWith("topic 'orders-o-");
+              assertThat(d.attempts()).isEqualTo(1);
+            });
+    assertThat(admin.deadLetters(null, 2)).hasSize(2);
+    assertThat(admin.deadLetterGroups())
+        .extracting(
+            DeadLetterGroup::eventType, DeadLetterGroup::errorFingerprint, DeadLetterGroup::count)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("order.shipped", "record of ? bytes too large", 2L),
+            org.assertj.core.groups.Tuple.tuple("order.paid", "topic ? does not exist", 3L));
+    assertThatThrownBy(() -> admin.deadLetters(null, 0)).hasMessageContaining("limit");
+  }
+
+  @Test
+  void requeuesByIdByTypeAndAll() throws Exception {
+    List<UUID> paid = write(3, "order.paid");
+    deadLetter("order.paid", "x");
+    write(2, "order.shipped");
+    deadLetter("order.shipped", "y");
+    assertThat(admin.deadLetterCount()).isEqualTo(5);
+
+    assertThat(admin.count(DeadLetterSelector.ids(paid.get(0)))).isEqualTo(1);
+    assertThat(admin.requeue(DeadLetterSelector.ids(paid.get(0), UUID.randomUUID()))).isEqualTo(1);
+    assertThat(admin.requeue(DeadLetterSelector.eventType("order.shipped"))).isEqualTo(2);
+    assertThat(admin.deadLetterCount()).isEqualTo(2);
+    assertThat(admin.requeue(DeadLetterSelector.all())).isEqualTo(2);
+    assertThat(admin.deadLetterCount()).isZero();
+    assertThat(admin.status().dueNow()).isEqualTo(5);
+    assertThat(mapped.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.ATTEMPTS.ne(0))).isZero();
+  }
+
+  @Test
+  void purgeDeletesOnlyTheSelectedDeadLetters() throws Exception {
+    write(3, "order.paid");
+    write(4, "order.created");
+    deadLetter("order.paid", "x");
+
+    assertThat(admin.purge(DeadLetterSelector.eventType("order.created"))).isZero();
+    assertThat(admin.purge(DeadLetterSelector.all())).isEqualTo(3);
+    assertThat(mapped.fetchCount(OUTBOX_EVENTS)).isEqualTo(4);
+  }
+
+  @Test
+  void retentionCleanupDeletesOnlyOldProcessedRowsInChunks() throws Exception {
+    List<UUID> old = write(10, "order.created");
+    List<UUID> recent = write(4, "order.created");
+    List<UUID> pending = write(3, "order.created");
+    OffsetDateTime now = OffsetDateTime.now();
+    mapped
+        .update(OUTBOX_EVENTS)
+        .set(OUTBOX_EVENTS.PROCESSED_AT, now.minusDays(8))
+        .where(OUTBOX_EVENTS.ID.in(old))
+        .execute();
+    mapped
+        .update(OUTBOX_EVENTS)
+        .set(OUTBOX_EVENTS.PROCESSED_AT, now.minusDays(1))
+        .where(OUTBOX_EVENTS.ID.in(recent))
+        .execute();
+    // An old dead letter is not a processed row: retention must leave it to operators.
+    mapped
+        .update(OUTBOX_EVENTS)
+        .set(OUTBOX_EVENTS.DEAD_LETTERED_AT, now.minusDays(30))
+        .where(OUTBOX_EVENTS.ID.eq(pending.get(0)))
+        .execute();
+    List<Long> progress = new ArrayList<>();
+
+    long deleted = admin.cleanupProcessed(Duration.ofDays(7), 3, progress::add);
+
+    assertThat(deleted).isEqualTo(10);
+    assertThat(progress).containsExactly(3L, 6L, 9L, 10L);
+    assertThat(mapped.select(OUTBOX_EVENTS.ID).from(OUTBOX_EVENTS).fetch(OUTBOX_EVENTS.ID))
+        .containsExactlyInAnyOrderElementsOf(
+            java.util.stream.Stream.concat(recent.stream(), pending.stream()).toList());
+    assertThatThrownBy(() -> admin.cleanupProcessed(Duration.ofDays(-1), 3, n -> {}))
+        .hasMessageContaining("olderThan");
+    assertThatThrownBy(() -> admin.cleanupProcessed(Duration.ofDays(1), 0, n -> {}))
+        .hasMessageContaining("chunkSize")
+        .hasMessageContaining("100000");
+  }
+
+  @Test
+  void selectorsNeedExactlyOneKindOfSelection() {
+    assertThatThrownBy(() -> new DeadLetterSelector(java.util.Set.of(), null, false))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("exactly one");
+    assertThatThrownBy(() -> DeadLetterSelector.eventType(" ")).hasMessageContaining("eventType");
+  }
+}

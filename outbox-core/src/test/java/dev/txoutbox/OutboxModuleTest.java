@@ -1,0 +1,119 @@
+package dev.txoutbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.google.inject.AbstractModule;
+import com.google.inject.CreationException;
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import dev.txoutbox.guice.OutboxModule;
+import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.testing.TestDatabase;
+import java.time.Duration;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class OutboxModuleTest {
+
+  private static TestDatabase db;
+
+  @BeforeAll
+  static void database() {
+    db = TestDatabase.create("guice");
+  }
+
+  @AfterAll
+  static void drop() {
+    db.close();
+  }
+
+  @Test
+  void bindsWriterRelayAndAdminFromADataSourceAndAPublisher() {
+    ScriptedPublisher publisher = new ScriptedPublisher();
+    Injector injector =
+        Guice.createInjector(
+            OutboxModule.builder()
+                .schema(db.schema())
+                .bindDslContext()
+                .relay(
+                    RelayConfig.builder()
+                        .maxPollInterval(Duration.ofMinutes(5))
+                        .minPollInterval(Duration.ofMinutes(5))
+                        .build())
+                .build(),
+            new AbstractModule() {
+              @Override
+              protected void configure() {
+                bind(DataSource.class).toInstance(db.dataSource());
+                bind(Publisher.class).toInstance(publisher);
+              }
+            });
+    Outbox outbox = injector.getInstance(Outbox.class);
+    OutboxRelay relay = injector.getInstance(OutboxRelay.class);
+    DSLContext dsl = injector.getInstance(DSLContext.class);
+    assertThat(injector.getInstance(Outbox.class)).isSameAs(outbox);
+    relay.start();
+    try {
+      UUID id =
+          dsl.transactionResult(
+              tx -> outbox.publish(tx.dsl(), "order", "g", "order.created", "{}"));
+      // Polling every 5 minutes: the module's DSLContext carries the after-commit wake-up.
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> publisher.acknowledgements.containsKey(id));
+      assertThat(injector.getInstance(OutboxAdmin.class).pendingCount()).isZero();
+    } finally {
+      relay.close();
+    }
+  }
+
+  @Test
+  void acceptsAUserBoundDslContextInsteadOfADataSource() {
+    Injector injector =
+        Guice.createInjector(
+            OutboxModule.builder().schema(db.schema()).writerOnly().build(),
+            new AbstractModule() {
+              @Override
+              protected void configure() {
+                bind(DSLContext.class).toInstance(DSL.using(db.dataSource(), SQLDialect.POSTGRES));
+              }
+            });
+    assertThat(injector.getInstance(OutboxAdmin.class).deadLetterCount()).isZero();
+    assertThat(injector.getInstance(Outbox.class)).isNotNull();
+  }
+
+  @Test
+  void missingDatabaseFailsAtInjectorCreationSayingWhatToBind() {
+    assertThatThrownBy(() -> Guice.createInjector(OutboxModule.builder().writerOnly().build()))
+        .isInstanceOf(CreationException.class)
+        .hasMessageContaining("OutboxModule needs the database: bind a")
+        .hasMessageContaining("DataSource")
+        .hasMessageContaining("DSLContext");
+  }
+
+  @Test
+  void missingPublisherFailsAtInjectorCreationSayingWhatToBind() {
+    assertThatThrownBy(
+            () ->
+                Guice.createInjector(
+                    OutboxModule.create(),
+                    new AbstractModule() {
+                      @Override
+                      protected void configure() {
+                        bind(DataSource.class).toInstance(db.dataSource());
+                      }
+                    }))
+        .isInstanceOf(CreationException.class)
+        .hasMessageContaining("relay needs a")
+        .hasMessageContaining("Publisher")
+        .hasMessageContaining("writerOnly()");
+  }
+}
