@@ -68,25 +68,26 @@ final class PublishRun {
       CompletableFuture.allOf(lanes.toArray(CompletableFuture[]::new))
           .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
-      stop();
+      // what has no result yet is reported as unfinished below
     } catch (InterruptedException e) {
-      stop();
+      over = true;
+      cancelInFlight();
       throw e;
     } catch (ExecutionException e) {
-      stop();
       unfinished =
           PublishResult.retryable("publishing to SQS failed: " + e.getCause(), e.getCause());
     }
+    over = true;
     List<PublishResult> list = new ArrayList<>(results.length());
     for (int i = 0; i < results.length(); i++) {
       results.compareAndSet(i, null, unfinished);
       list.add(results.get(i));
     }
+    cancelInFlight(); // after sealing, so a cancelled request cannot overwrite "unfinished"
     return list;
   }
 
-  private void stop() {
-    over = true;
+  private void cancelInFlight() {
     inFlight.forEach(request -> request.cancel(true));
   }
 }

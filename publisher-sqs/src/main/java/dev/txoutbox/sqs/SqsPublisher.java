@@ -33,8 +33,9 @@ import software.amazon.awssdk.services.sqs.SqsAsyncClient;
  * <ol>
  *   <li>Routes each message to a queue ({@link SqsQueueRouter}); a message without a queue is a
  *       permanent failure.
- *   <li>Builds its attributes ({@link SqsHeaders}) and measures it: body plus attributes over
- *       {@link Builder#maxMessageBytes} is a permanent failure, found before anything is sent.
+ *   <li>Builds its attributes ({@link SqsHeaders}) and checks it: body plus attributes over {@link
+ *       Builder#maxMessageBytes}, or a body with characters SQS does not accept, is a permanent
+ *       failure found before anything is sent, so it never fails the request of its neighbours.
  *   <li>Cuts each queue's messages into requests of at most 10 entries and {@link
  *       Builder#maxBatchBytes}, and sends them all at once — except that on a FIFO queue the
  *       requests carrying one message group go one after the other, in order.
@@ -152,6 +153,16 @@ public final class SqsPublisher implements Publisher {
                   + encoded.size()
                   + " bytes (body and attributes), over the SQS limit of "
                   + maxMessageBytes));
+      return;
+    }
+    int invalid = SqsText.firstInvalidChar(message.payload());
+    if (invalid >= 0) {
+      run.complete(
+          index,
+          PublishResult.permanent(
+              String.format(
+                  "payload holds U+%04X at index %d, a character SQS does not accept",
+                  message.payload().codePointAt(invalid), invalid)));
       return;
     }
     String groupId = QueueResolver.isFifo(queue) ? SqsText.groupId(message.aggregateId()) : null;

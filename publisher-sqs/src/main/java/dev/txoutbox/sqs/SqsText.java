@@ -72,6 +72,11 @@ final class SqsText {
    * #xD | #x20-#xD7FF | #xE000-#xFFFD | #x10000-#x10FFFF}.
    */
   static boolean isValidText(String text) {
+    return firstInvalidChar(text) < 0;
+  }
+
+  /** The index of the first character of {@code text} that SQS refuses, or -1 if none. */
+  static int firstInvalidChar(String text) {
     for (int i = 0; i < text.length(); ) {
       int c = text.codePointAt(i);
       boolean allowed =
@@ -82,11 +87,11 @@ final class SqsText {
               || (c >= 0xE000 && c <= 0xFFFD)
               || (c >= 0x10000 && c <= 0x10FFFF);
       if (!allowed) {
-        return false;
+        return i;
       }
       i += Character.charCount(c);
     }
-    return true;
+    return -1;
   }
 
   /**

@@ -34,6 +34,7 @@ final class ElasticMq implements AutoCloseable {
   private final SQSRestServer server;
   private final SqsAsyncClient client;
   private final List<SendMessageBatchRequest> batchRequests = new CopyOnWriteArrayList<>();
+  private volatile String rejectMarker;
 
   private ElasticMq() {
     server = SQSRestServerBuilder.withInterface("127.0.0.1").withDynamicPort().start();
@@ -59,6 +60,15 @@ final class ElasticMq implements AutoCloseable {
   /** Every SendMessageBatch request sent through {@link #client()}, in order. */
   List<SendMessageBatchRequest> batchRequests() {
     return batchRequests;
+  }
+
+  /**
+   * Makes SQS itself refuse, as the sender's fault, every batch entry whose body contains {@code
+   * marker}: the client appends a control character to such a body after the publisher has checked
+   * it, and ElasticMQ answers with a per-entry {@code InvalidMessageContents}. {@code null} stops.
+   */
+  void rejectEntriesContaining(String marker) {
+    this.rejectMarker = marker;
   }
 
   /** Creates a queue with a unique name starting with {@code prefix}; returns its name. */
@@ -153,6 +163,24 @@ final class ElasticMq implements AutoCloseable {
       if (request instanceof SendMessageBatchRequest batch) {
         batchRequests.add(batch);
       }
+    }
+
+    @Override
+    public SdkRequest modifyRequest(Context.ModifyRequest context, ExecutionAttributes attributes) {
+      String marker = rejectMarker;
+      if (marker == null || !(context.request() instanceof SendMessageBatchRequest batch)) {
+        return context.request();
+      }
+      return batch.toBuilder()
+          .entries(
+              batch.entries().stream()
+                  .map(
+                      e ->
+                          e.messageBody().contains(marker)
+                              ? e.toBuilder().messageBody(e.messageBody() + "\u0001").build()
+                              : e)
+                  .toList())
+          .build();
     }
   }
 }

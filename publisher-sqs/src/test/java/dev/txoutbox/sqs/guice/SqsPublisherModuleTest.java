@@ -1,0 +1,79 @@
+package dev.txoutbox.sqs.guice;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.inject.AbstractModule;
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import com.google.inject.Key;
+import com.google.inject.TypeLiteral;
+import com.google.inject.multibindings.OptionalBinder;
+import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.sqs.FakeSqs;
+import dev.txoutbox.sqs.SqsPublisher;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+
+class SqsPublisherModuleTest {
+
+  private static final class ClientModule extends AbstractModule {
+    final SqsAsyncClient client = new FakeSqs();
+
+    @Override
+    protected void configure() {
+      bind(SqsAsyncClient.class).toInstance(client);
+    }
+  }
+
+  @Test
+  void bindsOneSqsPublisherOnTheBoundClient() {
+    ClientModule clients = new ClientModule();
+    try (SqsAsyncClient client = clients.client) {
+      Injector injector =
+          Guice.createInjector(clients, SqsPublisherModule.routes(Map.of("order", "orders")));
+
+      Publisher publisher = injector.getInstance(Publisher.class);
+
+      assertThat(publisher).isInstanceOf(SqsPublisher.class);
+      assertThat(injector.getInstance(Publisher.class)).isSameAs(publisher);
+      publisher.close();
+    }
+  }
+
+  @Test
+  void passesTheBuilderToTheConfiguration() {
+    ClientModule clients = new ClientModule();
+    try (SqsAsyncClient client = clients.client) {
+      Injector injector =
+          Guice.createInjector(
+              clients,
+              new SqsPublisherModule(
+                  b -> b.route("order", "orders").requestTimeout(Duration.ofSeconds(3))));
+
+      assertThat(injector.getInstance(Publisher.class).toString()).contains("requestTimeout=PT3S");
+    }
+  }
+
+  @Test
+  void fillsTheOptionalPublisherThatTheOutboxModuleDeclares() {
+    ClientModule clients = new ClientModule();
+    try (SqsAsyncClient client = clients.client) {
+      Injector injector =
+          Guice.createInjector(
+              clients,
+              SqsPublisherModule.routes(Map.of("order", "orders")),
+              new AbstractModule() {
+                @Override
+                protected void configure() {
+                  OptionalBinder.newOptionalBinder(binder(), Publisher.class);
+                }
+              });
+
+      assertThat(injector.getInstance(Key.get(new TypeLiteral<Optional<Publisher>>() {})))
+          .containsInstanceOf(SqsPublisher.class);
+    }
+  }
+}
