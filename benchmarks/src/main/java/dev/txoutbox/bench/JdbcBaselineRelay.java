@@ -1,0 +1,85 @@
+package dev.txoutbox.bench;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import javax.sql.DataSource;
+
+/**
+ * The reference point: a hand-written JDBC relay doing the same cycle as txoutbox (claim a batch
+ * with the same columns, FOR UPDATE SKIP LOCKED, then one UPDATE ... WHERE id = ANY(?), commit)
+ * with no publisher at all. Plain SQL on purpose: it measures what the database allows, without
+ * jOOQ or the relay's own work.
+ */
+final class JdbcBaselineRelay {
+
+  private static final String CLAIM =
+      "select id, seq, aggregate_type, aggregate_id, event_type, payload, headers, created_at,"
+          + " attempts from "
+          + BenchDatabase.SCHEMA
+          + ".outbox_events where processed_at is null and dead_lettered_at is null"
+          + " and (retry_after is null or retry_after <= now()) order by seq limit ?"
+          + " for update skip locked";
+  private static final String MARK =
+      "update "
+          + BenchDatabase.SCHEMA
+          + ".outbox_events set processed_at = now() where id = any(?)";
+
+  private JdbcBaselineRelay() {}
+
+  /** Drains the outbox with {@code workers} threads; returns the number of events marked. */
+  static long drain(DataSource dataSource, int workers, int batchSize) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(workers);
+    try {
+      List<Future<Long>> results = new ArrayList<>();
+      for (int i = 0; i < workers; i++) {
+        results.add(pool.submit(() -> loop(dataSource, batchSize)));
+      }
+      long total = 0;
+      for (Future<Long> f : results) {
+        total += f.get();
+      }
+      return total;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static long loop(DataSource dataSource, int batchSize) throws SQLException {
+    long total = 0;
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try (PreparedStatement claim = c.prepareStatement(CLAIM);
+          PreparedStatement mark = c.prepareStatement(MARK)) {
+        while (true) {
+          claim.setInt(1, batchSize);
+          List<UUID> ids = new ArrayList<>(batchSize);
+          try (ResultSet rs = claim.executeQuery()) {
+            while (rs.next()) {
+              ids.add(rs.getObject(1, UUID.class));
+              rs.getString(6); // read the payload and headers as a real relay would
+              rs.getString(7);
+            }
+          }
+          if (ids.isEmpty()) {
+            c.commit();
+            return total;
+          }
+          Array array = c.createArrayOf("uuid", ids.toArray());
+          mark.setArray(1, array);
+          mark.executeUpdate();
+          c.commit();
+          total += ids.size();
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,37 @@
+package dev.txoutbox.bench;
+
+import dev.txoutbox.kafka.KafkaPublisher;
+import dev.txoutbox.kafka.testing.EmbeddedKafka;
+import dev.txoutbox.spi.Publisher;
+import java.util.Map;
+
+/** A real KRaft broker in a child JVM, one topic of 3 partitions. */
+final class KafkaTarget implements Target {
+
+  private static final String TOPIC = "bench-orders";
+
+  private final EmbeddedKafka kafka;
+
+  KafkaTarget() {
+    kafka = EmbeddedKafka.startDefault();
+    kafka.createTopic(TOPIC, 3, Map.of());
+  }
+
+  @Override
+  public String name() {
+    return "kafka";
+  }
+
+  @Override
+  public Publisher publisher() {
+    return KafkaPublisher.builder()
+        .bootstrapServers(kafka.bootstrapServers())
+        .topics(Map.of("order", TOPIC))
+        .build();
+  }
+
+  @Override
+  public void close() {
+    kafka.close();
+  }
+}
