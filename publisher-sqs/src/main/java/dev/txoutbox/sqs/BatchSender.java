@@ -124,11 +124,19 @@ final class BatchSender {
     if (!run.isOver()) {
       log.warn("SendMessageBatch of {} messages failed: {}", batch.size(), failure.reason());
     }
-    for (Entry e : batch) {
-      run.complete(e.index(), failure);
-      if (e.groupId() != null) {
-        failedGroups.add(e.groupId());
-      }
+    batch.forEach(e -> outcome(run, e, failure, failedGroups));
+  }
+
+  /**
+   * Records a failure; after a retryable one, the rest of the message's FIFO group is held back. A
+   * permanent failure holds nothing back: its event becomes a dead letter and will not come first
+   * however long its successors wait.
+   */
+  private static void outcome(
+      PublishRun run, Entry e, PublishResult failure, Set<String> failedGroups) {
+    run.complete(e.index(), failure);
+    if (e.groupId() != null && !failure.isPermanent()) {
+      failedGroups.add(e.groupId());
     }
   }
 
@@ -149,20 +157,12 @@ final class BatchSender {
     for (BatchResultErrorEntry failure : response.failed()) {
       Entry e = byId.remove(failure.id());
       if (e != null) {
-        run.complete(e.index(), Failures.ofEntry(queue, failure));
-        if (e.groupId() != null) {
-          failedGroups.add(e.groupId());
-        }
+        outcome(run, e, Failures.ofEntry(queue, failure), failedGroups);
       }
     }
-    for (Entry e : byId.values()) {
-      run.complete(
-          e.index(),
-          PublishResult.retryable("SQS reported no outcome for the message on " + queue));
-      if (e.groupId() != null) {
-        failedGroups.add(e.groupId());
-      }
-    }
+    PublishResult missing =
+        PublishResult.retryable("SQS reported no outcome for the message on " + queue);
+    byId.values().forEach(e -> outcome(run, e, missing, failedGroups));
     if (log.isDebugEnabled()) {
       log.debug(
           "SendMessageBatch to {}: {} sent, {} failed",

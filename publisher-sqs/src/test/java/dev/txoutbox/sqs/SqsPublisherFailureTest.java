@@ -304,6 +304,36 @@ class SqsPublisherFailureTest {
   }
 
   @Test
+  void aPermanentlyRefusedFifoEntryHoldsNothingBack() throws Exception {
+    sqs.onBatch =
+        request -> {
+          if (!request.entries().get(0).id().equals("0")) {
+            return FakeSqs.acceptAll(request);
+          }
+          return CompletableFuture.completedFuture(
+              SendMessageBatchResponse.builder()
+                  .successful(
+                      request.entries().stream()
+                          .filter(e -> !e.id().equals("4"))
+                          .map(e -> SendMessageBatchResultEntry.builder().id(e.id()).build())
+                          .toList())
+                  .failed(
+                      BatchResultErrorEntry.builder()
+                          .id("4")
+                          .senderFault(true)
+                          .code("InvalidParameterValue")
+                          .build())
+                  .build());
+        };
+
+    List<PublishResult> results = publisher(FIFO_URL).publish(messages(12, "g"));
+
+    assertThat(results.get(4).isPermanent()).isTrue();
+    assertThat(results.subList(10, 12)).allMatch(PublishResult::isPublished);
+    assertThat(sqs.batchRequests).hasSize(2);
+  }
+
+  @Test
   void aFailedQueueLookupIsRetryableAndAskedAgainNextTime() throws Exception {
     sqs.onLookup = request -> CompletableFuture.failedFuture(SdkClientException.create("dns"));
     SqsPublisher publisher = publisher("events");
