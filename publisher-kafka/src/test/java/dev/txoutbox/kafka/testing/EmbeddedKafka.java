@@ -108,7 +108,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     return new Builder();
   }
 
-  /** Creates and starts a broker with the defaults. */
+  /** Creates and starts a broker with the defaults; the caller closes it. */
   public static EmbeddedKafka startDefault() {
     return builder().start();
   }
@@ -209,6 +209,18 @@ public final class EmbeddedKafka implements AutoCloseable {
    * within each partition.
    */
   public List<ConsumerRecord<String, byte[]>> read(String topic, int count, Duration timeout) {
+    List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
+    try (KafkaConsumer<String, byte[]> consumer = consumer()) {
+      assignAll(consumer, topic, timeout);
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (records.size() < count && System.nanoTime() < deadline) {
+        consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+      }
+    }
+    return records;
+  }
+
+  private KafkaConsumer<String, byte[]> consumer() {
     Map<String, Object> config =
         Map.of(
             ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
@@ -217,17 +229,38 @@ public final class EmbeddedKafka implements AutoCloseable {
             false,
             ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
             5_000);
+    return new KafkaConsumer<>(config, new StringDeserializer(), new ByteArrayDeserializer());
+  }
+
+  private static List<TopicPartition> assignAll(
+      KafkaConsumer<String, byte[]> consumer, String topic, Duration timeout) {
+    List<TopicPartition> partitions =
+        consumer.partitionsFor(topic, timeout).stream()
+            .map(p -> new TopicPartition(topic, p.partition()))
+            .collect(Collectors.toList());
+    consumer.assign(partitions);
+    consumer.seekToBeginning(partitions);
+    return partitions;
+  }
+
+  /**
+   * Reads every record in the topic now, from the beginning of every partition up to the end
+   * offsets at the time of the call, waiting at most {@code timeout}. Duplicates, if any, are kept.
+   *
+   * @throws IllegalStateException if the records could not all be read in time
+   */
+  public List<ConsumerRecord<String, byte[]>> readAll(String topic, Duration timeout) {
     List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
-    try (KafkaConsumer<String, byte[]> consumer =
-        new KafkaConsumer<>(config, new StringDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> partitions =
-          consumer.partitionsFor(topic, timeout).stream()
-              .map(p -> new TopicPartition(topic, p.partition()))
-              .collect(Collectors.toList());
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
+    try (KafkaConsumer<String, byte[]> consumer = consumer()) {
+      List<TopicPartition> partitions = assignAll(consumer, topic, timeout);
+      Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, timeout);
       long deadline = System.nanoTime() + timeout.toNanos();
-      while (records.size() < count && System.nanoTime() < deadline) {
+      while (!ends.entrySet().stream()
+          .allMatch(end -> consumer.position(end.getKey(), timeout) >= end.getValue())) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(
+              "read " + records.size() + " records of " + topic + " in " + timeout + ", not all");
+        }
         consumer.poll(Duration.ofMillis(200)).forEach(records::add);
       }
     }
