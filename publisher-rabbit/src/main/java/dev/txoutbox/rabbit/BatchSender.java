@@ -6,6 +6,8 @@ import dev.txoutbox.rabbit.AmqpMessages.Prepared;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import java.io.IOException;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -130,7 +132,8 @@ final class BatchSender implements AutoCloseable {
         results[i] = outcome;
       }
     }
-    return List.of(results);
+    // Not List.of: callers may ask contains(null), which List.of answers with an exception.
+    return Collections.unmodifiableList(Arrays.asList(results));
   }
 
   @Override
