@@ -3,11 +3,15 @@ package dev.txoutbox.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 class KafkaPublisherBuilderTest {
 
@@ -125,5 +129,39 @@ class KafkaPublisherBuilderTest {
       assertThatThrownBy(() -> seen.get().put("linger.ms", 1))
           .isInstanceOf(UnsupportedOperationException.class);
     }
+  }
+
+  @Test
+  void logsTheEffectiveConfigurationWithoutCredentials() {
+    Logger logger = (Logger) LoggerFactory.getLogger(KafkaPublisher.class);
+    ListAppender<ILoggingEvent> appender = new ListAppender<>();
+    appender.start();
+    logger.addAppender(appender);
+    try (KafkaPublisher publisher =
+        KafkaPublisher.builder()
+            .bootstrapServers("k:9092")
+            .producerConfig(
+                Map.of(
+                    "security.protocol", "SASL_SSL",
+                    "sasl.mechanism", "PLAIN",
+                    "sasl.jaas.config",
+                        "org.apache.kafka.common.security.plain.PlainLoginModule required"
+                            + " username=\"svc\" password=\"s3cret-jaas\";",
+                    "ssl.truststore.password", "s3cret-store"))
+            .producerFactory(config -> new MockProducer<>())
+            .build()) {
+      assertThat(appender.list)
+          .extracting(ILoggingEvent::getFormattedMessage)
+          .anySatisfy(
+              line ->
+                  assertThat(line)
+                      .contains("Kafka publisher created", "SASL_SSL", "[hidden]")
+                      .doesNotContain("s3cret"));
+    } finally {
+      logger.detachAppender(appender);
+    }
+    assertThat(appender.list)
+        .extracting(ILoggingEvent::getFormattedMessage)
+        .noneMatch(line -> line.contains("s3cret"));
   }
 }
