@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Date;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Turns outbox messages into AMQP messages: destination from the router, properties, headers and
@@ -18,6 +19,12 @@ final class AmqpMessages {
 
   /** AMQP short strings (names, routing keys, property values) hold at most 255 bytes. */
   static final int MAX_SHORT_STRING_BYTES = 255;
+
+  /**
+   * Header names RabbitMQ reads as sender-selected routing (extra routing keys, as an array); a
+   * stored header of that name would make the broker close the channel, so it is not copied.
+   */
+  static final Set<String> ROUTING_HEADERS = Set.of("CC", "BCC");
 
   static final String CONTENT_TYPE = "application/json";
   static final int PERSISTENT = 2;
@@ -81,7 +88,14 @@ final class AmqpMessages {
 
   private static AMQP.BasicProperties properties(OutboxMessage message) {
     Map<String, Object> headers = new HashMap<>(message.headers().size() * 2 + 8);
-    headers.putAll(message.headers());
+    message
+        .headers()
+        .forEach(
+            (name, value) -> {
+              if (!ROUTING_HEADERS.contains(name)) {
+                headers.put(name, value);
+              }
+            });
     headers.put(OutboxHeaders.EVENT_ID, message.id().toString());
     headers.put(OutboxHeaders.EVENT_TYPE, message.eventType());
     headers.put(OutboxHeaders.AGGREGATE_TYPE, message.aggregateType());

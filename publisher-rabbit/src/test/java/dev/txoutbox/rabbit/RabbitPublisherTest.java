@@ -98,6 +98,36 @@ class RabbitPublisherTest {
   }
 
   @Test
+  void storedHeadersNamedLikeRabbitRoutingHeadersAreNotCopied() throws Exception {
+    RabbitPublisher publisher = publisher(builder());
+    OutboxMessage withCc =
+        new OutboxMessage(
+            UUID.randomUUID(),
+            1,
+            "order",
+            "o-1",
+            "order.created",
+            "{}",
+            Map.of("CC", "elsewhere", "BCC", "hidden", "tenant", "t-1"),
+            Instant.now(),
+            1);
+    List<OutboxMessage> batch = List.of(event("order.created"), withCc, event("order.created"));
+
+    assertThat(publisher.publish(batch)).allMatch(PublishResult::isPublished);
+
+    List<Delivery> received = topology.take(3, RECEIVE_TIMEOUT);
+    assertThat(received).hasSize(3);
+    Delivery cc =
+        received.stream()
+            .filter(d -> d.getProperties().getMessageId().equals(withCc.id().toString()))
+            .findFirst()
+            .orElseThrow();
+    assertThat(cc.getProperties().getHeaders())
+        .containsKey("tenant")
+        .doesNotContainKeys("CC", "BCC");
+  }
+
+  @Test
   void unroutableMessageFailsRetryablyAlthoughTheBrokerAcksIt() throws Exception {
     RabbitPublisher publisher = publisher(builder());
     OutboxMessage routed = event("order.created");
