@@ -41,7 +41,7 @@ final class BatchSender {
     PublishResult[] results = new PublishResult[size];
     @SuppressWarnings("unchecked")
     Future<RecordMetadata>[] pending = new Future[size];
-    Set<String> topicsWithoutMetadata = new HashSet<>();
+    Set<String> timedOutTopics = new HashSet<>();
     boolean broken = false;
 
     for (int i = 0; i < size; i++) {
@@ -53,8 +53,10 @@ final class BatchSender {
         results[i] = PublishResult.permanent(e.getMessage(), e.getCause());
         continue;
       }
-      if (topicsWithoutMetadata.contains(topic)) {
-        results[i] = PublishResult.retryable("not sent: no metadata for topic " + topic);
+      if (timedOutTopics.contains(topic)) {
+        results[i] =
+            PublishResult.retryable(
+                "not sent: an earlier send to topic " + topic + " in this batch timed out");
       } else if (System.nanoTime() - deadline >= 0) {
         results[i] = PublishResult.retryable("not sent: sendTimeout " + sendTimeout + " passed");
       } else {
@@ -67,8 +69,8 @@ final class BatchSender {
           results[i] = failure.result();
           broken |= failure.producerBroken();
           if (e instanceof org.apache.kafka.common.errors.TimeoutException) {
-            // The producer blocked max.block.ms for this topic's metadata; do not block again.
-            topicsWithoutMetadata.add(topic);
+            // The producer blocked max.block.ms (metadata or buffer); do not block again.
+            timedOutTopics.add(topic);
           }
         }
       }
