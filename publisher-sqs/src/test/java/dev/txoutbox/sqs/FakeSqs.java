@@ -20,7 +20,7 @@ public final class FakeSqs implements SqsAsyncClient {
 
   final List<SendMessageBatchRequest> batchRequests = new CopyOnWriteArrayList<>();
   final List<GetQueueUrlRequest> lookups = new CopyOnWriteArrayList<>();
-  final AtomicInteger closeCalls = new AtomicInteger();
+  public final AtomicInteger closeCalls = new AtomicInteger();
 
   volatile Function<SendMessageBatchRequest, CompletableFuture<SendMessageBatchResponse>> onBatch =
       FakeSqs::acceptAll;

@@ -3,13 +3,19 @@ package dev.txoutbox.sqs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.google.inject.AbstractModule;
+import com.google.inject.Guice;
+import com.google.inject.Injector;
 import dev.txoutbox.DeadLetter;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
+import dev.txoutbox.guice.OutboxModule;
 import dev.txoutbox.spi.OutboxHeaders;
+import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.sqs.guice.SqsPublisherModule;
 import dev.txoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -29,6 +37,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 
@@ -111,6 +120,11 @@ class SqsRelayEndToEndTest {
         "{}: relayed {} events in {} s ({} events/s)", what, EVENTS, seconds, EVENTS / seconds);
   }
 
+  /** One consumer, receiving in the background while the relay publishes. */
+  private static CompletableFuture<List<Message>> consume(String queue) {
+    return CompletableFuture.supplyAsync(() -> sqs.receive(queue, EVENTS, DRAIN_TIMEOUT));
+  }
+
   private static int n(Message m) {
     return Integer.parseInt(m.body().replaceAll("\\D", ""));
   }
@@ -121,12 +135,13 @@ class SqsRelayEndToEndTest {
     String queue = sqs.createQueue("e2e-standard", false);
     List<UUID> ids = write(outbox, "order", 50);
 
+    CompletableFuture<List<Message>> consumer = consume(queue);
     long started = System.nanoTime();
     startRelay(SqsPublisher.builder().client(sqs.client()).route("order", queue).build(), 2);
     awaitDrained(started, "standard queue, 2 workers");
 
     Set<String> received = new HashSet<>();
-    for (Message m : sqs.receive(queue, EVENTS, DRAIN_TIMEOUT)) {
+    for (Message m : consumer.join()) {
       received.add(SqsHeaders.read(m.messageAttributes()).get(OutboxHeaders.EVENT_ID));
     }
     assertThat(received).hasSize(EVENTS);
@@ -140,6 +155,7 @@ class SqsRelayEndToEndTest {
     String queue = sqs.createQueue("e2e-fifo", true);
     write(outbox, "order", 100);
 
+    CompletableFuture<List<Message>> consumer = consume(queue);
     long started = System.nanoTime();
     // one worker: the relay hands batches over in seq order, and the publisher keeps each
     // aggregate's order within a batch
@@ -147,7 +163,7 @@ class SqsRelayEndToEndTest {
     awaitDrained(started, "FIFO queue, 1 worker");
 
     Map<String, List<Integer>> byGroup = new HashMap<>();
-    List<Message> received = sqs.receive(queue, EVENTS, DRAIN_TIMEOUT);
+    List<Message> received = consumer.join();
     for (Message m : received) {
       byGroup
           .computeIfAbsent(
@@ -201,5 +217,38 @@ class SqsRelayEndToEndTest {
         .extracting(SqsRelayEndToEndTest::n)
         .containsExactlyInAnyOrderElementsOf(
             java.util.stream.IntStream.range(0, 50).boxed().toList());
+  }
+
+  @Test
+  void relaysThroughTheGuiceModulesAsTheReadmeWiresThem() {
+    String queue = sqs.createQueue("e2e-guice", false);
+    Injector injector =
+        Guice.createInjector(
+            OutboxModule.builder().schema(db.schema()).build(),
+            SqsPublisherModule.routes(Map.of("order", queue)),
+            new AbstractModule() {
+              @Override
+              protected void configure() {
+                bind(SqsAsyncClient.class).toInstance(sqs.client());
+                bind(DataSource.class).toInstance(db.dataSource());
+              }
+            });
+    OutboxRelay relay = injector.getInstance(OutboxRelay.class);
+    closeables.add(relay);
+    closeables.add(injector.getInstance(Publisher.class));
+    relay.start();
+
+    Outbox outbox = injector.getInstance(Outbox.class);
+    UUID id =
+        dsl.transactionResult(
+            tx -> outbox.publish(tx.dsl(), "order", "o-1", "order.created", "{}"));
+
+    List<Message> received = sqs.receive(queue, 1, Duration.ofSeconds(30));
+    assertThat(received)
+        .singleElement()
+        .satisfies(
+            m ->
+                assertThat(SqsHeaders.read(m.messageAttributes()))
+                    .containsEntry(OutboxHeaders.EVENT_ID, id.toString()));
   }
 }

@@ -19,61 +19,53 @@ import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 
 class SqsPublisherModuleTest {
 
-  private static final class ClientModule extends AbstractModule {
-    final SqsAsyncClient client = new FakeSqs();
-
-    @Override
-    protected void configure() {
-      bind(SqsAsyncClient.class).toInstance(client);
-    }
-  }
+  private final FakeSqs client = new FakeSqs();
+  private final AbstractModule clientModule =
+      new AbstractModule() {
+        @Override
+        protected void configure() {
+          bind(SqsAsyncClient.class).toInstance(client);
+        }
+      };
 
   @Test
-  void bindsOneSqsPublisherOnTheBoundClient() {
-    ClientModule clients = new ClientModule();
-    try (SqsAsyncClient client = clients.client) {
-      Injector injector =
-          Guice.createInjector(clients, SqsPublisherModule.routes(Map.of("order", "orders")));
+  void bindsOneSqsPublisherOnTheBoundClientAndLeavesTheClientOpen() {
+    Injector injector =
+        Guice.createInjector(clientModule, SqsPublisherModule.routes(Map.of("order", "orders")));
 
-      Publisher publisher = injector.getInstance(Publisher.class);
+    Publisher publisher = injector.getInstance(Publisher.class);
+    publisher.close();
 
-      assertThat(publisher).isInstanceOf(SqsPublisher.class);
-      assertThat(injector.getInstance(Publisher.class)).isSameAs(publisher);
-      publisher.close();
-    }
+    assertThat(publisher).isInstanceOf(SqsPublisher.class);
+    assertThat(injector.getInstance(Publisher.class)).isSameAs(publisher);
+    assertThat(client.closeCalls).hasValue(0);
   }
 
   @Test
   void passesTheBuilderToTheConfiguration() {
-    ClientModule clients = new ClientModule();
-    try (SqsAsyncClient client = clients.client) {
-      Injector injector =
-          Guice.createInjector(
-              clients,
-              new SqsPublisherModule(
-                  b -> b.route("order", "orders").requestTimeout(Duration.ofSeconds(3))));
+    Injector injector =
+        Guice.createInjector(
+            clientModule,
+            new SqsPublisherModule(
+                b -> b.route("order", "orders").requestTimeout(Duration.ofSeconds(3))));
 
-      assertThat(injector.getInstance(Publisher.class).toString()).contains("requestTimeout=PT3S");
-    }
+    assertThat(injector.getInstance(Publisher.class).toString()).contains("requestTimeout=PT3S");
   }
 
   @Test
   void fillsTheOptionalPublisherThatTheOutboxModuleDeclares() {
-    ClientModule clients = new ClientModule();
-    try (SqsAsyncClient client = clients.client) {
-      Injector injector =
-          Guice.createInjector(
-              clients,
-              SqsPublisherModule.routes(Map.of("order", "orders")),
-              new AbstractModule() {
-                @Override
-                protected void configure() {
-                  OptionalBinder.newOptionalBinder(binder(), Publisher.class);
-                }
-              });
+    Injector injector =
+        Guice.createInjector(
+            clientModule,
+            SqsPublisherModule.routes(Map.of("order", "orders")),
+            new AbstractModule() {
+              @Override
+              protected void configure() {
+                OptionalBinder.newOptionalBinder(binder(), Publisher.class);
+              }
+            });
 
-      assertThat(injector.getInstance(Key.get(new TypeLiteral<Optional<Publisher>>() {})))
-          .containsInstanceOf(SqsPublisher.class);
-    }
+    assertThat(injector.getInstance(Key.get(new TypeLiteral<Optional<Publisher>>() {})))
+        .containsInstanceOf(SqsPublisher.class);
   }
 }
