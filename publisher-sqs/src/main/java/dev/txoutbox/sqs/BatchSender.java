@@ -121,9 +121,8 @@ final class BatchSender {
   private static void failed(
       PublishRun run, String queue, List<Entry> batch, Throwable error, Set<String> failedGroups) {
     PublishResult failure = Failures.ofRequest(queue, error);
-    if (!run.isOver()) {
-      log.warn("SendMessageBatch of {} messages failed: {}", batch.size(), failure.reason());
-    }
+    // the relay logs every failed event with this reason; here only the request, for debugging
+    log.debug("SendMessageBatch of {} messages failed: {}", batch.size(), failure.reason());
     batch.forEach(e -> outcome(run, e, failure, failedGroups));
   }
 
