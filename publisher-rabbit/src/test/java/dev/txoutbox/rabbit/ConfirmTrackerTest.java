@@ -128,6 +128,19 @@ class ConfirmTrackerTest {
   }
 
   @Test
+  void waitingForConfirmsStopsWhenTheThreadIsInterrupted() {
+    ConfirmTracker tracker = sentFour(1, false);
+
+    Thread.currentThread().interrupt();
+    try {
+      assertThatThrownBy(() -> tracker.await(deadline(), TIMEOUT))
+          .isInstanceOf(InterruptedException.class);
+    } finally {
+      Thread.interrupted();
+    }
+  }
+
+  @Test
   void confirmsOfOtherTagsAreIgnored() throws Exception {
     ConfirmTracker tracker = sentFour(10, false);
 

@@ -191,7 +191,7 @@ class RabbitRelayEndToEndTest {
   @Test
   void connectionClosedByTheBrokerMidDrainLosesNothingAndCompletesOnlyConfirmedEvents()
       throws Exception {
-    Set<String> written = strings(write(5_000, 500, "order.created"));
+    Set<String> written = strings(write(3_000, 500, "order.created"));
     AtomicInteger routed = new AtomicInteger();
     AtomicBoolean cut = new AtomicBoolean();
     AtomicInteger retried = new AtomicInteger();
@@ -200,7 +200,7 @@ class RabbitRelayEndToEndTest {
             .router(
                 message -> {
                   // In the middle of the drain and of a batch, the broker drops the connection.
-                  if (routed.incrementAndGet() == 2_050 && cut.compareAndSet(false, true)) {
+                  if (routed.incrementAndGet() == 1_250 && cut.compareAndSet(false, true)) {
                     RabbitTestBroker.closeConnection(connectionName);
                   }
                   return new RabbitRouter.Route(topology.exchange(), message.eventType());
