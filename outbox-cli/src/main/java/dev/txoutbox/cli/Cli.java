@@ -1,0 +1,119 @@
+package dev.txoutbox.cli;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import java.io.PrintWriter;
+import java.sql.SQLException;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.ParseResult;
+
+/** Assembles the command tree and runs one command line. */
+final class Cli {
+
+  private Cli() {}
+
+  /**
+   * Runs {@code args} and returns the exit code; prints results to the context's {@code out} and
+   * diagnostics to its {@code err}.
+   */
+  static int run(CliContext context, String... args) {
+    // jOOQ prints a banner and tips on first use unless told not to.
+    System.setProperty("org.jooq.no-logo", "true");
+    System.setProperty("org.jooq.no-tips", "true");
+    TxoutboxCommand root = new TxoutboxCommand(context);
+    CommandLine cli = commandLine(root);
+    cli.setOut(new PrintWriter(context.out(), true));
+    cli.setErr(new PrintWriter(context.err(), true));
+    cli.setExecutionStrategy(
+        parseResult -> {
+          configureLogging(root.verbose);
+          return new CommandLine.RunLast().execute(parseResult);
+        });
+    cli.setExecutionExceptionHandler(new FailureHandler(root));
+    return cli.execute(args);
+  }
+
+  static CommandLine commandLine(TxoutboxCommand root) {
+    CommandLine cli = new CommandLine(root);
+    cli.addSubcommand(new MigrateCommand(root));
+    cli.addSubcommand(new StatusCommand(root));
+    CommandLine deadLetters = new CommandLine(new DeadLettersCommand());
+    deadLetters.addSubcommand(new DeadLettersCommand.ListCommand(root));
+    deadLetters.addSubcommand(new DeadLettersCommand.GroupsCommand(root));
+    deadLetters.addSubcommand(new DeadLettersCommand.RequeueCommand(root));
+    deadLetters.addSubcommand(new DeadLettersCommand.PurgeCommand(root));
+    cli.addSubcommand(deadLetters);
+    cli.addSubcommand(new CleanupCommand(root));
+    cli.addSubcommand(new RelayCommand(root));
+    return cli;
+  }
+
+  private static void configureLogging(boolean verbose) {
+    if (LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext) {
+      Logger txoutbox = (Logger) LoggerFactory.getLogger("dev.txoutbox");
+      txoutbox.setLevel(verbose ? Level.DEBUG : null);
+    }
+  }
+
+  /**
+   * Turns a failed command into one line on stderr and exit code 1; the stack trace follows only
+   * with {@code --verbose}.
+   */
+  private static final class FailureHandler implements IExecutionExceptionHandler {
+    private final TxoutboxCommand root;
+
+    FailureHandler(TxoutboxCommand root) {
+      this.root = root;
+    }
+
+    @Override
+    public int handleExecutionException(
+        Exception e, CommandLine commandLine, ParseResult parseResult) {
+      CliContext context = root.context();
+      context.err().println("txoutbox: " + describe(e));
+      if (root.verbose) {
+        e.printStackTrace(context.err());
+      }
+      context.err().flush();
+      return ExitCodes.FAILURE;
+    }
+
+    private String describe(Exception e) {
+      if (e instanceof DatabaseUnavailableException || e instanceof CliException) {
+        return e.getMessage(); // written for the user, with secrets already masked
+      }
+      SQLException sql = find(e, SQLException.class);
+      if (sql != null) {
+        String state = sql.getSQLState() == null ? "" : sql.getSQLState();
+        String reason = DatabaseTarget.reason(sql);
+        if (state.equals("42P01") || state.equals("3F000")) {
+          String schema = root.schema == null ? "public" : root.schema;
+          return "no outbox tables in schema '"
+              + schema
+              + "' ("
+              + reason
+              + "); run 'txoutbox migrate' first";
+        }
+        if (state.startsWith("08")) {
+          return "lost the database connection: " + reason;
+        }
+        return "database error: " + reason + (state.isEmpty() ? "" : " (SQLState " + state + ")");
+      }
+      String message = e.getMessage() == null ? "" : e.getMessage();
+      String firstLine = message.lines().findFirst().orElse("");
+      return Secrets.mask(
+          e.getClass().getSimpleName() + (firstLine.isEmpty() ? "" : ": " + firstLine));
+    }
+
+    private static <T extends Throwable> T find(Throwable e, Class<T> type) {
+      for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        if (type.isInstance(t)) {
+          return type.cast(t);
+        }
+      }
+      return null;
+    }
+  }
+}

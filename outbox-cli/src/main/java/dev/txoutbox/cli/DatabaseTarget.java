@@ -1,0 +1,212 @@
+package dev.txoutbox.cli;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
+import dev.txoutbox.schema.OutboxSchema;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * Where the outbox lives: JDBC URL, credentials and schema, resolved from the options and the
+ * environment, and the ways to connect to it. Immutable; the password never appears in {@link
+ * #toString()}.
+ */
+final class DatabaseTarget {
+
+  static final String ENV_JDBC_URL = "OUTBOX_JDBC_URL";
+  static final String ENV_USER = "OUTBOX_DB_USER";
+  static final String ENV_PASSWORD = "OUTBOX_DB_PASSWORD";
+
+  private static final String APPLICATION_NAME = "txoutbox";
+
+  private final String jdbcUrl;
+  private final String user;
+  private final String password;
+  private final String schema;
+
+  private DatabaseTarget(String jdbcUrl, String user, String password, String schema) {
+    this.jdbcUrl = jdbcUrl;
+    this.user = user;
+    this.password = password;
+    this.schema = schema;
+  }
+
+  /**
+   * Reads the target from {@code options}, falling back to {@code env}.
+   *
+   * @throws IllegalArgumentException naming the option that is missing or invalid
+   */
+  static DatabaseTarget resolve(TxoutboxCommand options, Map<String, String> env) {
+    String url = firstNonBlank(options.jdbcUrl, env.get(ENV_JDBC_URL));
+    if (url == null) {
+      throw new IllegalArgumentException(
+          "Missing the database: give --jdbc-url or set " + ENV_JDBC_URL);
+    }
+    if (!url.startsWith("jdbc:postgresql:")) {
+      throw new IllegalArgumentException(
+          "--jdbc-url must be a PostgreSQL JDBC URL (jdbc:postgresql://host:port/database) but was "
+              + Secrets.mask(url));
+    }
+    String user = firstNonBlank(options.user, env.get(ENV_USER));
+    String password =
+        options.passwordFile != null
+            ? readPassword(options.passwordFile)
+            : firstNonBlank(env.get(ENV_PASSWORD), null);
+    String schema = options.schema == null ? OutboxSchema.DEFAULT_SCHEMA : options.schema;
+    try {
+      OutboxSchema.requireSchemaName(schema);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--schema: " + e.getMessage());
+    }
+    DatabaseTarget target = new DatabaseTarget(url, user, password, schema);
+    target.simpleDataSource(); // rejects a URL the driver cannot parse
+    return target;
+  }
+
+  String jdbcUrl() {
+    return jdbcUrl;
+  }
+
+  String schema() {
+    return schema;
+  }
+
+  /** The JDBC URL with any password in it hidden. */
+  String maskedUrl() {
+    return Secrets.mask(jdbcUrl);
+  }
+
+  /**
+   * A data source opening one connection per use, for one-shot commands, after checking that the
+   * database answers.
+   *
+   * @throws DatabaseUnavailableException if it does not
+   */
+  DataSource connect() {
+    PGSimpleDataSource ds = simpleDataSource();
+    probe(ds);
+    return ds;
+  }
+
+  /**
+   * A connection pool for the relay, after checking that the database answers (so an unreachable
+   * database is one clear line, not a pool's stack trace).
+   *
+   * @param registry where the pool's metrics go, or null
+   * @throws DatabaseUnavailableException if the database does not answer
+   */
+  HikariDataSource pool(String poolName, int size, MeterRegistry registry) {
+    probe(simpleDataSource());
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(jdbcUrl);
+    config.setUsername(user);
+    config.setPassword(password);
+    config.setPoolName(poolName);
+    config.setMaximumPoolSize(size);
+    config.setConnectionTimeout(Duration.ofSeconds(10).toMillis());
+    config.addDataSourceProperty("ApplicationName", APPLICATION_NAME + "-relay");
+    if (registry != null) {
+      config.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
+    }
+    return new HikariDataSource(config);
+  }
+
+  /**
+   * A data source for health checks: a fresh connection each time, connecting and reading within
+   * {@code timeout}.
+   */
+  DataSource healthCheckDataSource(Duration timeout) {
+    PGSimpleDataSource ds = simpleDataSource();
+    int seconds = (int) Math.max(1, timeout.toSeconds());
+    ds.setConnectTimeout(seconds);
+    ds.setLoginTimeout(seconds);
+    ds.setSocketTimeout(seconds + 1);
+    ds.setApplicationName(APPLICATION_NAME + "-health");
+    return ds;
+  }
+
+  /** What the database refused or why it could not be reached, in one line. */
+  static String reason(SQLException e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message =
+        root instanceof UnknownHostException
+            ? "unknown host " + root.getMessage()
+            : root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
+    return Secrets.mask(message.lines().findFirst().orElse(message).trim());
+  }
+
+  @Override
+  public String toString() {
+    return "url="
+        + maskedUrl()
+        + ", user="
+        + (user == null ? "(driver default)" : user)
+        + ", password="
+        + (password == null ? "(none)" : Secrets.MASK)
+        + ", schema="
+        + schema;
+  }
+
+  private PGSimpleDataSource simpleDataSource() {
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    try {
+      ds.setURL(jdbcUrl);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--jdbc-url is not a valid URL: " + maskedUrl());
+    }
+    if (user != null) {
+      ds.setUser(user);
+    }
+    if (password != null) {
+      ds.setPassword(password);
+    }
+    if (ds.getApplicationName() == null
+        || ds.getApplicationName().equals("PostgreSQL JDBC Driver")) {
+      ds.setApplicationName(APPLICATION_NAME);
+    }
+    return ds;
+  }
+
+  private void probe(DataSource ds) {
+    try (Connection c = ds.getConnection()) {
+      c.isValid(5);
+    } catch (SQLException e) {
+      String verb =
+          e.getSQLState() != null && e.getSQLState().startsWith("08") ? "reach" : "connect to";
+      throw new DatabaseUnavailableException(
+          "cannot " + verb + " the database at " + maskedUrl() + ": " + reason(e), e);
+    }
+  }
+
+  private static String readPassword(Path file) {
+    try {
+      List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+      return lines.isEmpty() ? "" : lines.get(0);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "--password-file: cannot read " + file + " (" + e.getClass().getSimpleName() + ")");
+    }
+  }
+
+  private static String firstNonBlank(String a, String b) {
+    if (a != null && !a.isBlank()) {
+      return a;
+    }
+    return b != null && !b.isBlank() ? b : null;
+  }
+}

@@ -1,0 +1,123 @@
+package dev.txoutbox.cli;
+
+import dev.txoutbox.DeadLetter;
+import dev.txoutbox.DeadLetterGroup;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Renders dead letters and their groups as text tables or JSON. Stateless. */
+final class DeadLetterFormat {
+
+  private static final int ERROR_WIDTH = 100;
+
+  private DeadLetterFormat() {}
+
+  static String table(List<DeadLetter> letters) {
+    if (letters.isEmpty()) {
+      return "no dead letters";
+    }
+    List<String[]> rows = new ArrayList<>();
+    rows.add(
+        new String[] {"ID", "EVENT TYPE", "AGGREGATE", "ATTEMPTS", "DEAD SINCE", "LAST ERROR"});
+    for (DeadLetter d : letters) {
+      rows.add(
+          new String[] {
+            d.id().toString(),
+            d.eventType(),
+            d.aggregateType() + "/" + d.aggregateId(),
+            Integer.toString(d.attempts()),
+            time(d.deadLetteredAt()),
+            oneLine(d.lastError())
+          });
+    }
+    return columns(rows);
+  }
+
+  static String json(List<DeadLetter> letters) {
+    JsonWriter w = new JsonWriter().beginArray();
+    for (DeadLetter d : letters) {
+      w.beginObject()
+          .field("id", d.id().toString())
+          .field("aggregate_type", d.aggregateType())
+          .field("aggregate_id", d.aggregateId())
+          .field("event_type", d.eventType())
+          .field("attempts", d.attempts())
+          .name("created_at")
+          .value(d.createdAt())
+          .name("dead_lettered_at")
+          .value(d.deadLetteredAt())
+          .field("last_error", d.lastError())
+          .name("headers")
+          .value(d.headers())
+          .name("payload")
+          .raw(d.payload())
+          .endObject();
+    }
+    return w.endArray().toString();
+  }
+
+  static String groups(List<DeadLetterGroup> groups) {
+    if (groups.isEmpty()) {
+      return "no dead letters";
+    }
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"COUNT", "EVENT TYPE", "NEWEST", "ERROR FINGERPRINT"});
+    for (DeadLetterGroup g : groups) {
+      rows.add(
+          new String[] {
+            Long.toString(g.count()), g.eventType(), time(g.newest()), oneLine(g.errorFingerprint())
+          });
+    }
+    return columns(rows);
+  }
+
+  static String groupsJson(List<DeadLetterGroup> groups) {
+    JsonWriter w = new JsonWriter().beginArray();
+    for (DeadLetterGroup g : groups) {
+      w.beginObject()
+          .field("event_type", g.eventType())
+          .field("error_fingerprint", g.errorFingerprint())
+          .field("count", g.count())
+          .name("newest")
+          .value(g.newest())
+          .field("sample_error", g.sampleError())
+          .endObject();
+    }
+    return w.endArray().toString();
+  }
+
+  private static String time(Instant t) {
+    return t == null ? "-" : t.truncatedTo(ChronoUnit.SECONDS).toString();
+  }
+
+  private static String oneLine(String text) {
+    if (text == null) {
+      return "-";
+    }
+    String s = text.replaceAll("\\s+", " ").trim();
+    return s.length() <= ERROR_WIDTH ? s : s.substring(0, ERROR_WIDTH - 1) + "…";
+  }
+
+  /** Left-aligned columns two spaces apart; the last column is not padded. */
+  private static String columns(List<String[]> rows) {
+    int n = rows.get(0).length;
+    int[] width = new int[n];
+    for (String[] row : rows) {
+      for (int i = 0; i < n; i++) {
+        width[i] = Math.max(width[i], row[i].length());
+      }
+    }
+    StringBuilder sb = new StringBuilder();
+    for (String[] row : rows) {
+      if (sb.length() > 0) {
+        sb.append(System.lineSeparator());
+      }
+      for (int i = 0; i < n; i++) {
+        sb.append(i == n - 1 ? row[i] : String.format("%-" + width[i] + "s  ", row[i]));
+      }
+    }
+    return sb.toString();
+  }
+}

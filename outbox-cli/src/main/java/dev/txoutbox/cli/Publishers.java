@@ -1,0 +1,150 @@
+package dev.txoutbox.cli;
+
+import com.rabbitmq.client.BuiltinExchangeType;
+import dev.txoutbox.kafka.KafkaPublisher;
+import dev.txoutbox.rabbit.RabbitPublisher;
+import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.sqs.SqsPublisher;
+import java.net.URI;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+import software.amazon.awssdk.services.sqs.SqsAsyncClientBuilder;
+
+/** Builds the {@code relay} command's publisher from its {@link PublisherSettings}. Stateless. */
+final class Publishers {
+
+  static final String KAFKA = "kafka";
+  static final String SQS = "sqs";
+  static final String RABBIT = "rabbit";
+
+  /** Plain settings and prefixes (ending in '.') of each publisher. */
+  private static final Map<String, List<String>> SETTINGS =
+      Map.of(
+          KAFKA,
+          List.of("bootstrap-servers", "topic-prefix", "topic.", "kafka.", "send-timeout"),
+          SQS,
+          List.of("sqs-region", "sqs-endpoint", "queue.", "sqs-request-timeout"),
+          RABBIT,
+          List.of(
+              "amqp-uri",
+              "exchange",
+              "declare-exchange",
+              "confirm-timeout",
+              "unroutable-is-permanent"));
+
+  private Publishers() {}
+
+  static boolean accepts(String publisher, String key) {
+    for (String s : SETTINGS.getOrDefault(publisher, List.of())) {
+      if (s.endsWith(".") ? key.startsWith(s) && key.length() > s.length() : key.equals(s)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static String settingsOf(String publisher) {
+    return String.join(
+        ", ",
+        SETTINGS.getOrDefault(publisher, List.of()).stream()
+            .map(s -> s.endsWith(".") ? s + "*" : s)
+            .toList());
+  }
+
+  /**
+   * Builds the publisher; it connects on its first batch.
+   *
+   * @throws IllegalArgumentException or IllegalStateException (from the publisher's builder) if a
+   *     setting is missing or invalid
+   */
+  static Publisher create(PublisherSettings s, String relayName) {
+    return switch (s.publisher()) {
+      case KAFKA -> kafka(s);
+      case SQS -> sqs(s);
+      case RABBIT -> rabbit(s, relayName);
+      default -> throw new IllegalArgumentException("unknown publisher " + s.publisher());
+    };
+  }
+
+  private static Publisher kafka(PublisherSettings s) {
+    KafkaPublisher.Builder b = KafkaPublisher.builder();
+    Map<String, String> producer = s.withPrefix("kafka.");
+    if (s.get("bootstrap-servers").isPresent() || !producer.containsKey("bootstrap.servers")) {
+      b.bootstrapServers(s.require("bootstrap-servers"));
+    }
+    b.producerConfig(producer);
+    s.get("topic-prefix").ifPresent(b::topicPrefix);
+    Map<String, String> topics = s.withPrefix("topic.");
+    if (!topics.isEmpty()) {
+      b.topics(topics);
+    }
+    s.duration("send-timeout").ifPresent(b::sendTimeout);
+    return b.build();
+  }
+
+  private static Publisher sqs(PublisherSettings s) {
+    Map<String, String> queues = s.withPrefix("queue.");
+    if (queues.isEmpty()) {
+      throw new IllegalArgumentException(
+          "--publisher sqs needs at least one --queue AGGREGATE_TYPE=QUEUE_URL_OR_NAME");
+    }
+    SqsAsyncClientBuilder client = SqsAsyncClient.builder();
+    s.get("sqs-region").ifPresent(r -> client.region(Region.of(r)));
+    s.get("sqs-endpoint").ifPresent(e -> client.endpointOverride(endpoint(e)));
+    SqsPublisher.Builder b = SqsPublisher.builder().routes(queues).closeClient(true);
+    s.duration("sqs-request-timeout").ifPresent(b::requestTimeout);
+    SqsAsyncClient built;
+    try {
+      built = client.build();
+    } catch (RuntimeException e) {
+      throw new CliException(
+          "cannot set up the SQS client: "
+              + Secrets.mask(e.getMessage())
+              + " (give --sqs-region or set AWS_REGION)",
+          e);
+    }
+    try {
+      return b.client(built).build();
+    } catch (RuntimeException e) {
+      built.close();
+      throw e;
+    }
+  }
+
+  private static Publisher rabbit(PublisherSettings s, String relayName) {
+    RabbitPublisher.Builder b =
+        RabbitPublisher.builder()
+            .uri(s.require("amqp-uri"))
+            .exchange(s.require("exchange"))
+            .connectionName("txoutbox-relay-" + relayName)
+            .unroutableIsPermanent(s.flag("unroutable-is-permanent"));
+    s.get("declare-exchange").ifPresent(t -> b.declareExchange(exchangeType(t), true));
+    s.duration("confirm-timeout").ifPresent(b::confirmTimeout);
+    return b.build();
+  }
+
+  private static BuiltinExchangeType exchangeType(String type) {
+    try {
+      return BuiltinExchangeType.valueOf(type.trim().toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "--declare-exchange must be direct, fanout, topic or headers but was '" + type + "'");
+    }
+  }
+
+  private static URI endpoint(String e) {
+    try {
+      URI uri = URI.create(e);
+      if (uri.getScheme() == null || uri.getHost() == null) {
+        throw new IllegalArgumentException("no scheme or host");
+      }
+      return uri;
+    } catch (IllegalArgumentException ex) {
+      throw new IllegalArgumentException(
+          "--sqs-endpoint must be a URL such as http://127.0.0.1:9324 but was '" + e + "'");
+    }
+  }
+}

@@ -1,0 +1,339 @@
+package dev.txoutbox.cli;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.txoutbox.Backoff;
+import dev.txoutbox.CompletionMode;
+import dev.txoutbox.OutboxAdmin;
+import dev.txoutbox.OutboxRelay;
+import dev.txoutbox.RelayConfig;
+import dev.txoutbox.spi.Publisher;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code txoutbox relay}: a standalone relay process. Runs until SIGTERM or SIGINT, then stops
+ * claiming, lets the in-flight batch commit (or rolls it back after {@code --shutdown-timeout}),
+ * closes the publisher, the pool and the HTTP endpoint, and exits 0.
+ */
+@Command(
+    name = "relay",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Publishes pending outbox events to Kafka, SQS or RabbitMQ until stopped (SIGTERM, SIGINT).",
+      "On SIGTERM it finishes or rolls back the batch in flight, closes everything and exits 0."
+    })
+final class RelayCommand extends DatabaseCommand {
+
+  private static final Logger log = LoggerFactory.getLogger(RelayCommand.class);
+
+  @Option(
+      names = "--publisher",
+      required = true,
+      paramLabel = "BROKER",
+      description = "kafka, sqs or rabbit.")
+  String publisher;
+
+  @Option(
+      names = "--publisher-config",
+      paramLabel = "FILE",
+      description =
+          "A properties file of publisher settings named like the flags without dashes"
+              + " (amqp-uri=..., topic.order=orders, queue.order=..., kafka.sasl.jaas.config=...);"
+              + " flags override it.")
+  Path publisherConfig;
+
+  @ArgGroup(validate = false, heading = "%nRelay:%n", order = 1)
+  RelayFlags relay = new RelayFlags();
+
+  @ArgGroup(validate = false, heading = "%nMetrics and health:%n", order = 2)
+  MetricsFlags metrics = new MetricsFlags();
+
+  @ArgGroup(validate = false, heading = "%nKafka (--publisher kafka):%n", order = 3)
+  PublisherFlags.Kafka kafka;
+
+  @ArgGroup(validate = false, heading = "%nSQS (--publisher sqs):%n", order = 4)
+  PublisherFlags.Sqs sqs;
+
+  @ArgGroup(validate = false, heading = "%nRabbitMQ (--publisher rabbit):%n", order = 5)
+  PublisherFlags.Rabbit rabbit;
+
+  RelayCommand(TxoutboxCommand root) {
+    super(root);
+  }
+
+  /** How the relay claims, publishes and retries. */
+  static final class RelayFlags {
+    @Option(
+        names = "--relay-name",
+        paramLabel = "NAME",
+        description = "Names threads, logs and the relay tag of metrics. Default: default.")
+    String name;
+
+    @Option(
+        names = "--batch-size",
+        paramLabel = "N",
+        description = "Events claimed and published per cycle, 1 to 10000. Default: 100.")
+    Integer batchSize;
+
+    @Option(
+        names = "--workers",
+        paramLabel = "N",
+        description = "Concurrent claim-publish-complete loops, 1 to 64. Default: 1.")
+    Integer workers;
+
+    @Option(
+        names = "--max-attempts",
+        paramLabel = "N",
+        description = "Publish attempts before an event is a dead letter. Default: 10.")
+    Integer maxAttempts;
+
+    @Option(
+        names = "--completion",
+        paramLabel = "MODE",
+        description =
+            "mark: set processed_at (clean up with 'txoutbox cleanup'); delete: delete the row."
+                + " Default: mark.")
+    String completion;
+
+    @Option(
+        names = "--min-poll-interval",
+        paramLabel = "DURATION",
+        converter = Durations.class,
+        description = "Wait after a partial batch. Default: 25ms.")
+    Duration minPollInterval;
+
+    @Option(
+        names = "--max-poll-interval",
+        paramLabel = "DURATION",
+        converter = Durations.class,
+        description = "Longest wait when idle. Default: 1s.")
+    Duration maxPollInterval;
+
+    @Option(
+        names = "--backoff-initial",
+        paramLabel = "DURATION",
+        converter = Durations.class,
+        description = "Retry delay after the first failure, doubling. Default: 1s.")
+    Duration backoffInitial;
+
+    @Option(
+        names = "--backoff-max",
+        paramLabel = "DURATION",
+        converter = Durations.class,
+        description = "Longest retry delay. Default: 5m.")
+    Duration backoffMax;
+
+    @Option(
+        names = "--shutdown-timeout",
+        paramLabel = "DURATION",
+        converter = Durations.class,
+        description =
+            "Time the in-flight batch gets at shutdown before it is rolled back."
+                + " Default: 30s.")
+    Duration shutdownTimeout;
+
+    @Option(
+        names = "--pool-size",
+        paramLabel = "N",
+        description = "Database connections. Default: workers + 2.")
+    Integer poolSize;
+  }
+
+  /** The HTTP endpoint. */
+  static final class MetricsFlags {
+    @Option(
+        names = "--metrics-port",
+        paramLabel = "PORT",
+        description = "Serve /metrics (Prometheus) and /health on PORT. Default: no endpoint.")
+    Integer port;
+
+    @Option(
+        names = "--metrics-host",
+        paramLabel = "HOST",
+        description = "The address to listen on. Default: 0.0.0.0.")
+    String host;
+
+    @Option(
+        names = "--health-timeout",
+        paramLabel = "DURATION",
+        converter = Durations.class,
+        description = "/health answers 503 unless the database answers within it. Default: 2s.")
+    Duration healthTimeout;
+  }
+
+  @Override
+  public Integer call() {
+    root.context().shutdown().arm();
+    DatabaseTarget target = target();
+    RelayConfig config = relayConfig();
+    PublisherSettings settings = publisherSettings();
+    int poolSize = relay.poolSize != null ? relay.poolSize : config.workers() + 2;
+    if (poolSize < 1 || poolSize > 1000) {
+      throw usageError("--pool-size must be between 1 and 1000 but was " + poolSize);
+    }
+    Integer port = metrics.port;
+    if (port != null && (port < 0 || port > 65535)) {
+      throw usageError("--metrics-port must be between 0 and 65535 but was " + port);
+    }
+    String host = metrics.host == null ? "0.0.0.0" : metrics.host;
+    Duration healthTimeout =
+        metrics.healthTimeout == null ? Duration.ofSeconds(2) : metrics.healthTimeout;
+    log.info(
+        "relay '{}' starting: database {}; publisher {} {}; {}; pool size {}; metrics {}",
+        config.name(),
+        target,
+        settings.publisher(),
+        settings,
+        config,
+        poolSize,
+        port == null ? "off" : "on " + host + ":" + port);
+
+    Publisher broker = newPublisher(settings, config.name());
+    boolean interrupted = false;
+    try (Closer closer = new Closer()) {
+      // Registered in reverse order of closing: the relay first, then the publisher, the pool
+      // and the HTTP endpoint.
+      HikariDataSource pool;
+      PrometheusMeterRegistry registry = null;
+      AtomicReference<OutboxRelay> running = new AtomicReference<>();
+      try {
+        if (port != null) {
+          registry = closer.add(new Registry()).registry;
+          HealthCheck health =
+              new HealthCheck(
+                  target.healthCheckDataSource(healthTimeout),
+                  healthTimeout,
+                  () -> running.get() != null && running.get().isRunning());
+          closer.add(MetricsServer.start(host, port, registry, health));
+        }
+        pool = closer.add(target.pool("txoutbox-relay-" + config.name(), poolSize, registry));
+      } finally {
+        closer.add(broker);
+      }
+      OutboxRelay.Builder builder =
+          OutboxRelay.builder()
+              .dataSource(pool)
+              .schema(target.schema())
+              .publisher(broker)
+              .config(config);
+      if (registry != null) {
+        RelayMetrics meters =
+            closer.add(
+                RelayMetrics.bind(
+                    registry, config.name(), OutboxAdmin.create(pool, target.schema())));
+        builder.listener(meters.listener());
+      }
+      OutboxRelay outboxRelay = builder.build();
+      closer.add(() -> outboxRelay.close(config.shutdownTimeout()));
+      outboxRelay.start();
+      running.set(outboxRelay);
+      log.info("relay '{}' running; stop it with SIGTERM", config.name());
+      try {
+        root.context().shutdown().await();
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+      log.info(
+          "relay '{}' stopping: the batch in flight gets up to {}",
+          config.name(),
+          config.shutdownTimeout());
+    }
+    log.info("relay stopped");
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    return ExitCodes.OK;
+  }
+
+  /** The Prometheus registry, closed last. */
+  private static final class Registry implements AutoCloseable {
+    final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+
+    @Override
+    public void close() {
+      registry.close();
+    }
+  }
+
+  private RelayConfig relayConfig() {
+    try {
+      RelayConfig.Builder b = RelayConfig.builder();
+      if (relay.name != null) {
+        b.name(relay.name);
+      }
+      if (relay.batchSize != null) {
+        b.batchSize(relay.batchSize);
+      }
+      if (relay.workers != null) {
+        b.workers(relay.workers);
+      }
+      if (relay.maxAttempts != null) {
+        b.maxAttempts(relay.maxAttempts);
+      }
+      if (relay.completion != null) {
+        b.completionMode(completionMode(relay.completion));
+      }
+      if (relay.minPollInterval != null) {
+        b.minPollInterval(relay.minPollInterval);
+      }
+      if (relay.maxPollInterval != null) {
+        b.maxPollInterval(relay.maxPollInterval);
+      }
+      if (relay.backoffInitial != null || relay.backoffMax != null) {
+        Backoff d = Backoff.defaults();
+        Duration initial = relay.backoffInitial != null ? relay.backoffInitial : d.initialDelay();
+        Duration max = relay.backoffMax != null ? relay.backoffMax : d.maxDelay();
+        b.backoff(new Backoff(initial, max, d.multiplier(), d.jitter()));
+      }
+      if (relay.shutdownTimeout != null) {
+        b.shutdownTimeout(relay.shutdownTimeout);
+      }
+      return b.build();
+    } catch (IllegalArgumentException e) {
+      throw usageError("relay option: " + e.getMessage());
+    }
+  }
+
+  private static CompletionMode completionMode(String value) {
+    return switch (value.toLowerCase(Locale.ROOT)) {
+      case "mark", "mark-processed", "mark_processed" -> CompletionMode.MARK_PROCESSED;
+      case "delete" -> CompletionMode.DELETE;
+      default ->
+          throw new IllegalArgumentException(
+              "--completion must be mark or delete but was '" + value + "'");
+    };
+  }
+
+  private PublisherSettings publisherSettings() {
+    String type = publisher.toLowerCase(Locale.ROOT);
+    if (!type.equals(Publishers.KAFKA)
+        && !type.equals(Publishers.SQS)
+        && !type.equals(Publishers.RABBIT)) {
+      throw usageError("--publisher must be kafka, sqs or rabbit but was '" + publisher + "'");
+    }
+    try {
+      return PublisherSettings.of(
+          type, publisherConfig, PublisherFlags.settings(kafka, sqs, rabbit));
+    } catch (IllegalArgumentException e) {
+      throw usageError(e.getMessage());
+    }
+  }
+
+  private Publisher newPublisher(PublisherSettings settings, String relayName) {
+    try {
+      return Publishers.create(settings, relayName);
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      throw usageError("--publisher " + settings.publisher() + ": " + e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,67 @@
+package dev.txoutbox.cli;
+
+import dev.txoutbox.OutboxStatus;
+import java.time.Duration;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code txoutbox status}: the backlog in five numbers; exit code 3 when dead letters exist. */
+@Command(
+    name = "status",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Shows pending events, those due now, dead letters, the age of the oldest pending event and"
+          + " events processed in the last minute.",
+      "Exit code 0, or 3 when dead letters exist, so it can serve as an alert probe."
+    })
+final class StatusCommand extends DatabaseCommand {
+
+  @Option(names = "--json", description = "One JSON object on stdout.")
+  boolean json;
+
+  StatusCommand(TxoutboxCommand root) {
+    super(root);
+  }
+
+  @Override
+  public Integer call() {
+    DatabaseTarget target = target();
+    OutboxStatus status = admin(target).status();
+    out().println(json ? json(target.schema(), status) : table(target.schema(), status));
+    return status.deadLetters() > 0 ? ExitCodes.DEAD_LETTERS : ExitCodes.OK;
+  }
+
+  static String json(String schema, OutboxStatus status) {
+    JsonWriter w = new JsonWriter().beginObject();
+    w.field("schema", schema)
+        .field("pending", status.pending())
+        .field("due_now", status.dueNow())
+        .field("dead_letters", status.deadLetters())
+        .name("oldest_pending_age_seconds");
+    if (status.oldestPendingAge().isPresent()) {
+      w.value(status.oldestPendingAge().get().toMillis() / 1000.0);
+    } else {
+      w.raw("null");
+    }
+    return w.field("processed_last_minute", status.processedLastMinute()).endObject().toString();
+  }
+
+  static String table(String schema, OutboxStatus status) {
+    return String.join(
+        System.lineSeparator(),
+        row("schema", schema),
+        row("pending", Long.toString(status.pending())),
+        row("due now", Long.toString(status.dueNow())),
+        row("dead letters", Long.toString(status.deadLetters())),
+        row("oldest pending age", status.oldestPendingAge().map(Durations::format).orElse("-")),
+        row("processed last minute", Long.toString(status.processedLastMinute())));
+  }
+
+  private static String row(String name, String value) {
+    return String.format("%-22s %s", name + ":", value);
+  }
+
+  static double seconds(Duration d) {
+    return d.toMillis() / 1000.0;
+  }
+}

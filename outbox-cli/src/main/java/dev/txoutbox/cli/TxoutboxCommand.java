@@ -1,0 +1,86 @@
+package dev.txoutbox.cli;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+
+/**
+ * The top command: the options every subcommand shares (where the database is, which schema,
+ * verbosity), given before or after the subcommand's name.
+ */
+@Command(
+    name = "txoutbox",
+    mixinStandardHelpOptions = true,
+    versionProvider = Version.class,
+    sortOptions = false,
+    usageHelpAutoWidth = true,
+    description = "Operates a txoutbox transactional outbox on PostgreSQL.",
+    footerHeading = "%nEnvironment:%n",
+    footer = {
+      "  OUTBOX_JDBC_URL      the JDBC URL when --jdbc-url is not given",
+      "  OUTBOX_DB_USER       the user when --user is not given",
+      "  OUTBOX_DB_PASSWORD   the password (or --password-file; never on the command line)",
+      "",
+      "Exit codes: 0 done, 1 failure (database unreachable...), 2 bad arguments or a purge"
+          + " without --yes (nothing touched), 3 status found dead letters."
+    })
+final class TxoutboxCommand implements Callable<Integer> {
+
+  @Option(
+      names = "--jdbc-url",
+      scope = ScopeType.INHERIT,
+      paramLabel = "URL",
+      description =
+          "PostgreSQL JDBC URL, such as jdbc:postgresql://db:5432/app (or OUTBOX_JDBC_URL).")
+  String jdbcUrl;
+
+  @Option(
+      names = "--user",
+      scope = ScopeType.INHERIT,
+      paramLabel = "USER",
+      description = "Database user (or OUTBOX_DB_USER).")
+  String user;
+
+  @Option(
+      names = "--password-file",
+      scope = ScopeType.INHERIT,
+      paramLabel = "FILE",
+      description =
+          "Reads the database password from FILE (its first line). Default: OUTBOX_DB_PASSWORD.")
+  Path passwordFile;
+
+  @Option(
+      names = "--schema",
+      scope = ScopeType.INHERIT,
+      paramLabel = "SCHEMA",
+      description = "The schema holding the outbox tables. Default: public.")
+  String schema;
+
+  @Option(
+      names = {"-v", "--verbose"},
+      scope = ScopeType.INHERIT,
+      description = "Debug logging, and stack traces with errors.")
+  boolean verbose;
+
+  @Spec CommandSpec spec;
+
+  private final CliContext context;
+
+  TxoutboxCommand(CliContext context) {
+    this.context = context;
+  }
+
+  CliContext context() {
+    return context;
+  }
+
+  @Override
+  public Integer call() {
+    throw new ParameterException(spec.commandLine(), "Missing command: give one of the commands");
+  }
+}

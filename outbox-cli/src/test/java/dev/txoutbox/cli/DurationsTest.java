@@ -1,0 +1,47 @@
+package dev.txoutbox.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine.TypeConversionException;
+
+class DurationsTest {
+
+  @Test
+  void readsShortForms() {
+    assertThat(Durations.parse("500ms")).isEqualTo(Duration.ofMillis(500));
+    assertThat(Durations.parse("30s")).isEqualTo(Duration.ofSeconds(30));
+    assertThat(Durations.parse("30m")).isEqualTo(Duration.ofMinutes(30));
+    assertThat(Durations.parse("12h")).isEqualTo(Duration.ofHours(12));
+    assertThat(Durations.parse("7d")).isEqualTo(Duration.ofDays(7));
+    assertThat(Durations.parse("7D")).isEqualTo(Duration.ofDays(7));
+  }
+
+  @Test
+  void readsIso8601() {
+    assertThat(Durations.parse("PT30M")).isEqualTo(Duration.ofMinutes(30));
+    assertThat(Durations.parse("P7D")).isEqualTo(Duration.ofDays(7));
+    assertThat(Durations.parse("pt1h30m")).isEqualTo(Duration.ofMinutes(90));
+  }
+
+  @Test
+  void rejectsAnythingElse() {
+    for (String bad : new String[] {"", "7", "7 days", "-1d", "PT-5M", "1w", "d"}) {
+      assertThatThrownBy(() -> Durations.parse(bad))
+          .as(bad)
+          .isInstanceOf(TypeConversionException.class);
+    }
+  }
+
+  @Test
+  void writesForPeople() {
+    assertThat(Durations.format(Duration.ofMillis(250))).isEqualTo("250ms");
+    assertThat(Durations.format(Duration.ofMillis(1250))).isEqualTo("1.25s");
+    assertThat(Durations.format(Duration.ofSeconds(245))).isEqualTo("4m 5s");
+    assertThat(Durations.format(Duration.ofMinutes(192))).isEqualTo("3h 12m");
+    assertThat(Durations.format(Duration.ofDays(7))).isEqualTo("7d");
+    assertThat(Durations.format(Duration.ofDays(7).plusHours(2).plusSeconds(9))).isEqualTo("7d 2h");
+  }
+}

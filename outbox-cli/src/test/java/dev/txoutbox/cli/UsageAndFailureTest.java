@@ -1,0 +1,128 @@
+package dev.txoutbox.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.txoutbox.testing.TestDatabase;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Bad arguments exit 2 and touch nothing; an unreachable database is one line and exit 1. */
+class UsageAndFailureTest {
+
+  private static final String UNREACHABLE = "jdbc:postgresql://127.0.0.1:1/x?password=hunter2";
+
+  private static TestDatabase db;
+  private static OutboxFixture outbox;
+
+  @BeforeAll
+  static void setUp() {
+    db = TestDatabase.create("cli_usage");
+    outbox = new OutboxFixture(db);
+    outbox.deadLetters("order.rejected", 2);
+  }
+
+  @AfterAll
+  static void tearDown() {
+    db.close();
+  }
+
+  private static CliRunner cli() {
+    return new CliRunner()
+        .withArgs(
+            "--jdbc-url", TestDatabase.jdbcUrl(), "--user", "postgres", "--schema", db.schema());
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "",
+        "no-such-command",
+        "status --no-such-option",
+        "dead-letters",
+        "dead-letters requeue",
+        "dead-letters requeue --all --event-type order.rejected",
+        "dead-letters requeue --id not-a-uuid",
+        "dead-letters purge --all --id 7d1c9a1e-8a57-4c47-9b3c-5b2d0c4e0c11 --yes",
+        "dead-letters list --limit 0",
+        "cleanup",
+        "cleanup --older-than soon",
+        "cleanup --older-than 7d --chunk 0",
+        "--schema Bad-Name status",
+        "relay",
+        "relay --publisher carrier-pigeon",
+        "relay --publisher rabbit",
+        "relay --publisher rabbit --exchange x --amqp-uri amqp://h --bootstrap-servers k:9092",
+        "relay --publisher rabbit --exchange x --amqp-uri amqp://h --batch-size 0",
+        "relay --publisher rabbit --exchange x --amqp-uri amqp://h --completion sometimes",
+        "relay --publisher kafka",
+        "relay --publisher kafka --bootstrap-servers k:9092 --topic-prefix p. --topic a=b",
+        "relay --publisher sqs",
+      })
+  void badArgumentsExitTwoAndTouchNothing(String args) {
+    CliRunner.Result r = cli().run(args.isEmpty() ? new String[0] : args.split(" "));
+
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err()).isNotBlank();
+    assertThat(r.out()).isEmpty();
+    assertThat(outbox.count("dead_lettered_at is not null")).isEqualTo(2);
+  }
+
+  @Test
+  void aMissingJdbcUrlIsAUsageError() {
+    CliRunner.Result r = new CliRunner().run("status");
+
+    assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err()).contains("--jdbc-url").contains("OUTBOX_JDBC_URL");
+  }
+
+  @Test
+  void anUnreachableDatabaseIsOneLineAndExitOneWithoutAStackTrace() {
+    CliRunner.Result r = new CliRunner().run("status", "--jdbc-url", UNREACHABLE);
+
+    assertThat(r.exitCode()).isEqualTo(ExitCodes.FAILURE);
+    assertThat(r.errLines())
+        .containsExactly(
+            "txoutbox: cannot reach the database at jdbc:postgresql://127.0.0.1:1/x?password=****:"
+                + " Connection refused");
+    assertThat(r.out()).isEmpty();
+  }
+
+  @Test
+  void everyDatabaseCommandReportsAnUnreachableDatabaseTheSameWay() {
+    for (String[] args :
+        new String[][] {
+          {"migrate"},
+          {"dead-letters", "list"},
+          {"dead-letters", "purge", "--all"},
+          {"cleanup", "--older-than", "1d"},
+          {"relay", "--publisher", "rabbit", "--amqp-uri", "amqp://x", "--exchange", "x"}
+        }) {
+      CliRunner.Result r = new CliRunner().env("OUTBOX_JDBC_URL", UNREACHABLE).run(args);
+
+      assertThat(r.exitCode()).as(String.join(" ", args)).isEqualTo(ExitCodes.FAILURE);
+      assertThat(r.errLines()).as(String.join(" ", args)).hasSize(1);
+      assertThat(r.err())
+          .startsWith("txoutbox: cannot reach the database")
+          .doesNotContain("hunter2");
+    }
+  }
+
+  @Test
+  void verboseAddsTheStackTrace() {
+    CliRunner.Result r = new CliRunner().run("--verbose", "status", "--jdbc-url", UNREACHABLE);
+
+    assertThat(r.exitCode()).isEqualTo(ExitCodes.FAILURE);
+    assertThat(r.errLines().get(0)).startsWith("txoutbox: cannot reach the database");
+    assertThat(r.err()).contains("DatabaseUnavailableException").contains("\tat ");
+  }
+
+  @Test
+  void helpAndVersionExitZero() {
+    assertThat(new CliRunner().run("--help").exitCode()).isZero();
+    assertThat(new CliRunner().run("relay", "--help").out()).contains("--metrics-port");
+    assertThat(new CliRunner().run("--version").out()).startsWith("txoutbox ");
+  }
+}
