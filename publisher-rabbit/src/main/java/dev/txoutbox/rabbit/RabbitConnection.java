@@ -5,6 +5,7 @@ import com.rabbitmq.client.Connection;
 import dev.txoutbox.rabbit.RabbitPublisherConfig.ExchangeDeclaration;
 import java.io.IOException;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,7 +21,7 @@ final class RabbitConnection implements AutoCloseable {
 
   private final RabbitPublisherConfig config;
   private final Runnable onConnect;
-  private final Object lock = new Object();
+  private final ReentrantLock lock = new ReentrantLock();
   private volatile Connection connection;
   private volatile String blockedReason;
   private volatile boolean closed;
@@ -34,18 +35,21 @@ final class RabbitConnection implements AutoCloseable {
   }
 
   /**
-   * The open connection, connecting first if there is none.
+   * The open connection, connecting first if there is none. One thread connects at a time; the
+   * others wait for it, interruptibly.
    *
    * @throws IOException if the broker cannot be reached or refuses the connection
    * @throws TimeoutException if connecting takes longer than the factory's connection timeout
+   * @throws InterruptedException if interrupted while another thread connects
    * @throws IllegalStateException if closed
    */
-  Connection get() throws IOException, TimeoutException {
+  Connection get() throws IOException, TimeoutException, InterruptedException {
     Connection current = connection;
     if (current != null && current.isOpen()) {
       return current;
     }
-    synchronized (lock) {
+    lock.lockInterruptibly();
+    try {
       if (closed) {
         throw new IllegalStateException("RabbitMQ publisher is closed");
       }
@@ -56,7 +60,13 @@ final class RabbitConnection implements AutoCloseable {
       connection = null;
       Connection fresh = open();
       connection = fresh;
+      if (closed) { // close() ran while connecting and may not have seen this connection
+        fresh.abort();
+        throw new IllegalStateException("RabbitMQ publisher is closed");
+      }
       return fresh;
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -114,18 +124,17 @@ final class RabbitConnection implements AutoCloseable {
     }
   }
 
-  /** Closes the connection; idempotent. Later {@link #get()} calls fail. */
+  /**
+   * Closes the connection; idempotent. Does not wait for a connection attempt in progress: that
+   * attempt closes what it opened. Later {@link #get()} calls fail.
+   */
   @Override
   public void close() {
-    Connection current;
-    synchronized (lock) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      current = connection;
-      connection = null;
+    if (closed) {
+      return;
     }
+    closed = true;
+    Connection current = connection;
     if (current != null) {
       try {
         current.close(CLOSE_TIMEOUT_MILLIS);

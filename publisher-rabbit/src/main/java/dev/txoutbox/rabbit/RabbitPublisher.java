@@ -195,8 +195,10 @@ public final class RabbitPublisher implements Publisher {
 
     /**
      * How long a batch waits for the broker's confirms, counted from when its first message is
-     * sent; messages unconfirmed by then are retryable failures. Keep it well below the relay's
-     * transaction limits. Defaults to 30 seconds.
+     * sent; messages unconfirmed by then are retryable failures. It also caps the connection
+     * factory's connection timeout, so a batch that has to connect first waits at most this long
+     * for the TCP connection. Keep it well below the relay's transaction limits. Defaults to 30
+     * seconds.
      *
      * @throws NullPointerException if {@code confirmTimeout} is null
      */
@@ -246,7 +248,12 @@ public final class RabbitPublisher implements Publisher {
      *     exchange} is longer than 255 characters
      */
     public RabbitPublisher build() {
-      ConnectionFactory factory = connectionFactory();
+      if (connectionFactory == null && uri == null) {
+        throw new IllegalStateException("connectionFactory or uri is required");
+      }
+      if (connectionFactory != null && uri != null) {
+        throw new IllegalStateException("set connectionFactory or uri, not both");
+      }
       if (exchange == null && router == null) {
         throw new IllegalStateException("exchange or router is required");
       }
@@ -262,6 +269,7 @@ public final class RabbitPublisher implements Publisher {
       if (maxMessageBytes <= 0) {
         throw new IllegalArgumentException("maxMessageBytes must be positive: " + maxMessageBytes);
       }
+      ConnectionFactory factory = connectionFactory();
       RabbitPublisherConfig config =
           new RabbitPublisherConfig(
               factory,
@@ -278,17 +286,16 @@ public final class RabbitPublisher implements Publisher {
       return new RabbitPublisher(config);
     }
 
+    /** The publisher's own copy: no automatic recovery, connecting bounded by confirmTimeout. */
     private ConnectionFactory connectionFactory() {
-      if (connectionFactory == null && uri == null) {
-        throw new IllegalStateException("connectionFactory or uri is required");
-      }
-      if (connectionFactory != null && uri != null) {
-        throw new IllegalStateException("set connectionFactory or uri, not both");
-      }
       ConnectionFactory factory =
           connectionFactory != null ? connectionFactory.clone() : AmqpUris.parse(uri);
       factory.setAutomaticRecoveryEnabled(false);
       factory.setTopologyRecoveryEnabled(false);
+      int timeout = factory.getConnectionTimeout();
+      if (timeout == 0 || timeout > confirmTimeout.toMillis()) {
+        factory.setConnectionTimeout((int) Math.min(Integer.MAX_VALUE, confirmTimeout.toMillis()));
+      }
       return factory;
     }
   }
