@@ -1,0 +1,237 @@
+package dev.txoutbox.metrics;
+
+import dev.txoutbox.OutboxAdmin;
+import dev.txoutbox.RelayConfig;
+import dev.txoutbox.RelayListener;
+import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.PublishResult;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Micrometer meters for one relay and the backlog of its outbox, each tagged {@code relay=<name>}
+ * and described. As a Prometheus registry renders them:
+ *
+ * <ul>
+ *   <li>{@code outbox_events_published_total} — events the broker acknowledged;
+ *   <li>{@code outbox_events_failed_total{event_type}} — failed publish attempts, retried or dead
+ *       lettered;
+ *   <li>{@code outbox_events_dead_lettered_total{event_type}} — events that became dead letters;
+ *   <li>{@code outbox_relay_cycle_failures_total} — relay cycles that failed as a whole (database
+ *       unreachable, for instance);
+ *   <li>{@code outbox_batch_duration_seconds} — claim-to-commit time of each batch, with a
+ *       histogram;
+ *   <li>{@code outbox_events_pending}, {@code outbox_dead_letters}, {@code
+ *       outbox_oldest_pending_age_seconds} — the backlog of the outbox table.
+ * </ul>
+ *
+ * <p>The counters and the timer are fed by the relay: add this object with {@code
+ * OutboxRelay.builder().listener(metrics)}. The backlog gauges describe the table, not the relay;
+ * they read a cached {@link dev.txoutbox.OutboxStatus} that one daemon thread ({@code
+ * outbox-metrics-<relay>}) refreshes through the {@link OutboxAdmin} every {@link
+ * Builder#refreshInterval(Duration) refresh interval}, so a scrape never queries the database. They
+ * read {@code NaN} until the first refresh; a failed refresh is logged and keeps the last values.
+ *
+ * <pre>{@code
+ * OutboxMetrics metrics = OutboxMetrics.builder(registry)
+ *     .relayName("orders")
+ *     .admin(OutboxAdmin.create(dataSource, "public"))
+ *     .build();
+ * OutboxRelay relay = OutboxRelay.builder()
+ *     .dataSource(dataSource)
+ *     .publisher(publisher)
+ *     .config(RelayConfig.builder().name("orders").build())
+ *     .listener(metrics)
+ *     .build();
+ * }</pre>
+ *
+ * <p>{@link #close()} stops the refresh thread and removes every meter from the registry; close it
+ * after the relay. Use one instance per relay name and registry.
+ *
+ * <p>This type is thread-safe.
+ */
+public final class OutboxMetrics implements RelayListener, AutoCloseable {
+
+  /** Default {@link Builder#refreshInterval(Duration)}: 15 s. */
+  public static final Duration DEFAULT_REFRESH_INTERVAL = Duration.ofSeconds(15);
+
+  private final MeterRegistry registry;
+  private final Counter published;
+  private final Counter cycleFailures;
+  private final Timer batchDuration;
+  private final EventTypeCounters failed;
+  private final EventTypeCounters deadLettered;
+  private final BacklogGauges backlog;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private OutboxMetrics(Builder b) {
+    this.registry = b.registry;
+    Tags tags = Tags.of(MeterNames.RELAY_TAG, b.relayName);
+    this.published =
+        Counter.builder(MeterNames.PUBLISHED)
+            .description("Events published: acknowledged by the broker and completed")
+            .tags(tags)
+            .register(registry);
+    this.cycleFailures =
+        Counter.builder(MeterNames.CYCLE_FAILURES)
+            .description("Relay cycles that failed as a whole, such as when the database is down")
+            .tags(tags)
+            .register(registry);
+    this.batchDuration =
+        Timer.builder(MeterNames.BATCH_DURATION)
+            .description("Time from claiming a batch to committing its outcome")
+            .tags(tags)
+            .publishPercentileHistogram()
+            .minimumExpectedValue(Duration.ofMillis(1))
+            .maximumExpectedValue(Duration.ofMinutes(2))
+            .register(registry);
+    this.failed =
+        new EventTypeCounters(
+            registry,
+            MeterNames.FAILED,
+            "Failed publish attempts, whether retried or dead-lettered",
+            tags);
+    this.deadLettered =
+        new EventTypeCounters(
+            registry, MeterNames.DEAD_LETTERED, "Events that became dead letters", tags);
+    this.backlog = new BacklogGauges(registry, tags, b.admin, b.relayName, b.refreshInterval);
+    backlog.start();
+  }
+
+  /**
+   * Starts configuring metrics in {@code registry}.
+   *
+   * @throws NullPointerException if {@code registry} is null
+   */
+  public static Builder builder(MeterRegistry registry) {
+    return new Builder(Objects.requireNonNull(registry, "registry"));
+  }
+
+  @Override
+  public void published(OutboxMessage message) {
+    published.increment();
+  }
+
+  @Override
+  public void willRetry(OutboxMessage message, PublishResult failure, Duration delay) {
+    failed.increment(message.eventType());
+  }
+
+  @Override
+  public void deadLettered(OutboxMessage message, PublishResult failure) {
+    failed.increment(message.eventType());
+    deadLettered.increment(message.eventType());
+  }
+
+  @Override
+  public void batchCompleted(int claimed, int published, int failed, Duration duration) {
+    batchDuration.record(duration);
+  }
+
+  @Override
+  public void cycleFailed(Throwable error) {
+    cycleFailures.increment();
+  }
+
+  /**
+   * Reads the backlog now, on the calling thread, and updates the gauges; the refresh thread does
+   * the same every refresh interval. Useful before serving the first scrape.
+   *
+   * @throws IllegalStateException if closed
+   * @throws RuntimeException what {@link OutboxAdmin#status()} throws; the gauges keep their values
+   */
+  public void refresh() {
+    if (closed.get()) {
+      throw new IllegalStateException("outbox metrics are closed");
+    }
+    backlog.refresh();
+  }
+
+  /**
+   * Stops the refresh thread and removes every meter of this instance from the registry. Events
+   * reported afterwards are ignored. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    backlog.close();
+    failed.close();
+    deadLettered.close();
+    registry.remove(published);
+    registry.remove(cycleFailures);
+    registry.remove(batchDuration);
+  }
+
+  /** Configures {@link OutboxMetrics}. Not thread-safe. */
+  public static final class Builder {
+    private final MeterRegistry registry;
+    private String relayName = RelayConfig.DEFAULT_NAME;
+    private OutboxAdmin admin;
+    private Duration refreshInterval = DEFAULT_REFRESH_INTERVAL;
+
+    private Builder(MeterRegistry registry) {
+      this.registry = registry;
+    }
+
+    /**
+     * The value of the {@code relay} tag, normally the relay's {@link RelayConfig#name()}. Defaults
+     * to {@value RelayConfig#DEFAULT_NAME}.
+     */
+    public Builder relayName(String relayName) {
+      this.relayName = Objects.requireNonNull(relayName, "relayName");
+      return this;
+    }
+
+    /** Reads the backlog for the gauges; on the outbox the relay drains. Required. */
+    public Builder admin(OutboxAdmin admin) {
+      this.admin = Objects.requireNonNull(admin, "admin");
+      return this;
+    }
+
+    /**
+     * How often the backlog gauges are refreshed, counted from the end of one refresh to the start
+     * of the next; each refresh is a few index probes. Defaults to 15 s.
+     */
+    public Builder refreshInterval(Duration refreshInterval) {
+      this.refreshInterval = Objects.requireNonNull(refreshInterval, "refreshInterval");
+      return this;
+    }
+
+    /**
+     * Registers the meters and starts the refresh thread.
+     *
+     * @throws IllegalArgumentException if {@code relayName} is blank or longer than 64 characters,
+     *     or {@code refreshInterval} is not positive
+     * @throws IllegalStateException if no admin was given, or the registry already holds outbox
+     *     meters for this relay name
+     */
+    public OutboxMetrics build() {
+      if (relayName.isBlank() || relayName.length() > 64) {
+        throw new IllegalArgumentException(
+            "relayName must be 1 to 64 characters, not blank, but was '" + relayName + "'");
+      }
+      if (refreshInterval.isNegative() || refreshInterval.isZero()) {
+        throw new IllegalArgumentException(
+            "refreshInterval must be positive but was " + refreshInterval);
+      }
+      if (admin == null) {
+        throw new IllegalStateException("outbox metrics need an admin(...) to read the backlog");
+      }
+      if (registry.find(MeterNames.PUBLISHED).tag(MeterNames.RELAY_TAG, relayName).meter()
+          != null) {
+        throw new IllegalStateException(
+            "the registry already holds outbox meters for relay '"
+                + relayName
+                + "'; close the other OutboxMetrics first or use another relayName");
+      }
+      return new OutboxMetrics(this);
+    }
+  }
+}
