@@ -1,0 +1,200 @@
+package dev.txoutbox.examples.orders;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A downstream service reading {@code order.created} events from Kafka and adding each order to its
+ * customer's totals ({@code customer_totals}), exactly once per event thanks to the {@link
+ * IdempotentConsumer}: redeliveries (after a broker outage, a rebalance or a relay retry) are
+ * dropped and counted as duplicates.
+ *
+ * <p>Each poll's records are processed in one transaction: for every record, mark the event and,
+ * when it is new, update the totals. After the commit the offsets are committed asynchronously; a
+ * crash or an outage in between replays records, which the marks absorb. If the transaction fails,
+ * the consumer rewinds to the first record of the poll and tries again a second later, so a
+ * database hiccup loses nothing.
+ *
+ * <p>One thread ({@code orders-consumer}) polls; {@link #close()} stops it. Thread-safe.
+ */
+final class OrderEventsConsumer implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(OrderEventsConsumer.class);
+  private static final Duration RETRY_DELAY = Duration.ofSeconds(1);
+
+  private final KafkaConsumer<String, byte[]> consumer;
+  private final String topic;
+  private final DSLContext dsl;
+  private final IdempotentConsumer idempotent;
+  private final String addToTotals;
+  private final RunTally tally;
+  private final Thread thread;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  OrderEventsConsumer(
+      String bootstrapServers,
+      String topic,
+      String groupId,
+      DSLContext dsl,
+      IdempotentConsumer idempotent,
+      String schema,
+      RunTally tally) {
+    this.consumer =
+        new KafkaConsumer<>(
+            Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers,
+                ConsumerConfig.GROUP_ID_CONFIG,
+                groupId,
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                "earliest",
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                false,
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                500),
+            new StringDeserializer(),
+            new ByteArrayDeserializer());
+    this.topic = topic;
+    this.dsl = dsl;
+    this.idempotent = idempotent;
+    this.addToTotals =
+        "INSERT INTO "
+            + DSL.name(schema, "customer_totals")
+            + " AS t (customer_id, orders, total_cents)"
+            + " SELECT e->>'customerId', 1, (e->>'totalCents')::bigint"
+            + " FROM (SELECT ?::jsonb AS e) AS event"
+            + " ON CONFLICT (customer_id) DO UPDATE"
+            + " SET orders = t.orders + 1, total_cents = t.total_cents + excluded.total_cents";
+    this.tally = tally;
+    this.thread = new Thread(this::run, "orders-consumer");
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  private void run() {
+    try {
+      consumer.subscribe(List.of(topic));
+      while (!closed.get()) {
+        ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(200));
+        if (records.isEmpty()) {
+          continue;
+        }
+        if (processAll(records)) {
+          consumer.commitAsync(
+              (offsets, error) -> {
+                if (error != null) {
+                  log.debug("offset commit failed; the records will be redelivered", error);
+                }
+              });
+        } else {
+          rewind(records);
+          Thread.sleep(RETRY_DELAY.toMillis());
+        }
+      }
+    } catch (WakeupException e) {
+      // close() woke us
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      log.error("the order consumer stopped", e);
+    } finally {
+      try {
+        consumer.commitSync(Duration.ofSeconds(5));
+      } catch (RuntimeException e) {
+        log.debug("final offset commit failed", e);
+      }
+      consumer.close(Duration.ofSeconds(5));
+    }
+  }
+
+  /** Processes one poll in one transaction; returns false if it rolled back. */
+  private boolean processAll(ConsumerRecords<String, byte[]> records) {
+    List<String> processed = new ArrayList<>();
+    int[] counts = {0, 0}; // duplicates, skipped
+    try {
+      dsl.transaction(
+          configuration -> {
+            DSLContext tx = configuration.dsl();
+            for (ConsumerRecord<String, byte[]> record : records) {
+              UUID eventId;
+              try {
+                eventId = IdempotentConsumer.eventId(record);
+              } catch (IllegalArgumentException notAnEvent) {
+                // Never processable: skip it rather than block the partition.
+                log.warn("skipping a record: {}", notAnEvent.getMessage());
+                counts[1]++;
+                continue;
+              }
+              String payload = new String(record.value(), StandardCharsets.UTF_8);
+              IdempotentConsumer.Outcome outcome =
+                  idempotent.process(tx, eventId, t -> t.execute(addToTotals, payload));
+              if (outcome == IdempotentConsumer.Outcome.PROCESSED) {
+                processed.add(String.valueOf(record.key()));
+              } else {
+                counts[0]++;
+              }
+            }
+          });
+    } catch (RuntimeException e) {
+      log.warn(
+          "processing {} records failed; retrying them in {} ms",
+          records.count(),
+          RETRY_DELAY.toMillis(),
+          e);
+      return false;
+    }
+    // Counted only once committed.
+    processed.forEach(tally::received);
+    tally.addDuplicates(counts[0]);
+    tally.addSkipped(counts[1]);
+    return true;
+  }
+
+  /** Moves each partition back to the first record of {@code records}, so they come again. */
+  private void rewind(ConsumerRecords<String, byte[]> records) {
+    Map<TopicPartition, Long> first = new HashMap<>();
+    for (ConsumerRecord<String, byte[]> record : records) {
+      first.merge(
+          new TopicPartition(record.topic(), record.partition()), record.offset(), Math::min);
+    }
+    first.forEach(consumer::seek);
+  }
+
+  /** Stops polling, commits what was processed and closes the Kafka consumer. Idempotent. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    if (thread.getState() == Thread.State.NEW) {
+      consumer.close(Duration.ofSeconds(5));
+      return;
+    }
+    consumer.wakeup();
+    try {
+      thread.join(Duration.ofSeconds(15).toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

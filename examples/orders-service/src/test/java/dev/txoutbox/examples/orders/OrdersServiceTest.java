@@ -1,0 +1,98 @@
+package dev.txoutbox.examples.orders;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.txoutbox.testing.TestDatabase;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The example's main flow, end to end: real PostgreSQL, a real Kafka broker in a child JVM, the
+ * relay, the consumer.
+ */
+class OrdersServiceTest {
+
+  @Test
+  @Timeout(240)
+  void theCommandDeliversEveryOrderAndExitsWithZero() {
+    try (TestDatabase db = TestDatabase.createEmpty("orders_cli", 2)) {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+
+      int exitCode =
+          OrdersServiceMain.commandLine(new OrdersServiceMain(out))
+              .execute(
+                  "--orders",
+                  "2000",
+                  "--writers",
+                  "4",
+                  "--jdbc-url",
+                  TestDatabase.jdbcUrl(),
+                  "--schema",
+                  db.schema());
+
+      String output = bytes.toString(StandardCharsets.UTF_8);
+      assertThat(exitCode).as(output).isZero();
+      assertThat(output)
+          .containsPattern("orders written +2,000")
+          .containsPattern("events received +2,000")
+          .containsPattern("lost +0 ")
+          .contains("consumer totals           match")
+          .contains("OK: every order's event arrived");
+    }
+  }
+
+  @Test
+  @Timeout(300)
+  void anOutageOfTheBrokerGrowsTheOutboxAndLosesNothing() throws Exception {
+    try (TestDatabase db = TestDatabase.createEmpty("orders_outage", 8);
+        KafkaBroker broker = KafkaBroker.embedded()) {
+      RunOptions options =
+          new RunOptions(
+              6000, 4, true, Duration.ofSeconds(3), db.schema(), Duration.ofSeconds(120));
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+
+      Summary summary = OrdersExample.run(options, db.dataSource(), broker, out);
+
+      String output = bytes.toString(StandardCharsets.UTF_8);
+      assertThat(summary.failure()).as(output).isNull();
+      assertThat(summary.written()).as(output).isEqualTo(6000);
+      assertThat(summary.received()).as(output).isEqualTo(summary.written());
+      assertThat(summary.lost()).as(output).isZero();
+      assertThat(summary.published()).as(output).isGreaterThanOrEqualTo(6000);
+      assertThat(summary.totalsMatch()).as(output).isTrue();
+      assertThat(summary.pendingAtEnd()).isZero();
+      assertThat(summary.deadLetters()).isZero();
+      assertThat(summary.outageDown()).isGreaterThanOrEqualTo(Duration.ofSeconds(3));
+      // Orders kept being written while the broker was down: the outbox held them.
+      assertThat(summary.peakPending()).as(output).isPositive();
+      assertThat(output).contains("stopping the Kafka broker").contains("Kafka is back");
+      assertThat(summary.ok()).isTrue();
+    }
+  }
+
+  @Test
+  void badArgumentsExitWithTwoAndTouchNothing() {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+
+    assertThat(OrdersServiceMain.commandLine(new OrdersServiceMain(out)).execute("--orders", "0"))
+        .isEqualTo(2);
+    assertThat(
+            OrdersServiceMain.commandLine(new OrdersServiceMain(out))
+                .execute("--broker-outage", "--bootstrap-servers", "127.0.0.1:1"))
+        .isEqualTo(2);
+    assertThat(
+            OrdersServiceMain.commandLine(new OrdersServiceMain(out))
+                .execute("--schema", "Not-A-Schema"))
+        .isEqualTo(2);
+    assertThat(OrdersServiceMain.commandLine(new OrdersServiceMain(out)).execute("--bogus"))
+        .isEqualTo(2);
+    assertThat(bytes.toString(StandardCharsets.UTF_8)).isEmpty();
+  }
+}
