@@ -183,7 +183,9 @@ class MetricsRelayTest {
             "ERROR " + poison.get(1));
     for (ILoggingEvent e : aboutEvents) {
       Map<String, Object> kv = keyValues(e);
-      assertThat(kv).containsOnlyKeys("event_id", "event_type", "aggregate_id", "attempt");
+      assertThat(kv)
+          .containsOnlyKeys("relay", "event_id", "event_type", "aggregate_id", "attempt")
+          .containsEntry("relay", "orders");
       if (kv.get("event_id").equals(tooLarge)) {
         assertThat(kv).containsEntry("event_type", "payment.taken");
         assertThat(kv).containsEntry("aggregate_id", "p-big");

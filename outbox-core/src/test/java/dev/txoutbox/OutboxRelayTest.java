@@ -331,6 +331,17 @@ class OutboxRelayTest {
   }
 
   @Test
+  void publisherReturningAnImmutableResultListIsAccepted() throws Exception {
+    // Regression: checking the results with List.contains(null) threw on List.of(...).
+    List<UUID> ids = write(3, "immutable");
+    Publisher immutable =
+        messages ->
+            List.copyOf(java.util.Collections.nCopies(messages.size(), PublishResult.published()));
+    assertThat(relay(immutable, RelayConfig.defaults()).runOnce()).isEqualTo(3);
+    assertThat(ids).allSatisfy(id -> assertThat(row(id).getProcessedAt()).isNotNull());
+  }
+
+  @Test
   void survivesLostDatabaseConnections() {
     String app = "relay-" + UUID.randomUUID();
     HikariConfig config = new HikariConfig();

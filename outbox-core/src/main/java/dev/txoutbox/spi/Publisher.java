@@ -59,6 +59,15 @@ public interface Publisher extends AutoCloseable {
   }
 
   /**
+   * The publisher's effective configuration for the relay's start-up log line, such as {@code
+   * kafka{bootstrap.servers=k1:9092, acks=all, sasl.jaas.config=****}}. Must never contain a
+   * secret: mask passwords, tokens and credentials in URIs. Defaults to {@link #name()}.
+   */
+  default String describe() {
+    return name();
+  }
+
+  /**
    * Releases the broker client. The relay never calls this: whoever created the publisher closes
    * it, after closing the relay. Must be idempotent. Defaults to doing nothing.
    */

@@ -30,7 +30,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
   }
 
   private final RelayConfig config;
-  private final String publisherName;
+  private final String publisherDescription;
   private final RelayCycle cycle;
   private final RelayListener listener;
   private final WakeUpSignal signal = new WakeUpSignal();
@@ -45,7 +45,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
       Clock clock,
       List<RelayListener> listeners) {
     this.config = config;
-    this.publisherName = publisher.name();
+    this.publisherDescription = describe(publisher);
     this.listener = new SafeListener(listeners);
     this.cycle = new RelayCycle(dsl, publisher, config, clock, listener);
   }
@@ -57,7 +57,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
           "relay " + config.name() + " is " + state.get() + ", not NEW");
     }
     log.info(
-        "outbox relay {} starting with publisher {}: {}", config.name(), publisherName, config);
+        "outbox relay {} starting: {}; publisher {}", config.name(), config, publisherDescription);
     synchronized (workers) {
       for (int i = 1; i <= config.workers(); i++) {
         Thread t = new Thread(this::loop, "outbox-relay-" + config.name() + "-worker-" + i);
@@ -186,6 +186,14 @@ public final class DefaultOutboxRelay implements OutboxRelay {
       Thread.currentThread().interrupt();
     }
     log.info("outbox relay {} closed", config.name());
+  }
+
+  private static String describe(Publisher publisher) {
+    try {
+      return publisher.describe();
+    } catch (RuntimeException e) {
+      return publisher.name() + " (describe() failed: " + e + ")";
+    }
   }
 
   private static Duration min(Duration a, Duration b) {

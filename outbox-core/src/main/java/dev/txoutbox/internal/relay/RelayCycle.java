@@ -12,6 +12,7 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jooq.DSLContext;
 import org.slf4j.Logger;
@@ -25,6 +26,12 @@ import org.slf4j.spi.LoggingEventBuilder;
 final class RelayCycle {
 
   private static final Logger log = LoggerFactory.getLogger("dev.txoutbox.relay");
+
+  /**
+   * Retries logged one by one at WARN per batch; the rest go to DEBUG behind one WARN summary, so a
+   * broker outage does not flood the log with a line per event.
+   */
+  static final int MAX_RETRY_WARNINGS_PER_BATCH = 10;
 
   private final DSLContext dsl;
   private final Publisher publisher;
@@ -110,10 +117,11 @@ final class RelayCycle {
               + " for "
               + batch.size()
               + " messages";
-      log.warn("{}; retrying all", reason);
+      log.warn("relay {}: {}; retrying all", config.name(), reason);
       return all(batch, PublishResult.retryable(reason));
     }
-    if (results.contains(null)) {
+    // Not results.contains(null): immutable lists such as List.of(...) throw on it.
+    if (results.stream().anyMatch(Objects::isNull)) {
       List<PublishResult> fixed = new ArrayList<>(results);
       fixed.replaceAll(r -> r == null ? PublishResult.retryable("publisher returned null") : r);
       return fixed;
@@ -127,6 +135,7 @@ final class RelayCycle {
 
   private void report(BatchOutcome outcome, Duration duration) {
     int published = 0;
+    int retries = 0;
     for (Fate fate : outcome.fates()) {
       OutboxMessage m = fate.message();
       if (fate.result().isPublished()) {
@@ -143,7 +152,8 @@ final class RelayCycle {
                 fate.result().reason());
         listener.deadLettered(m, fate.result());
       } else {
-        withEvent(log.atWarn(), m)
+        retries++;
+        withEvent(retries <= MAX_RETRY_WARNINGS_PER_BATCH ? log.atWarn() : log.atDebug(), m)
             .log(
                 "event {} ({}) attempt {} failed, retrying in {}: {}",
                 m.id(),
@@ -153,6 +163,13 @@ final class RelayCycle {
                 fate.result().reason());
         listener.willRetry(m, fate.result(), fate.delay());
       }
+    }
+    if (retries > MAX_RETRY_WARNINGS_PER_BATCH) {
+      log.warn(
+          "relay {}: {} more events of this batch failed and will be retried (each logged at"
+              + " DEBUG)",
+          config.name(),
+          retries - MAX_RETRY_WARNINGS_PER_BATCH);
     }
     int failed = outcome.claimed() - published;
     log.debug(
@@ -165,8 +182,9 @@ final class RelayCycle {
     listener.batchCompleted(outcome.claimed(), published, failed, duration);
   }
 
-  private static LoggingEventBuilder withEvent(LoggingEventBuilder b, OutboxMessage m) {
-    return b.addKeyValue("event_id", m.id())
+  private LoggingEventBuilder withEvent(LoggingEventBuilder b, OutboxMessage m) {
+    return b.addKeyValue("relay", config.name())
+        .addKeyValue("event_id", m.id())
         .addKeyValue("event_type", m.eventType())
         .addKeyValue("aggregate_id", m.aggregateId())
         .addKeyValue("attempt", m.attempt());
