@@ -106,6 +106,12 @@ public final class RabbitPublisher implements Publisher {
     }
   }
 
+  /** The effective options, without credentials. */
+  @Override
+  public String describe() {
+    return toString();
+  }
+
   @Override
   public String toString() {
     return "RabbitPublisher[" + config + "]";

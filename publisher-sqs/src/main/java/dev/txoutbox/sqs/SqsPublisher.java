@@ -189,6 +189,12 @@ public final class SqsPublisher implements Publisher {
     }
   }
 
+  /** The effective options, without credentials. */
+  @Override
+  public String describe() {
+    return toString();
+  }
+
   @Override
   public String toString() {
     return "SqsPublisher[requestTimeout="
