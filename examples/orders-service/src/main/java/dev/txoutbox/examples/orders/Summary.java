@@ -93,7 +93,8 @@ record Summary(
   }
 
   private static void line(PrintStream out, String label, long value, String note) {
-    out.printf(Locale.ROOT, "  %-20s %,10d   %s%n", label, value, note);
+    String text = String.format(Locale.ROOT, "  %-20s %,10d   %s", label, value, note);
+    out.println(text.stripTrailing());
   }
 
   static String seconds(Duration duration) {
