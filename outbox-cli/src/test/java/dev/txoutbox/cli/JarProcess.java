@@ -1,0 +1,105 @@
+package dev.txoutbox.cli;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code java -jar target/txoutbox.jar ...} as a child process, its output kept in files (no pipe
+ * can fill up and stall it).
+ */
+final class JarProcess implements AutoCloseable {
+
+  private final Process process;
+  private final Path out;
+  private final Path err;
+
+  private JarProcess(Process process, Path out, Path err) {
+    this.process = process;
+    this.out = out;
+    this.err = err;
+  }
+
+  /** The shaded jar: the {@code txoutbox.jar} system property failsafe sets. */
+  static Path jar() {
+    String jar = System.getProperty("txoutbox.jar", "target/txoutbox.jar");
+    Path path = Paths.get(jar);
+    if (!Files.isRegularFile(path)) {
+      throw new IllegalStateException(path + " is missing: run 'mvn verify', which packages it");
+    }
+    return path;
+  }
+
+  static JarProcess start(Map<String, String> env, String... args) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-jar");
+    command.add(jar().toString());
+    command.addAll(List.of(args));
+    Path out = Files.createTempFile("txoutbox-out", ".txt");
+    Path err = Files.createTempFile("txoutbox-err", ".txt");
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    pb.environment().remove("OUTBOX_JDBC_URL");
+    pb.environment().remove("OUTBOX_DB_USER");
+    pb.environment().remove("OUTBOX_DB_PASSWORD");
+    pb.environment().putAll(env);
+    return new JarProcess(pb.start(), out, err);
+  }
+
+  /** Runs to completion. */
+  static JarProcess run(Map<String, String> env, String... args) throws Exception {
+    JarProcess p = start(env, args);
+    p.waitFor();
+    return p;
+  }
+
+  /** Sends SIGTERM. */
+  void terminate() {
+    process.destroy();
+  }
+
+  /** Waits up to a minute for the exit code. */
+  int waitFor() throws InterruptedException, IOException {
+    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new IllegalStateException("txoutbox did not exit within 60 s; stderr:\n" + err());
+    }
+    return process.exitValue();
+  }
+
+  int exitCode() {
+    return process.exitValue();
+  }
+
+  boolean isAlive() {
+    return process.isAlive();
+  }
+
+  String out() throws IOException {
+    return Files.readString(out, StandardCharsets.UTF_8);
+  }
+
+  String err() throws IOException {
+    return Files.readString(err, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (process.isAlive()) {
+      process.destroyForcibly();
+    }
+    Files.deleteIfExists(out);
+    Files.deleteIfExists(err);
+  }
+}

@@ -1,0 +1,188 @@
+package dev.txoutbox.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.txoutbox.testing.TestDatabase;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The relay command in-process, publishing to RabbitMQ, with its HTTP endpoint scraped as
+ * Prometheus would, and the database cut away through a TCP proxy.
+ */
+class RelayCommandTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private TestDatabase db;
+  private OutboxFixture outbox;
+  private RabbitQueue rabbit;
+  private TcpProxy proxy;
+  private ListAppender<ILoggingEvent> relayLog;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    db = TestDatabase.create("cli_relay");
+    outbox = new OutboxFixture(db);
+    rabbit = new RabbitQueue();
+    proxy = new TcpProxy(URI.create(TestDatabase.jdbcUrl().substring(5)).getPort()).start();
+    relayLog = new ListAppender<>();
+    relayLog.start();
+    ((Logger) LoggerFactory.getLogger(RelayCommand.class)).addAppender(relayLog);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    ((Logger) LoggerFactory.getLogger(RelayCommand.class)).detachAppender(relayLog);
+    proxy.close();
+    rabbit.close();
+    db.close();
+  }
+
+  @Test
+  void servesMetricsAndHealthWhileRelayingAndStopsWithExitZero() throws Exception {
+    List<UUID> ids = outbox.pending("order.created", 300);
+    int port = freePort();
+    CliRunner cli = new CliRunner().env("OUTBOX_DB_USER", "postgres");
+
+    CompletableFuture<CliRunner.Result> run =
+        CompletableFuture.supplyAsync(
+            () ->
+                cli.run(
+                    "relay",
+                    "--jdbc-url",
+                    proxiedJdbcUrl(),
+                    "--schema",
+                    db.schema(),
+                    "--publisher",
+                    "rabbit",
+                    "--amqp-uri",
+                    RabbitQueue.URI,
+                    "--exchange",
+                    rabbit.exchange,
+                    "--batch-size",
+                    "50",
+                    "--max-poll-interval",
+                    "200ms",
+                    "--metrics-host",
+                    "127.0.0.1",
+                    "--metrics-port",
+                    Integer.toString(port)));
+
+    await().atMost(WAIT).until(() -> rabbit.receivedCount() == ids.size());
+    assertThat(rabbit.received())
+        .containsExactlyInAnyOrderElementsOf(ids.stream().map(UUID::toString).toList());
+    await().atMost(WAIT).until(() -> outbox.count("processed_at is null") == 0);
+
+    await().atMost(WAIT).until(() -> get(port, "/health").statusCode() == 200);
+    HttpResponse<String> metrics = get(port, "/metrics");
+    assertThat(metrics.statusCode()).isEqualTo(200);
+    assertThat(metrics.headers().firstValue("Content-Type"))
+        .hasValue(MetricsServer.PROMETHEUS_TEXT);
+    assertThat(metrics.body())
+        .contains("# HELP ")
+        .contains("hikaricp_connections")
+        .contains("jvm_memory_used_bytes");
+    assertThat(get(port, "/nothing-here").statusCode()).isEqualTo(404);
+
+    proxy.stop();
+    await().atMost(WAIT).until(() -> get(port, "/health").statusCode() == 503);
+    assertThat(get(port, "/health").body()).startsWith("database unreachable");
+
+    proxy.start();
+    await().atMost(WAIT).until(() -> get(port, "/health").statusCode() == 200);
+
+    cli.stop.countDown();
+    CliRunner.Result result = run.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    assertThat(result.out()).isEmpty();
+    assertThatPortIsClosed(port);
+  }
+
+  @Test
+  void logsTheEffectiveConfigurationOnceWithSecretsMasked() throws Exception {
+    CliRunner cli = new CliRunner().env("OUTBOX_DB_USER", "postgres");
+    CompletableFuture<CliRunner.Result> run =
+        CompletableFuture.supplyAsync(
+            () ->
+                cli.run(
+                    "relay",
+                    "--jdbc-url",
+                    proxiedJdbcUrl() + "?password=db-s3cret",
+                    "--schema",
+                    db.schema(),
+                    "--publisher",
+                    "rabbit",
+                    "--amqp-uri",
+                    "amqp://guest:guest@127.0.0.1:5672/%2F",
+                    "--exchange",
+                    rabbit.exchange,
+                    "--relay-name",
+                    "orders",
+                    "--workers",
+                    "2"));
+    await().atMost(WAIT).until(() -> messages().stream().anyMatch(m -> m.contains("running")));
+
+    cli.stop.countDown();
+    assertThat(run.get(WAIT.toSeconds(), TimeUnit.SECONDS).exitCode()).isZero();
+    List<String> starting = messages().stream().filter(m -> m.contains("starting")).toList();
+    assertThat(starting).hasSize(1);
+    assertThat(starting.get(0))
+        .contains("relay 'orders' starting")
+        .contains("password=****")
+        .contains("amqp://guest:****@127.0.0.1:5672/%2F")
+        .contains("workers=2")
+        .contains("pool size 4")
+        .doesNotContain("db-s3cret")
+        .doesNotContain("guest:guest");
+  }
+
+  private List<String> messages() {
+    return relayLog.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+  }
+
+  private String proxiedJdbcUrl() {
+    String url = TestDatabase.jdbcUrl();
+    URI uri = URI.create(url.substring(5));
+    return "jdbc:postgresql://127.0.0.1:" + proxy.port() + uri.getPath();
+  }
+
+  private HttpResponse<String> get(int port, String path) throws IOException, InterruptedException {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(Duration.ofSeconds(10))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static void assertThatPortIsClosed(int port) throws IOException {
+    try (ServerSocket s = new ServerSocket(port)) {
+      assertThat(s.getLocalPort()).isEqualTo(port);
+    }
+  }
+}
