@@ -141,7 +141,10 @@ public interface OutboxRelay extends AutoCloseable {
       }
       DSLContext base = dsl != null ? dsl : DSL.using(dataSource, SQLDialect.POSTGRES);
       DSLContext mapped =
-          DSL.using(base.configuration().derive(OutboxSchema.withSchema(base.settings(), schema)));
+          DSL.using(
+              base.configuration()
+                  .derive(
+                      OutboxSchema.withSchema(base.settings(), schema).withInListPadding(true)));
       return new DefaultOutboxRelay(mapped, publisher, config, clock, listeners);
     }
   }
