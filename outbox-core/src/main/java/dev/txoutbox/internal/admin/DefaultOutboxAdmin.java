@@ -20,7 +20,6 @@ import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.impl.DSL;
-import org.jooq.impl.SQLDataType;
 
 /** The {@link OutboxAdmin} over jOOQ; every bulk change in bounded chunks. */
 public final class DefaultOutboxAdmin implements OutboxAdmin {
@@ -203,9 +202,7 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
     if (selector.eventType() != null) {
       return DEAD.and(OUTBOX_EVENTS.EVENT_TYPE.eq(selector.eventType()));
     }
-    return DEAD.and(
-        OUTBOX_EVENTS.ID.eq(
-            DSL.any(DSL.val(selector.ids().toArray(UUID[]::new), SQLDataType.UUID.array()))));
+    return DEAD.and(OUTBOX_EVENTS.ID.in(selector.ids()));
   }
 
   private static void requireChunkSize(int chunkSize) {
