@@ -6,6 +6,7 @@ import dev.txoutbox.CompletionMode;
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
+import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.spi.Publisher;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -169,6 +170,15 @@ final class RelayCommand extends DatabaseCommand {
         converter = Durations.class,
         description = "/health answers 503 unless the database answers within it. Default: 2s.")
     Duration healthTimeout;
+
+    @Option(
+        names = "--metrics-refresh",
+        paramLabel = "DURATION",
+        converter = Durations.class,
+        description =
+            "How often the backlog gauges (pending, dead letters, oldest age) are read from the"
+                + " database; scrapes never query it. Default: 15s.")
+    Duration refresh;
   }
 
   @Override
@@ -184,6 +194,12 @@ final class RelayCommand extends DatabaseCommand {
     Integer port = metrics.port;
     if (port != null && (port < 0 || port > 65535)) {
       throw usageError("--metrics-port must be between 0 and 65535 but was " + port);
+    }
+    if (metrics.refresh != null && metrics.refresh.isZero()) {
+      throw usageError("--metrics-refresh must be positive");
+    }
+    if (metrics.healthTimeout != null && metrics.healthTimeout.isZero()) {
+      throw usageError("--health-timeout must be positive");
     }
     String host = metrics.host == null ? "0.0.0.0" : metrics.host;
     Duration healthTimeout =
@@ -230,7 +246,12 @@ final class RelayCommand extends DatabaseCommand {
         RelayMetrics meters =
             closer.add(
                 RelayMetrics.bind(
-                    registry, config.name(), OutboxAdmin.create(pool, target.schema())));
+                    registry,
+                    config.name(),
+                    OutboxAdmin.create(pool, target.schema()),
+                    metrics.refresh == null
+                        ? OutboxMetrics.DEFAULT_REFRESH_INTERVAL
+                        : metrics.refresh));
         builder.listener(meters.listener());
       }
       OutboxRelay outboxRelay = builder.build();

@@ -85,6 +85,8 @@ class RelayCommandTest {
                     "200ms",
                     "--metrics-host",
                     "127.0.0.1",
+                    "--metrics-refresh",
+                    "200ms",
                     "--metrics-port",
                     Integer.toString(port)));
 
@@ -99,9 +101,21 @@ class RelayCommandTest {
     assertThat(metrics.headers().firstValue("Content-Type"))
         .hasValue(MetricsServer.PROMETHEUS_TEXT);
     assertThat(metrics.body())
-        .contains("# HELP ")
+        .contains("# HELP outbox_events_published_total ")
+        .contains("outbox_events_published_total{relay=\"default\"} 300.0")
+        .contains("outbox_batch_duration_seconds_bucket{relay=\"default\",")
+        .contains("outbox_events_pending{relay=\"default\"}")
+        .contains("outbox_dead_letters{relay=\"default\"}")
+        .contains("outbox_oldest_pending_age_seconds{relay=\"default\"}")
         .contains("hikaricp_connections")
         .contains("jvm_memory_used_bytes");
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                get(port, "/metrics")
+                    .body()
+                    .contains("outbox_events_pending{relay=\"default\"} 0.0"));
     assertThat(get(port, "/nothing-here").statusCode()).isEqualTo(404);
 
     proxy.stop();
