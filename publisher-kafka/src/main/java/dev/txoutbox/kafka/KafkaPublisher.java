@@ -49,11 +49,20 @@ public final class KafkaPublisher implements Publisher {
   private final BatchSender sender;
   private final Duration sendTimeout;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final String description;
 
   private KafkaPublisher(Builder builder, Map<String, Object> producerConfig, TopicRouter router) {
     this.sendTimeout = builder.sendTimeout;
     this.sender = new BatchSender(router, sendTimeout);
     this.producers = new ProducerHolder(builder.producerFactory, producerConfig);
+    this.description =
+        "kafka{routing "
+            + builder.routeDescription()
+            + ", sendTimeout "
+            + sendTimeout
+            + ", producer "
+            + ProducerSettings.masked(producerConfig)
+            + "}";
   }
 
   /** A builder with the defaults; {@link Builder#bootstrapServers(String)} is required. */
@@ -89,6 +98,12 @@ public final class KafkaPublisher implements Publisher {
           (System.nanoTime() - start) / 1_000_000);
     }
     return outcome.results();
+  }
+
+  /** The routing, send timeout and effective producer settings, secrets hidden. */
+  @Override
+  public String describe() {
+    return description;
   }
 
   /** Returns {@code kafka}. */

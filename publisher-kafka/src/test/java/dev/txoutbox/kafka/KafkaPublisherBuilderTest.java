@@ -157,6 +157,10 @@ class KafkaPublisherBuilderTest {
                   assertThat(line)
                       .contains("Kafka publisher created", "SASL_SSL", "[hidden]")
                       .doesNotContain("s3cret"));
+      // What the relay logs at start.
+      assertThat(publisher.describe())
+          .contains("k:9092", "SASL_SSL", "[hidden]")
+          .doesNotContain("s3cret");
     } finally {
       logger.detachAppender(appender);
     }
