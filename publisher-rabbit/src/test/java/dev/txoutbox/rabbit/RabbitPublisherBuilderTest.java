@@ -110,6 +110,9 @@ class RabbitPublisherBuilderTest {
     assertThat(publisher.toString())
         .contains("amqp://app@rabbit.example:5673/orders")
         .doesNotContain("s3cret-pw");
+    assertThat(publisher.describe()) // what the relay logs at start
+        .contains("amqp://app@rabbit.example:5673/orders")
+        .doesNotContain("s3cret-pw");
     publisher.close();
   }
 
