@@ -20,13 +20,13 @@ import picocli.CommandLine.Option;
     version = "txoutbox orders example 0.1.0-SNAPSHOT",
     sortOptions = false,
     description = {
-      "Creates orders, each with its order.created event in one transaction; the outbox relay",
-      "publishes the events to Kafka; an idempotent consumer counts them. Ends with a summary:",
-      "lost must be 0.",
+      "Creates orders, each written with its order.created event in one transaction;",
+      "the outbox relay publishes the events to Kafka; an idempotent consumer counts",
+      "them. Ends with a summary in which lost must be 0.",
       "",
-      "PostgreSQL: OUTBOX_JDBC_URL (user OUTBOX_DB_USER, password OUTBOX_DB_PASSWORD), else the",
-      "local service at 127.0.0.1:5432 (database " + Postgres.LOCAL_DATABASE + "), else an",
-      "embedded PostgreSQL. Kafka: --bootstrap-servers, else an embedded broker.",
+      "PostgreSQL: --jdbc-url or OUTBOX_JDBC_URL, else the local service at",
+      "127.0.0.1:5432 (database " + Postgres.LOCAL_DATABASE + "), else an embedded PostgreSQL.",
+      "Kafka: --bootstrap-servers, else an embedded broker in a child JVM.",
       ""
     },
     exitCodeListHeading = "%nExit codes:%n",
@@ -72,7 +72,9 @@ public final class OrdersServiceMain implements Callable<Integer> {
       names = "--jdbc-url",
       paramLabel = "URL",
       defaultValue = "${env:OUTBOX_JDBC_URL}",
-      description = "The PostgreSQL to use. Default: $OUTBOX_JDBC_URL.")
+      description =
+          "The PostgreSQL to use. Default: $OUTBOX_JDBC_URL; password from"
+              + " $OUTBOX_DB_PASSWORD.")
   String jdbcUrl;
 
   @Option(
@@ -101,6 +103,9 @@ public final class OrdersServiceMain implements Callable<Integer> {
               + " Default: ${DEFAULT-VALUE}.")
   int timeoutSeconds = (int) RunOptions.DEFAULT_DRAIN_TIMEOUT.toSeconds();
 
+  @Option(names = "--verbose", description = "Print the stack trace of a failure.")
+  boolean verbose;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   private final PrintStream out;
@@ -120,7 +125,27 @@ public final class OrdersServiceMain implements Callable<Integer> {
   }
 
   static CommandLine commandLine(OrdersServiceMain command) {
-    return new CommandLine(command);
+    return new CommandLine(command).setExecutionExceptionHandler(OrdersServiceMain::failed);
+  }
+
+  /** A failure while running: one line on standard error, the stack trace only with --verbose. */
+  private static int failed(
+      Exception e, CommandLine commandLine, CommandLine.ParseResult parseResult) {
+    OrdersServiceMain command = commandLine.getCommand();
+    if (command.verbose) {
+      e.printStackTrace(commandLine.getErr());
+    }
+    StringBuilder message = new StringBuilder(String.valueOf(e.getMessage()));
+    for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+      if (cause.getMessage() != null && !message.toString().contains(cause.getMessage())) {
+        message.append(": ").append(cause.getMessage());
+      }
+    }
+    commandLine.getErr().println("orders-service: " + message);
+    if (!command.verbose) {
+      commandLine.getErr().println("(--verbose shows the stack trace)");
+    }
+    return 1;
   }
 
   @Override

@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.txoutbox.testing.TestDatabase;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
 
 /**
  * The example's main flow, end to end: real PostgreSQL, a real Kafka broker in a child JVM, the
@@ -94,5 +97,24 @@ class OrdersServiceTest {
     assertThat(OrdersServiceMain.commandLine(new OrdersServiceMain(out)).execute("--bogus"))
         .isEqualTo(2);
     assertThat(bytes.toString(StandardCharsets.UTF_8)).isEmpty();
+  }
+
+  @Test
+  void anUnreachableDatabaseIsOneLineAndExitCodeOne() {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    StringWriter err = new StringWriter();
+    CommandLine command =
+        OrdersServiceMain.commandLine(
+            new OrdersServiceMain(new PrintStream(bytes, true, StandardCharsets.UTF_8)));
+    command.setErr(new PrintWriter(err, true));
+
+    int exitCode = command.execute("--jdbc-url", "jdbc:postgresql://127.0.0.1:1/nowhere");
+
+    assertThat(exitCode).isEqualTo(1);
+    assertThat(err.toString())
+        .startsWith("orders-service: ")
+        .contains("127.0.0.1:1")
+        .doesNotContain("\tat ");
+    assertThat(bytes.toString(StandardCharsets.UTF_8)).doesNotContain("Summary");
   }
 }
