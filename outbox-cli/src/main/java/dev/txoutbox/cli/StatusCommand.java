@@ -1,7 +1,6 @@
 package dev.txoutbox.cli;
 
 import dev.txoutbox.OutboxStatus;
-import java.time.Duration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -59,9 +58,5 @@ final class StatusCommand extends DatabaseCommand {
 
   private static String row(String name, String value) {
     return String.format("%-22s %s", name + ":", value);
-  }
-
-  static double seconds(Duration d) {
-    return d.toMillis() / 1000.0;
   }
 }

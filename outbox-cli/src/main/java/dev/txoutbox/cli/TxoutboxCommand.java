@@ -22,12 +22,15 @@ import picocli.CommandLine.Spec;
     description = "Operates a txoutbox transactional outbox on PostgreSQL.",
     footerHeading = "%nEnvironment:%n",
     footer = {
-      "  OUTBOX_JDBC_URL      the JDBC URL when --jdbc-url is not given",
-      "  OUTBOX_DB_USER       the user when --user is not given",
-      "  OUTBOX_DB_PASSWORD   the password (or --password-file; never on the command line)",
+      "  OUTBOX_JDBC_URL     JDBC URL, when --jdbc-url is not given",
+      "  OUTBOX_DB_USER      user, when --user is not given",
+      "  OUTBOX_DB_PASSWORD  password (or --password-file; never an option)",
       "",
-      "Exit codes: 0 done, 1 failure (database unreachable...), 2 bad arguments or a purge"
-          + " without --yes (nothing touched), 3 status found dead letters."
+      "Exit codes:",
+      "  0  done",
+      "  1  failure, such as an unreachable database (one line on stderr)",
+      "  2  bad arguments, or purge without --yes: nothing was touched",
+      "  3  status found dead letters"
     })
 final class TxoutboxCommand implements Callable<Integer> {
 
