@@ -81,6 +81,7 @@ public interface OutboxRelay extends AutoCloseable {
     private RelayConfig config = RelayConfig.defaults();
     private Clock clock = Clock.systemUTC();
     private final List<RelayListener> listeners = new ArrayList<>();
+    private boolean listen;
 
     private Builder() {}
 
@@ -127,8 +128,20 @@ public interface OutboxRelay extends AutoCloseable {
     }
 
     /**
+     * Also wakes the relay on PostgreSQL notifications from the opt-in trigger ({@link
+     * OutboxSchema#migrateNotifyTrigger}), for writers in other processes: one connection of the
+     * {@link #dataSource} stays open, LISTENing on {@link OutboxSchema#notifyChannel}. After a lost
+     * connection it reconnects with backoff; polling goes on meanwhile, so nothing waits longer
+     * than {@code maxPollInterval}. Needs the PostgreSQL JDBC driver. Defaults to false.
+     */
+    public Builder listenForNotifications(boolean listen) {
+      this.listen = listen;
+      return this;
+    }
+
+    /**
      * @throws IllegalStateException if neither a data source nor a DSL context, or both, or no
-     *     publisher was given
+     *     publisher was given, or notifications are asked for without a data source
      * @throws IllegalArgumentException if the schema is not a valid name
      */
     public OutboxRelay build() {
@@ -145,7 +158,17 @@ public interface OutboxRelay extends AutoCloseable {
               base.configuration()
                   .derive(
                       OutboxSchema.withSchema(base.settings(), schema).withInListPadding(true)));
-      return new DefaultOutboxRelay(mapped, publisher, config, clock, listeners);
+      if (listen && dataSource == null) {
+        throw new IllegalStateException("listenForNotifications(true) needs dataSource(...)");
+      }
+      return new DefaultOutboxRelay(
+          mapped,
+          publisher,
+          config,
+          clock,
+          listeners,
+          listen ? dataSource : null,
+          listen ? OutboxSchema.notifyChannel(schema) : null);
     }
   }
 }

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,13 +39,25 @@ public final class DefaultOutboxRelay implements OutboxRelay {
   private final List<Thread> workers = new ArrayList<>();
   private volatile boolean stopping;
 
+  private final NotificationListener notifications;
+
+  /**
+   * @param listenDataSource where to LISTEN for the opt-in trigger's notifications, or null
+   * @param channel the NOTIFY channel, when {@code listenDataSource} is given
+   */
   public DefaultOutboxRelay(
       DSLContext dsl,
       Publisher publisher,
       RelayConfig config,
       Clock clock,
-      List<RelayListener> listeners) {
+      List<RelayListener> listeners,
+      DataSource listenDataSource,
+      String channel) {
     this.config = config;
+    this.notifications =
+        listenDataSource == null
+            ? null
+            : new NotificationListener(listenDataSource, channel, this::wakeUp, config.name());
     this.publisherDescription = describe(publisher);
     this.listener = new SafeListener(listeners);
     this.cycle = new RelayCycle(dsl, publisher, config, clock, listener);
@@ -67,6 +80,9 @@ public final class DefaultOutboxRelay implements OutboxRelay {
         workers.add(t);
         t.start();
       }
+    }
+    if (notifications != null) {
+      notifications.start();
     }
   }
 
@@ -149,6 +165,9 @@ public final class DefaultOutboxRelay implements OutboxRelay {
       return;
     }
     stopping = true;
+    if (notifications != null) {
+      notifications.close();
+    }
     signal.signal();
     List<Thread> threads;
     synchronized (workers) {
