@@ -17,7 +17,8 @@ import java.util.Locale;
  * @param retried failed publish attempts the relay retried
  * @param pendingAtEnd events still pending in the outbox after the run
  * @param deadLetters dead letters in the outbox after the run
- * @param peakPending the most pending events seen at once
+ * @param peakPending the most pending events seen while the broker was down (or stopping or
+ *     starting), sampled once a second; zero without an outage
  * @param outageDown how long the broker was down, zero without an outage
  * @param totalsMatch whether the consumer's customer totals equal the orders table's, for this run
  * @param elapsed wall-clock time of the run, from the first order to the summary
