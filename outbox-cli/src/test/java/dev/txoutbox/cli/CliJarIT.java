@@ -3,8 +3,12 @@ package dev.txoutbox.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.txoutbox.testing.TestDatabase;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The shaded jar as users run it: its own process, its own stdout and stderr. */
 class CliJarIT {
@@ -31,6 +35,32 @@ class CliJarIT {
               "txoutbox: cannot reach the database at jdbc:postgresql://127.0.0.1:1/x:"
                   + " Connection refused");
       assertThat(p.out()).isEmpty();
+    }
+  }
+
+  /**
+   * Each publisher is built before the database is reached, so reaching the database error proves
+   * the shaded jar carries what the broker clients load at run time (service files, Netty).
+   */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "kafka --bootstrap-servers 127.0.0.1:1 --topic-prefix shop.",
+        "sqs --sqs-region eu-west-1 --sqs-endpoint http://127.0.0.1:1 --queue order=orders",
+        "rabbit --amqp-uri amqp://guest:guest@127.0.0.1:1/%2F --exchange x"
+      })
+  void everyPublisherCanBeBuiltFromTheJar(String publisher) throws Exception {
+    List<String> args = new ArrayList<>(List.of("relay", "--publisher"));
+    args.addAll(List.of(publisher.split(" ")));
+    try (JarProcess p =
+        JarProcess.run(
+            Map.of("OUTBOX_JDBC_URL", "jdbc:postgresql://127.0.0.1:1/x"),
+            args.toArray(String[]::new))) {
+      assertThat(p.exitCode()).as(p.err()).isEqualTo(1);
+      assertThat(p.err().lines().filter(l -> l.startsWith("txoutbox:")))
+          .containsExactly(
+              "txoutbox: cannot reach the database at jdbc:postgresql://127.0.0.1:1/x:"
+                  + " Connection refused");
     }
   }
 

@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,6 +32,8 @@ import org.slf4j.LoggerFactory;
 class RelayCommandTest {
 
   private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final Pattern SERVING =
+      Pattern.compile("/health on http://127\\.0\\.0\\.1:(\\d+)");
 
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -48,11 +52,13 @@ class RelayCommandTest {
     relayLog = new ListAppender<>();
     relayLog.start();
     ((Logger) LoggerFactory.getLogger(RelayCommand.class)).addAppender(relayLog);
+    ((Logger) LoggerFactory.getLogger(MetricsServer.class)).addAppender(relayLog);
   }
 
   @AfterEach
   void tearDown() throws Exception {
     ((Logger) LoggerFactory.getLogger(RelayCommand.class)).detachAppender(relayLog);
+    ((Logger) LoggerFactory.getLogger(MetricsServer.class)).detachAppender(relayLog);
     proxy.close();
     rabbit.close();
     db.close();
@@ -61,7 +67,6 @@ class RelayCommandTest {
   @Test
   void servesMetricsAndHealthWhileRelayingAndStopsWithExitZero() throws Exception {
     List<UUID> ids = outbox.pending("order.created", 300);
-    int port = freePort();
     CliRunner cli = new CliRunner().env("OUTBOX_DB_USER", "postgres");
 
     CompletableFuture<CliRunner.Result> run =
@@ -88,7 +93,8 @@ class RelayCommandTest {
                     "--metrics-refresh",
                     "200ms",
                     "--metrics-port",
-                    Integer.toString(port)));
+                    "0"));
+    int port = await().atMost(WAIT).until(this::metricsPort, p -> p > 0);
 
     await().atMost(WAIT).until(() -> rabbit.receivedCount() == ids.size());
     assertThat(rabbit.received())
@@ -170,6 +176,16 @@ class RelayCommandTest {
         .doesNotContain("guest:guest");
   }
 
+  /** The port the relay's HTTP endpoint logged, or 0 before it did. */
+  private int metricsPort() {
+    return messages().stream()
+        .map(SERVING::matcher)
+        .filter(Matcher::find)
+        .map(m -> Integer.parseInt(m.group(1)))
+        .findFirst()
+        .orElse(0);
+  }
+
   private List<String> messages() {
     return relayLog.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
   }
@@ -186,12 +202,6 @@ class RelayCommandTest {
             .timeout(Duration.ofSeconds(10))
             .build(),
         HttpResponse.BodyHandlers.ofString());
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 
   private static void assertThatPortIsClosed(int port) throws IOException {
