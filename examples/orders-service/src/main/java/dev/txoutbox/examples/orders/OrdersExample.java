@@ -93,24 +93,34 @@ final class OrdersExample {
                     .topicPrefix(TOPIC_PREFIX)));
     OutboxRelay relay = injector.getInstance(OutboxRelay.class);
     KafkaPublisher publisher = injector.getInstance(KafkaPublisher.class);
-    OrderEventsConsumer consumer =
-        new OrderEventsConsumer(
-            broker.bootstrapServers(),
-            TOPIC,
-            CONSUMER_GROUP,
-            injector.getInstance(DSLContext.class),
-            injector.getInstance(IdempotentConsumer.class),
-            options.schema(),
-            tally);
+    OrderEventsConsumer consumer = null;
     try {
+      consumer =
+          new OrderEventsConsumer(
+              broker.bootstrapServers(),
+              TOPIC,
+              CONSUMER_GROUP,
+              injector.getInstance(DSLContext.class),
+              injector.getInstance(IdempotentConsumer.class),
+              options.schema(),
+              tally);
       consumer.start();
       relay.start();
       return drive(injector);
     } finally {
-      // The relay first, so nothing is published through a closed publisher.
-      relay.close();
-      publisher.close();
-      consumer.close();
+      // The relay first, so nothing is published through a closed publisher; each step runs
+      // even if the one before it failed.
+      try {
+        relay.close();
+      } finally {
+        try {
+          publisher.close();
+        } finally {
+          if (consumer != null) {
+            consumer.close();
+          }
+        }
+      }
     }
   }
 

@@ -39,6 +39,7 @@ class OrdersServiceTest {
                   db.schema());
 
       String output = bytes.toString(StandardCharsets.UTF_8);
+      System.out.print(output);
       assertThat(exitCode).as(output).isZero();
       assertThat(output)
           .containsPattern("orders written +2,000")
@@ -55,19 +56,21 @@ class OrdersServiceTest {
     try (TestDatabase db = TestDatabase.createEmpty("orders_outage", 8);
         KafkaBroker broker = KafkaBroker.embedded()) {
       RunOptions options =
+          // Two writers, so orders keep coming for seconds after the broker stops.
           new RunOptions(
-              6000, 4, true, Duration.ofSeconds(3), db.schema(), Duration.ofSeconds(120));
+              9000, 2, true, Duration.ofSeconds(3), db.schema(), Duration.ofSeconds(120));
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
       PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
 
       Summary summary = OrdersExample.run(options, db.dataSource(), broker, out);
 
       String output = bytes.toString(StandardCharsets.UTF_8);
+      System.out.print(output);
       assertThat(summary.failure()).as(output).isNull();
-      assertThat(summary.written()).as(output).isEqualTo(6000);
+      assertThat(summary.written()).as(output).isEqualTo(9000);
       assertThat(summary.received()).as(output).isEqualTo(summary.written());
       assertThat(summary.lost()).as(output).isZero();
-      assertThat(summary.published()).as(output).isGreaterThanOrEqualTo(6000);
+      assertThat(summary.published()).as(output).isGreaterThanOrEqualTo(9000);
       assertThat(summary.totalsMatch()).as(output).isTrue();
       assertThat(summary.pendingAtEnd()).isZero();
       assertThat(summary.deadLetters()).isZero();
