@@ -146,7 +146,7 @@ final class RelayCommand extends DatabaseCommand {
     @Option(
         names = "--pool-size",
         paramLabel = "N",
-        description = "Database connections. Default: workers + 2.")
+        description = "Database connections, at least --workers. Default: workers + 2.")
     Integer poolSize;
   }
 
@@ -188,8 +188,12 @@ final class RelayCommand extends DatabaseCommand {
     RelayConfig config = relayConfig();
     PublisherSettings settings = publisherSettings();
     int poolSize = relay.poolSize != null ? relay.poolSize : config.workers() + 2;
-    if (poolSize < 1 || poolSize > 1000) {
-      throw usageError("--pool-size must be between 1 and 1000 but was " + poolSize);
+    if (poolSize < config.workers() || poolSize > 1000) {
+      throw usageError(
+          "--pool-size must be between --workers ("
+              + config.workers()
+              + ") and 1000 but was "
+              + poolSize);
     }
     Integer port = metrics.port;
     if (port != null && (port < 0 || port > 65535)) {

@@ -57,6 +57,8 @@ class UsageAndFailureTest {
         "relay --publisher rabbit --exchange x --amqp-uri amqp://h --bootstrap-servers k:9092",
         "relay --publisher rabbit --exchange x --amqp-uri amqp://h --batch-size 0",
         "relay --publisher rabbit --exchange x --amqp-uri amqp://h --completion sometimes",
+        "relay --publisher rabbit --exchange x --amqp-uri amqp://h --workers 4 --pool-size 2",
+        "relay --publisher rabbit --exchange x --amqp-uri amqp://h --metrics-port 70000",
         "relay --publisher kafka",
         "relay --publisher kafka --bootstrap-servers k:9092 --topic-prefix p. --topic a=b",
         "relay --publisher sqs",
