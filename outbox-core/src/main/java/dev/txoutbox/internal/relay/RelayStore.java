@@ -66,10 +66,7 @@ final class RelayStore {
     if (ids.isEmpty()) {
       return;
     }
-    // An IN list of uuid binds, not = ANY(array): jOOQ binds arrays as text, and on a table
-    // without statistics PostgreSQL may choose a sequential scan that re-parses that text for
-    // every row. The relay's settings pad IN lists, so few statement shapes reach the server.
-    Condition published = OUTBOX_EVENTS.ID.in(ids);
+    Condition published = OUTBOX_EVENTS.ID.eq(DSL.any(UuidArray.of(ids)));
     switch (mode) {
       case MARK_PROCESSED ->
           tx.update(OUTBOX_EVENTS).set(OUTBOX_EVENTS.PROCESSED_AT, now).where(published).execute();

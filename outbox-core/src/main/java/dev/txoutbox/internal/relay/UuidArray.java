@@ -1,0 +1,80 @@
+package dev.txoutbox.internal.relay;
+
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Types;
+import java.util.Collection;
+import java.util.UUID;
+import org.jooq.Binding;
+import org.jooq.BindingGetResultSetContext;
+import org.jooq.BindingGetSQLInputContext;
+import org.jooq.BindingGetStatementContext;
+import org.jooq.BindingRegisterContext;
+import org.jooq.BindingSQLContext;
+import org.jooq.BindingSetSQLOutputContext;
+import org.jooq.BindingSetStatementContext;
+import org.jooq.Converter;
+import org.jooq.DataType;
+import org.jooq.Field;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+
+/**
+ * A {@code uuid[]} bind value sent as a real PostgreSQL array ({@code = ANY(?::uuid[])}): one bind
+ * and one statement shape for any number of ids. jOOQ's own array binding sends text that the
+ * server parses back, which a sequential scan does once per row; an IN list renders and binds every
+ * id. This binding only writes; it is never read.
+ */
+final class UuidArray implements Binding<UUID[], UUID[]> {
+
+  private static final long serialVersionUID = 1L;
+
+  private static final DataType<UUID[]> TYPE =
+      SQLDataType.UUID.array().asConvertedDataType(new UuidArray());
+
+  /** {@code ids} as one {@code uuid[]} bind value, for {@code field.eq(DSL.any(...))}. */
+  static Field<UUID[]> of(Collection<UUID> ids) {
+    return DSL.val(ids.toArray(UUID[]::new), TYPE);
+  }
+
+  @Override
+  public Converter<UUID[], UUID[]> converter() {
+    return Converter.ofNullable(UUID[].class, UUID[].class, ids -> ids, ids -> ids);
+  }
+
+  @Override
+  public void sql(BindingSQLContext<UUID[]> ctx) {
+    ctx.render().sql("?::uuid[]");
+  }
+
+  @Override
+  public void set(BindingSetStatementContext<UUID[]> ctx) throws SQLException {
+    ctx.statement()
+        .setArray(ctx.index(), ctx.statement().getConnection().createArrayOf("uuid", ctx.value()));
+  }
+
+  @Override
+  public void register(BindingRegisterContext<UUID[]> ctx) throws SQLException {
+    ctx.statement().registerOutParameter(ctx.index(), Types.ARRAY);
+  }
+
+  @Override
+  public void set(BindingSetSQLOutputContext<UUID[]> ctx) throws SQLException {
+    throw new SQLFeatureNotSupportedException("uuid[] bind values are not written to SQLOutput");
+  }
+
+  @Override
+  public void get(BindingGetResultSetContext<UUID[]> ctx) throws SQLException {
+    throw new SQLFeatureNotSupportedException("uuid[] bind values are never read");
+  }
+
+  @Override
+  public void get(BindingGetStatementContext<UUID[]> ctx) throws SQLException {
+    throw new SQLFeatureNotSupportedException("uuid[] bind values are never read");
+  }
+
+  @Override
+  public void get(BindingGetSQLInputContext<UUID[]> ctx) throws SQLException {
+    throw new SQLFeatureNotSupportedException("uuid[] bind values are never read");
+  }
+}
