@@ -148,6 +148,13 @@ final class RelayCommand extends DatabaseCommand {
         paramLabel = "N",
         description = "Database connections, at least --workers. Default: workers + 2.")
     Integer poolSize;
+
+    @Option(
+        names = "--listen",
+        description =
+            "Also wake up on NOTIFY from the trigger that `migrate --with-notify-trigger`"
+                + " installs, holding one pool connection; polling goes on. Default: poll only.")
+    boolean listen;
   }
 
   /** The HTTP endpoint. */
@@ -245,7 +252,8 @@ final class RelayCommand extends DatabaseCommand {
               .dataSource(pool)
               .schema(target.schema())
               .publisher(broker)
-              .config(config);
+              .config(config)
+              .listenForNotifications(relay.listen);
       if (registry != null) {
         RelayMetrics meters =
             closer.add(

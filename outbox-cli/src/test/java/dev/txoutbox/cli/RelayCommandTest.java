@@ -65,6 +65,56 @@ class RelayCommandTest {
   }
 
   @Test
+  void listenWakesTheRelayOnNotificationsFromTheTrigger() throws Exception {
+    dev.txoutbox.schema.OutboxSchema.migrateNotifyTrigger(db.dataSource(), db.schema());
+    CliRunner cli = new CliRunner().env("OUTBOX_DB_USER", "postgres");
+    CompletableFuture<CliRunner.Result> run =
+        CompletableFuture.supplyAsync(
+            () ->
+                cli.run(
+                    "relay",
+                    "--jdbc-url",
+                    TestDatabase.jdbcUrl(),
+                    "--schema",
+                    db.schema(),
+                    "--publisher",
+                    "rabbit",
+                    "--amqp-uri",
+                    RabbitQueue.URI,
+                    "--exchange",
+                    rabbit.exchange,
+                    "--listen",
+                    // Polling every 5 minutes: only a notification can publish within the test.
+                    "--min-poll-interval",
+                    "5m",
+                    "--max-poll-interval",
+                    "5m"));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                org.jooq
+                        .impl
+                        .DSL
+                        .using(db.dataSource(), org.jooq.SQLDialect.POSTGRES)
+                        .resultQuery(
+                            "select count(*) from pg_stat_activity where query = ?",
+                            "LISTEN \"txoutbox_" + db.schema() + "\"")
+                        .fetchOne(0, Integer.class)
+                    == 1);
+    // Two rounds: the first may meet the listener's catch-up wake-up after it connected; after
+    // that the relay waits 5 minutes, so only a notification can publish the second.
+    for (int round = 1; round <= 2; round++) {
+      int expected = round * 3;
+      outbox.pending("order.created", 3);
+      await().atMost(WAIT).until(() -> rabbit.receivedCount() == expected);
+    }
+    cli.stop.countDown();
+    CliRunner.Result result = run.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(result.exitCode()).as(result.err()).isZero();
+  }
+
+  @Test
   void servesMetricsAndHealthWhileRelayingAndStopsWithExitZero() throws Exception {
     List<UUID> ids = outbox.pending("order.created", 300);
     CliRunner cli = new CliRunner().env("OUTBOX_DB_USER", "postgres");
