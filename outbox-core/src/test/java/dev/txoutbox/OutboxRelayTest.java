@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.schema.model.tables.records.OutboxEventsRecord;
@@ -29,6 +33,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 class OutboxRelayTest {
 
@@ -328,6 +333,37 @@ class OutboxRelayTest {
     await().atMost(Duration.ofSeconds(30)).until(() -> admin.pendingCount() == 0);
     assertThat(recorder.acknowledgements).containsOnlyKeys(ids);
     assertThat(mapped.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.ATTEMPTS.eq(2))).isEqualTo(30);
+  }
+
+  @Test
+  void aBatchOfFailuresWarnsAboutTenEventsThenSummarises() throws Exception {
+    write(15, "down");
+    ScriptedPublisher publisher =
+        new ScriptedPublisher().answer(m -> PublishResult.retryable("broker unavailable"));
+    Logger relayLog = (Logger) LoggerFactory.getLogger("dev.txoutbox.relay");
+    var appender = new ListAppender<ILoggingEvent>();
+    appender.start();
+    relayLog.addAppender(appender);
+    Level before = relayLog.getLevel();
+    relayLog.setLevel(Level.DEBUG);
+    try {
+      relay(publisher, RelayConfig.defaults()).runOnce();
+    } finally {
+      relayLog.setLevel(before);
+      relayLog.detachAppender(appender);
+    }
+
+    var retries =
+        appender.list.stream()
+            .filter(e -> e.getFormattedMessage().contains("retrying in"))
+            .toList();
+    assertThat(retries).hasSize(15);
+    assertThat(retries.stream().filter(e -> e.getLevel() == Level.WARN)).hasSize(10);
+    assertThat(appender.list)
+        .filteredOn(e -> e.getLevel() == Level.WARN)
+        .extracting(e -> e.getFormattedMessage())
+        .contains(
+            "relay default: 5 more events of this batch failed and will be retried (each logged at DEBUG)");
   }
 
   @Test
