@@ -103,6 +103,7 @@ public interface Outbox {
     private PayloadSerializer serializer;
     private HeadersProvider headersProvider = HeadersProvider.none();
     private boolean allowAutoCommit;
+    private boolean lockPerAggregate;
     private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
     private final List<Runnable> afterCommit = new ArrayList<>();
 
@@ -138,6 +139,18 @@ public interface Outbox {
     }
 
     /**
+     * Whether each write first takes a transaction-scoped advisory lock per aggregate it writes, so
+     * that transactions writing events of one aggregate commit one after the other, in the order of
+     * their sequence numbers. Needed for the relay's {@link Ordering per-aggregate ordering} when
+     * such transactions may overlap without locking the aggregate's own row; costs one more
+     * statement per call and serialises those writers. Defaults to {@code false}.
+     */
+    public Builder lockPerAggregate(boolean lockPerAggregate) {
+      this.lockPerAggregate = lockPerAggregate;
+      return this;
+    }
+
+    /**
      * The largest payload accepted, in UTF-8 bytes of its JSON text. Defaults to 1 MiB (1,048,576).
      */
     public Builder maxPayloadBytes(int maxPayloadBytes) {
@@ -169,7 +182,13 @@ public interface Outbox {
                 + maxPayloadBytes);
       }
       return new DefaultOutbox(
-          schema, serializer, headersProvider, allowAutoCommit, maxPayloadBytes, afterCommit);
+          schema,
+          serializer,
+          headersProvider,
+          allowAutoCommit,
+          lockPerAggregate,
+          maxPayloadBytes,
+          afterCommit);
     }
   }
 }

@@ -18,6 +18,7 @@ import java.util.regex.Pattern;
  * @param backoff the delay between attempts of one event
  * @param completionMode what happens to a published event's row
  * @param shutdownTimeout how long {@link OutboxRelay#close()} lets an in-flight batch finish
+ * @param ordering whether each aggregate's events are kept in order
  */
 public record RelayConfig(
     String name,
@@ -28,7 +29,8 @@ public record RelayConfig(
     int maxAttempts,
     Backoff backoff,
     CompletionMode completionMode,
-    Duration shutdownTimeout) {
+    Duration shutdownTimeout,
+    Ordering ordering) {
 
   /** Default {@code name}. */
   public static final String DEFAULT_NAME = "default";
@@ -71,6 +73,7 @@ public record RelayConfig(
     Objects.requireNonNull(backoff, "backoff");
     Objects.requireNonNull(completionMode, "completionMode");
     Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
+    Objects.requireNonNull(ordering, "ordering");
     if (!NAME.matcher(name).matches()) {
       throw new IllegalArgumentException(
           "name must be 1 to 64 characters of [A-Za-z0-9_.-] but was '" + name + "'");
@@ -123,7 +126,8 @@ public record RelayConfig(
         .maxAttempts(maxAttempts)
         .backoff(backoff)
         .completionMode(completionMode)
-        .shutdownTimeout(shutdownTimeout);
+        .shutdownTimeout(shutdownTimeout)
+        .ordering(ordering);
   }
 
   /** Builds a {@link RelayConfig}. Not thread-safe. */
@@ -137,6 +141,7 @@ public record RelayConfig(
     private Backoff backoff = Backoff.defaults();
     private CompletionMode completionMode = CompletionMode.MARK_PROCESSED;
     private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
+    private Ordering ordering = Ordering.NONE;
 
     private Builder() {}
 
@@ -194,6 +199,12 @@ public record RelayConfig(
       return this;
     }
 
+    /** Keep each aggregate's events in order. Defaults to {@link Ordering#NONE}. */
+    public Builder ordering(Ordering ordering) {
+      this.ordering = ordering;
+      return this;
+    }
+
     /**
      * @throws NullPointerException if a reference is null
      * @throws IllegalArgumentException if a value is out of range; the message names the option
@@ -208,7 +219,8 @@ public record RelayConfig(
           maxAttempts,
           backoff,
           completionMode,
-          shutdownTimeout);
+          shutdownTimeout,
+          ordering);
     }
   }
 }

@@ -21,6 +21,11 @@ final class MigrateCommand extends DatabaseCommand {
           "Also installs the opt-in statement-level NOTIFY trigger, for relays that LISTEN.")
   boolean withNotifyTrigger;
 
+  @Option(
+      names = "--with-ordering-index",
+      description = "Also installs the opt-in index that 'relay --ordering per-aggregate' needs.")
+  boolean withOrderingIndex;
+
   MigrateCommand(TxoutboxCommand root) {
     super(root);
   }
@@ -50,6 +55,15 @@ final class MigrateCommand extends DatabaseCommand {
                   + " (channel "
                   + OutboxSchema.notifyChannel(target.schema())
                   + ")");
+    }
+    if (withOrderingIndex) {
+      int index = OutboxSchema.migrateOrderingIndex(ds, target.schema());
+      out()
+          .println(
+              "schema "
+                  + target.schema()
+                  + ": ordering index "
+                  + (index == 0 ? "already installed" : "installed"));
     }
     return ExitCodes.OK;
   }

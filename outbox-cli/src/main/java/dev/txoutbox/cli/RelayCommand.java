@@ -3,6 +3,7 @@ package dev.txoutbox.cli;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.Backoff;
 import dev.txoutbox.CompletionMode;
+import dev.txoutbox.Ordering;
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
@@ -105,6 +106,16 @@ final class RelayCommand extends DatabaseCommand {
             "mark: set processed_at (clean up with 'txoutbox cleanup'); delete: delete the row."
                 + " Default: mark.")
     String completion;
+
+    @Option(
+        names = "--ordering",
+        paramLabel = "MODE",
+        description =
+            "none: best-effort order; per-aggregate: an aggregate's next event waits until the"
+                + " previous one is acknowledged, a dead letter halts its aggregate;"
+                + " per-aggregate-skip-dead-letters: the same, but dead letters are parked."
+                + " Install the index with 'migrate --with-ordering-index'. Default: none.")
+    String ordering;
 
     @Option(
         names = "--min-poll-interval",
@@ -316,6 +327,9 @@ final class RelayCommand extends DatabaseCommand {
       if (relay.completion != null) {
         b.completionMode(completionMode(relay.completion));
       }
+      if (relay.ordering != null) {
+        b.ordering(ordering(relay.ordering));
+      }
       if (relay.minPollInterval != null) {
         b.minPollInterval(relay.minPollInterval);
       }
@@ -335,6 +349,19 @@ final class RelayCommand extends DatabaseCommand {
     } catch (IllegalArgumentException e) {
       throw usageError("relay option: " + e.getMessage());
     }
+  }
+
+  private static Ordering ordering(String value) {
+    return switch (value.toLowerCase(Locale.ROOT)) {
+      case "none" -> Ordering.NONE;
+      case "per-aggregate" -> Ordering.PER_AGGREGATE;
+      case "per-aggregate-skip-dead-letters" -> Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS;
+      default ->
+          throw new IllegalArgumentException(
+              "--ordering must be none, per-aggregate or per-aggregate-skip-dead-letters but was '"
+                  + value
+                  + "'");
+    };
   }
 
   private static CompletionMode completionMode(String value) {

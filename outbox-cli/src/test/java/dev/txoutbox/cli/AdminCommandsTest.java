@@ -212,11 +212,16 @@ class AdminCommandsTest {
     try {
       CliRunner other =
           new CliRunner().withArgs("--jdbc-url", TestDatabase.jdbcUrl(), "--user", "postgres");
-      CliRunner.Result first = other.run("migrate", "--with-notify-trigger", "--schema", schema);
+      CliRunner.Result first =
+          other.run(
+              "migrate", "--with-notify-trigger", "--with-ordering-index", "--schema", schema);
       CliRunner.Result again = other.run("--schema", schema, "migrate");
 
       assertThat(first.exitCode()).isZero();
-      assertThat(first.out()).contains("1 migration applied").contains("NOTIFY trigger installed");
+      assertThat(first.out())
+          .contains("1 migration applied")
+          .contains("NOTIFY trigger installed")
+          .contains("ordering index installed");
       assertThat(again.exitCode()).isZero();
       assertThat(again.out()).contains("0 migrations applied");
       assertThat(other.run("--schema", schema, "status").exitCode()).isZero();

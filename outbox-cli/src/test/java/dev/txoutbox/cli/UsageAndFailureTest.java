@@ -57,6 +57,7 @@ class UsageAndFailureTest {
         "relay --publisher rabbit --exchange x --amqp-uri amqp://h --bootstrap-servers k:9092",
         "relay --publisher rabbit --exchange x --amqp-uri amqp://h --batch-size 0",
         "relay --publisher rabbit --exchange x --amqp-uri amqp://h --completion sometimes",
+        "relay --publisher rabbit --exchange x --amqp-uri amqp://h --ordering by-luck",
         "relay --publisher rabbit --exchange x --amqp-uri amqp://h --workers 4 --pool-size 2",
         "relay --publisher rabbit --exchange x --amqp-uri amqp://h --metrics-port 70000",
         "relay --publisher kafka",

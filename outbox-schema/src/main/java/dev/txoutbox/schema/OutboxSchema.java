@@ -33,6 +33,12 @@ public final class OutboxSchema {
   /** Classpath location of the opt-in NOTIFY trigger migration. */
   public static final String NOTIFY_LOCATION = "classpath:db/migration/outbox-notify";
 
+  /** Classpath location of the opt-in index for the relay's per-aggregate ordered mode. */
+  public static final String ORDERING_LOCATION = "classpath:db/migration/outbox-ordering";
+
+  /** Flyway history table of the opt-in ordering index. */
+  public static final String ORDERING_HISTORY_TABLE = "outbox_ordering_schema_history";
+
   /** Flyway history table of the outbox migrations. */
   public static final String HISTORY_TABLE = "outbox_schema_history";
 
@@ -70,6 +76,21 @@ public final class OutboxSchema {
    */
   public static int migrateNotifyTrigger(DataSource dataSource, String schema) {
     return flyway(dataSource, schema, NOTIFY_LOCATION, NOTIFY_HISTORY_TABLE)
+        .migrate()
+        .migrationsExecuted;
+  }
+
+  /**
+   * Installs the opt-in index that the relay's per-aggregate ordered mode needs to find an event's
+   * earlier unprocessed events quickly ({@code (aggregate_type, aggregate_id, seq) WHERE
+   * processed_at IS NULL}). Call after {@link #migrate(DataSource, String)}.
+   *
+   * @return the number of migrations applied by this call
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code schema} is not a valid schema name
+   */
+  public static int migrateOrderingIndex(DataSource dataSource, String schema) {
+    return flyway(dataSource, schema, ORDERING_LOCATION, ORDERING_HISTORY_TABLE)
         .migrate()
         .migrationsExecuted;
   }

@@ -112,6 +112,25 @@ class OutboxSchemaTest {
   }
 
   @Test
+  void orderingIndexIsOptIn() {
+    try (TestDatabase other = TestDatabase.create("schema_ordering", 2)) {
+      DSLContext dsl = DSL.using(other.dataSource(), org.jooq.SQLDialect.POSTGRES);
+      var index =
+          dsl.select(DSL.field("indexdef", String.class))
+              .from(DSL.table(DSL.name("pg_indexes")))
+              .where(DSL.field("schemaname").eq(other.schema()))
+              .and(DSL.field("indexname").eq("outbox_events_aggregate_pending_idx"));
+      assertThat(index.fetch()).isEmpty();
+      assertThat(OutboxSchema.migrateOrderingIndex(other.dataSource(), other.schema()))
+          .isEqualTo(1);
+      assertThat(index.fetchSingle().value1())
+          .contains("(aggregate_type, aggregate_id, seq)")
+          .contains("processed_at IS NULL");
+      assertThat(OutboxSchema.migrateOrderingIndex(other.dataSource(), other.schema())).isZero();
+    }
+  }
+
+  @Test
   void rejectsSchemaNamesThatAreNotPlainIdentifiers() {
     assertThatThrownBy(() -> OutboxSchema.migrate(db.dataSource(), "Billing"))
         .isInstanceOf(IllegalArgumentException.class)

@@ -84,7 +84,7 @@ final class RelayCycle {
 
   private BatchOutcome claimPublishComplete(DSLContext tx) {
     OffsetDateTime now = OffsetDateTime.now(clock);
-    List<OutboxMessage> batch = RelayStore.claim(tx, config.batchSize(), now);
+    List<OutboxMessage> batch = RelayStore.claim(tx, config.batchSize(), now, config.ordering());
     if (batch.isEmpty()) {
       return BatchOutcome.EMPTY;
     }

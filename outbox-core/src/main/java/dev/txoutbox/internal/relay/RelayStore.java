@@ -3,7 +3,9 @@ package dev.txoutbox.internal.relay;
 import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 
 import dev.txoutbox.CompletionMode;
+import dev.txoutbox.Ordering;
 import dev.txoutbox.internal.json.Json;
+import dev.txoutbox.schema.model.tables.OutboxEvents;
 import dev.txoutbox.spi.OutboxMessage;
 import java.time.OffsetDateTime;
 import java.util.List;
@@ -28,8 +30,10 @@ final class RelayStore {
 
   /**
    * Locks up to {@code limit} due pending events in insert order, skipping rows other relays hold.
+   * In the per-aggregate orderings only an aggregate's first unprocessed event can be claimed.
    */
-  static List<OutboxMessage> claim(DSLContext tx, int limit, OffsetDateTime now) {
+  static List<OutboxMessage> claim(
+      DSLContext tx, int limit, OffsetDateTime now, Ordering ordering) {
     return tx.select(
             OUTBOX_EVENTS.ID,
             OUTBOX_EVENTS.SEQ,
@@ -43,6 +47,7 @@ final class RelayStore {
         .from(OUTBOX_EVENTS)
         .where(PENDING)
         .and(OUTBOX_EVENTS.RETRY_AFTER.isNull().or(OUTBOX_EVENTS.RETRY_AFTER.le(now)))
+        .and(headOfItsAggregate(ordering))
         .orderBy(OUTBOX_EVENTS.SEQ)
         .limit(limit)
         .forUpdate()
@@ -59,6 +64,29 @@ final class RelayStore {
                     Json.readStringMap(r.value7().data()),
                     r.value8().toInstant(),
                     r.value9() + 1));
+  }
+
+  /**
+   * No earlier unprocessed event of the same aggregate exists (a dead letter counts unless the
+   * ordering skips them). Rows a concurrent relay has claimed are still unprocessed for this
+   * statement, so their successors wait for that relay's commit.
+   */
+  private static Condition headOfItsAggregate(Ordering ordering) {
+    if (ordering == Ordering.NONE) {
+      return DSL.noCondition();
+    }
+    OutboxEvents earlier = OUTBOX_EVENTS.as("earlier");
+    Condition blocking =
+        earlier
+            .AGGREGATE_TYPE
+            .eq(OUTBOX_EVENTS.AGGREGATE_TYPE)
+            .and(earlier.AGGREGATE_ID.eq(OUTBOX_EVENTS.AGGREGATE_ID))
+            .and(earlier.SEQ.lt(OUTBOX_EVENTS.SEQ))
+            .and(earlier.PROCESSED_AT.isNull());
+    if (ordering == Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS) {
+      blocking = blocking.and(earlier.DEAD_LETTERED_AT.isNull());
+    }
+    return DSL.notExists(DSL.selectOne().from(earlier).where(blocking));
   }
 
   /** Marks or deletes the published events, in one statement. */

@@ -35,6 +35,7 @@ public final class DefaultOutbox implements Outbox {
   private final String schema;
   private final EventValidator validator;
   private final boolean allowAutoCommit;
+  private final boolean lockPerAggregate;
   private final CommitWakeUp wakeUp;
 
   public DefaultOutbox(
@@ -42,11 +43,13 @@ public final class DefaultOutbox implements Outbox {
       PayloadSerializer serializer,
       HeadersProvider headersProvider,
       boolean allowAutoCommit,
+      boolean lockPerAggregate,
       int maxPayloadBytes,
       List<Runnable> afterCommit) {
     this.schema = schema;
     this.validator = new EventValidator(serializer, headersProvider, maxPayloadBytes);
     this.allowAutoCommit = allowAutoCommit;
+    this.lockPerAggregate = lockPerAggregate;
     this.wakeUp = new CommitWakeUp(afterCommit);
   }
 
@@ -80,6 +83,9 @@ public final class DefaultOutbox implements Outbox {
     requireTransaction(tx);
     DSLContext dsl =
         DSL.using(tx.configuration().derive(OutboxSchema.withSchema(tx.settings(), schema)));
+    if (lockPerAggregate) {
+      AggregateLocks.lock(dsl, rows);
+    }
     long now = System.currentTimeMillis();
     List<UUID> ids = new ArrayList<>(rows.size());
     for (int from = 0; from < rows.size(); from += MAX_ROWS_PER_STATEMENT) {
