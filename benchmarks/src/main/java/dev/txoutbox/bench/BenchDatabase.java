@@ -37,6 +37,7 @@ final class BenchDatabase implements AutoCloseable {
     config.setPoolName("bench");
     pool = new HikariDataSource(config);
     OutboxSchema.migrate(pool, SCHEMA);
+    OutboxSchema.migrateOrderingIndex(pool, SCHEMA);
     dsl = DSL.using(pool, SQLDialect.POSTGRES);
     outbox = Outbox.builder().schema(SCHEMA).build();
   }

@@ -1,6 +1,7 @@
 package dev.txoutbox.bench;
 
 import dev.txoutbox.CompletionMode;
+import dev.txoutbox.Ordering;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
@@ -40,9 +41,14 @@ public final class DrainBenchmark {
   private static final Logger log = LoggerFactory.getLogger(DrainBenchmark.class);
 
   /** One measured configuration. */
-  record Case(String target, int workers, int batchSize, CompletionMode mode) {
+  record Case(String target, int workers, int batchSize, CompletionMode mode, Ordering ordering) {
+    Case(String target, int workers, int batchSize, CompletionMode mode) {
+      this(target, workers, batchSize, mode, Ordering.NONE);
+    }
+
     String label() {
       return target
+          + (ordering == Ordering.NONE ? "" : ", ordered per aggregate")
           + " | "
           + workers
           + " | "
@@ -137,6 +143,7 @@ public final class DrainBenchmark {
       }
       cases.add(new Case(name, 1, 500, CompletionMode.DELETE));
       cases.add(new Case(name, 2, 500, CompletionMode.DELETE));
+      cases.add(new Case(name, 2, 500, CompletionMode.MARK_PROCESSED, Ordering.PER_AGGREGATE));
     } else {
       cases.add(new Case(name, 1, 100, CompletionMode.MARK_PROCESSED));
       cases.add(new Case(name, 2, 500, CompletionMode.MARK_PROCESSED));
@@ -170,6 +177,7 @@ public final class DrainBenchmark {
                       .workers(c.workers())
                       .batchSize(c.batchSize())
                       .completionMode(c.mode())
+                      .ordering(c.ordering())
                       .minPollInterval(Duration.ofMillis(5))
                       .maxPollInterval(Duration.ofMillis(50))
                       .build())
@@ -226,6 +234,7 @@ public final class DrainBenchmark {
       double median = sorted.get(sorted.size() / 2);
       String[] parts = e.getKey().split(" \\| ");
       String baselineKey = "jdbc baseline | " + parts[1] + " | " + parts[2] + " | mark";
+      // (ordered cases compare with the same unordered baseline)
       List<Double> base = rates.get(baselineKey);
       String ratio = "";
       if (base != null && !e.getKey().equals(baselineKey)) {
