@@ -64,12 +64,28 @@ public final class DrainBenchmark {
 
   private DrainBenchmark() {}
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    try {
+      run(args);
+    } catch (Exception | Error e) {
+      log.error("benchmark failed", e);
+      System.exit(1); // broker client threads must not keep a failed run alive
+    }
+    System.exit(0); // nor a finished one
+  }
+
+  private static void run(String[] args) throws Exception {
     Map<String, String> options = parse(args);
     int events = Integer.parseInt(options.getOrDefault("events", "100000"));
     int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
     List<String> targets =
         List.of(options.getOrDefault("targets", "jdbc,noop,kafka,rabbit,sqs").split(","));
+    for (String target : targets) {
+      if (!List.of("jdbc", "noop", "kafka", "rabbit", "sqs").contains(target)) {
+        throw new IllegalArgumentException(
+            "--targets takes jdbc, noop, kafka, rabbit, sqs, but got '" + target + "'");
+      }
+    }
     String url =
         System.getenv()
             .getOrDefault(
@@ -132,7 +148,6 @@ public final class DrainBenchmark {
       Files.writeString(file, report);
       log.info("report written to {}", file);
     }
-    System.exit(0); // broker client threads must not keep the JVM alive
   }
 
   private static List<Case> cases(String key, String name) {
