@@ -54,12 +54,7 @@ class OrderedRelayTest {
   }
 
   private OutboxRelay relay(Publisher publisher, RelayConfig config, MutableClock clock) {
-    OutboxRelay.Builder b =
-        OutboxRelay.builder()
-            .dataSource(db.dataSource())
-            .schema(db.schema())
-            .publisher(publisher)
-            .config(config);
+    OutboxRelay.Builder b = TestSupport.relayBuilder(db, publisher).config(config);
     if (clock != null) {
       b.clock(clock);
     }

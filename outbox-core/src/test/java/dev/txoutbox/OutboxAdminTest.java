@@ -63,14 +63,10 @@ class OutboxAdminTest {
                     m.eventType().equals(eventType)
                         ? PublishResult.permanent(error.replace("#", m.aggregateId()))
                         : PublishResult.retryable("not this time"));
-    OutboxRelay relay =
-        OutboxRelay.builder()
-            .dataSource(db.dataSource())
-            .schema(db.schema())
-            .publisher(publisher)
-            .config(RelayConfig.builder().batchSize(1000).build())
-            .build();
-    relay.runOnce();
+    TestSupport.relayBuilder(db, publisher)
+        .config(RelayConfig.builder().batchSize(1000).build())
+        .build()
+        .runOnce();
   }
 
   @Test

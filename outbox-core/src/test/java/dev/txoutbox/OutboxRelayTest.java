@@ -73,12 +73,7 @@ class OutboxRelayTest {
   }
 
   private OutboxRelay relay(Publisher publisher, RelayConfig config, MutableClock clock) {
-    OutboxRelay.Builder b =
-        OutboxRelay.builder()
-            .dataSource(db.dataSource())
-            .schema(db.schema())
-            .publisher(publisher)
-            .config(config);
+    OutboxRelay.Builder b = TestSupport.relayBuilder(db, publisher).config(config);
     if (clock != null) {
       b.clock(clock);
     }
@@ -193,10 +188,7 @@ class OutboxRelayTest {
                         : PublishResult.published());
     AtomicInteger deadLettered = new AtomicInteger();
     OutboxRelay relay =
-        OutboxRelay.builder()
-            .dataSource(db.dataSource())
-            .schema(db.schema())
-            .publisher(publisher)
+        TestSupport.relayBuilder(db, publisher)
             .listener(
                 new RelayListener() {
                   @Override

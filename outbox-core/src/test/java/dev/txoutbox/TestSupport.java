@@ -1,6 +1,7 @@
 package dev.txoutbox;
 
 import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.testing.TestDatabase;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -9,6 +10,14 @@ import org.jooq.impl.DSL;
 /** Test plumbing shared by the core tests. */
 final class TestSupport {
   private TestSupport() {}
+
+  /** A relay builder on the test's data source and schema. */
+  static OutboxRelay.Builder relayBuilder(TestDatabase db, Publisher publisher) {
+    return OutboxRelay.builder()
+        .dataSource(db.dataSource())
+        .schema(db.schema())
+        .publisher(publisher);
+  }
 
   /** A context that renders the generated model into the test's schema. */
   static DSLContext mapped(TestDatabase db) {

@@ -1,5 +1,7 @@
 package dev.txoutbox.internal.admin;
 
+import static dev.txoutbox.internal.OutboxConditions.DEAD_LETTER;
+import static dev.txoutbox.internal.OutboxConditions.PENDING;
 import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 
 import dev.txoutbox.DeadLetter;
@@ -7,6 +9,7 @@ import dev.txoutbox.DeadLetterGroup;
 import dev.txoutbox.DeadLetterSelector;
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxStatus;
+import dev.txoutbox.internal.OutboxConditions;
 import dev.txoutbox.internal.json.Json;
 import java.time.Clock;
 import java.time.Duration;
@@ -23,10 +26,6 @@ import org.jooq.impl.DSL;
 
 /** The {@link OutboxAdmin} over jOOQ; every bulk change in bounded chunks. */
 public final class DefaultOutboxAdmin implements OutboxAdmin {
-
-  private static final Condition PENDING =
-      OUTBOX_EVENTS.PROCESSED_AT.isNull().and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNull());
-  private static final Condition DEAD = OUTBOX_EVENTS.DEAD_LETTERED_AT.isNotNull();
 
   /** Quoted values, UUIDs, hex and decimal numbers: the parts of an error that vary. */
   private static final String VARIABLE_PARTS =
@@ -48,17 +47,14 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
 
   @Override
   public long deadLetterCount() {
-    return dsl.fetchCount(OUTBOX_EVENTS, DEAD);
+    return dsl.fetchCount(OUTBOX_EVENTS, DEAD_LETTER);
   }
 
   @Override
   public OutboxStatus status() {
     OffsetDateTime now = OffsetDateTime.now(clock);
     long pending = pendingCount();
-    long due =
-        dsl.fetchCount(
-            OUTBOX_EVENTS,
-            PENDING.and(OUTBOX_EVENTS.RETRY_AFTER.isNull().or(OUTBOX_EVENTS.RETRY_AFTER.le(now))));
+    long due = dsl.fetchCount(OUTBOX_EVENTS, OutboxConditions.due(now));
     long dead = deadLetterCount();
     // The oldest pending event is the one with the lowest seq: one probe of the pending index.
     Optional<Duration> oldest =
@@ -80,7 +76,8 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
     if (limit < 1 || limit > 10_000) {
       throw new IllegalArgumentException("limit must be between 1 and 10000 but was " + limit);
     }
-    Condition where = eventType == null ? DEAD : DEAD.and(OUTBOX_EVENTS.EVENT_TYPE.eq(eventType));
+    Condition where =
+        eventType == null ? DEAD_LETTER : DEAD_LETTER.and(OUTBOX_EVENTS.EVENT_TYPE.eq(eventType));
     return dsl.selectFrom(OUTBOX_EVENTS)
         .where(where)
         .orderBy(OUTBOX_EVENTS.DEAD_LETTERED_AT.desc(), OUTBOX_EVENTS.SEQ.desc())
@@ -114,7 +111,7 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
             newest,
             DSL.max(OUTBOX_EVENTS.LAST_ERROR))
         .from(OUTBOX_EVENTS)
-        .where(DEAD)
+        .where(DEAD_LETTER)
         .groupBy(OUTBOX_EVENTS.EVENT_TYPE, DSL.field(DSL.name("fingerprint")))
         .orderBy(DSL.field(DSL.name("newest")).desc())
         .fetch(
@@ -197,12 +194,12 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
   private static Condition selected(DeadLetterSelector selector) {
     Objects.requireNonNull(selector, "selector");
     if (selector.everything()) {
-      return DEAD;
+      return DEAD_LETTER;
     }
     if (selector.eventType() != null) {
-      return DEAD.and(OUTBOX_EVENTS.EVENT_TYPE.eq(selector.eventType()));
+      return DEAD_LETTER.and(OUTBOX_EVENTS.EVENT_TYPE.eq(selector.eventType()));
     }
-    return DEAD.and(OUTBOX_EVENTS.ID.in(selector.ids()));
+    return DEAD_LETTER.and(OUTBOX_EVENTS.ID.in(selector.ids()));
   }
 
   private static void requireChunkSize(int chunkSize) {

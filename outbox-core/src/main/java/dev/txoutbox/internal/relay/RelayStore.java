@@ -4,6 +4,7 @@ import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 
 import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
+import dev.txoutbox.internal.OutboxConditions;
 import dev.txoutbox.internal.json.Json;
 import dev.txoutbox.schema.model.tables.OutboxEvents;
 import dev.txoutbox.spi.OutboxMessage;
@@ -21,10 +22,6 @@ import org.jooq.impl.SQLDataType;
 
 /** The relay's three statements: claim a batch, complete the published, record the failed. */
 final class RelayStore {
-
-  /** The predicate of the partial index {@code outbox_events_pending_idx}: keep them identical. */
-  static final Condition PENDING =
-      OUTBOX_EVENTS.PROCESSED_AT.isNull().and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNull());
 
   private RelayStore() {}
 
@@ -45,8 +42,7 @@ final class RelayStore {
             OUTBOX_EVENTS.CREATED_AT,
             OUTBOX_EVENTS.ATTEMPTS)
         .from(OUTBOX_EVENTS)
-        .where(PENDING)
-        .and(OUTBOX_EVENTS.RETRY_AFTER.isNull().or(OUTBOX_EVENTS.RETRY_AFTER.le(now)))
+        .where(OutboxConditions.due(now))
         .and(headOfItsAggregate(ordering))
         .orderBy(OUTBOX_EVENTS.SEQ)
         .limit(limit)
