@@ -51,14 +51,13 @@ final class BenchDatabase implements AutoCloseable {
   }
 
   String serverVersion() {
-    // SHOW is a utility command jOOQ does not model.
-    return dsl.resultQuery("show server_version").fetchOne(0, String.class);
+    return dsl.fetchValue(
+        DSL.function("current_setting", String.class, DSL.inline("server_version")));
   }
 
   /** Empties the outbox and writes {@code count} pending events through the writer. */
   void seed(int count, int aggregates) {
-    // TRUNCATE and VACUUM are utility statements jOOQ does not model for PostgreSQL here.
-    execute("TRUNCATE " + SCHEMA + ".outbox_events");
+    dsl.truncate(DSL.table(DSL.name(SCHEMA, "outbox_events"))).execute();
     String payload =
         "{\"orderId\":\"%s\",\"customer\":\"c-42\",\"total\":{\"amount\":\"129.90\",\"currency\":\"EUR\"},"
             + "\"lines\":[{\"sku\":\"A-1\",\"qty\":2},{\"sku\":\"B-7\",\"qty\":1}]}";
@@ -75,6 +74,7 @@ final class BenchDatabase implements AutoCloseable {
       }
       dsl.transaction(tx -> outbox.publishAll(tx.dsl(), events));
     }
+    // VACUUM is a utility command jOOQ does not model.
     execute("VACUUM ANALYZE " + SCHEMA + ".outbox_events");
   }
 

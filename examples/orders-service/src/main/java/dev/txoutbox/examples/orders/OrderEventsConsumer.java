@@ -17,7 +17,6 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jooq.DSLContext;
-import org.jooq.impl.DSL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,7 +43,7 @@ final class OrderEventsConsumer implements AutoCloseable {
   private final String topic;
   private final DSLContext dsl;
   private final IdempotentConsumer idempotent;
-  private final String addToTotals;
+  private final CustomerTotalsUpsert addToTotals;
   private final RunTally tally;
   private final Thread thread;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -75,14 +74,7 @@ final class OrderEventsConsumer implements AutoCloseable {
     this.topic = topic;
     this.dsl = dsl;
     this.idempotent = idempotent;
-    this.addToTotals =
-        "INSERT INTO "
-            + DSL.name(schema, "customer_totals")
-            + " AS t (customer_id, orders, total_cents)"
-            + " SELECT e->>'customerId', 1, (e->>'totalCents')::bigint"
-            + " FROM (SELECT ?::jsonb AS e) AS event"
-            + " ON CONFLICT (customer_id) DO UPDATE"
-            + " SET orders = t.orders + 1, total_cents = t.total_cents + excluded.total_cents";
+    this.addToTotals = new CustomerTotalsUpsert(schema);
     this.tally = tally;
     this.thread = new Thread(this::run, "orders-consumer");
   }
@@ -147,7 +139,7 @@ final class OrderEventsConsumer implements AutoCloseable {
               }
               String payload = new String(record.value(), StandardCharsets.UTF_8);
               IdempotentConsumer.Outcome outcome =
-                  idempotent.process(tx, eventId, t -> t.execute(addToTotals, payload));
+                  idempotent.process(tx, eventId, t -> addToTotals.apply(t, payload));
               if (outcome == IdempotentConsumer.Outcome.PROCESSED) {
                 processed.add(String.valueOf(record.key()));
               } else {

@@ -6,12 +6,12 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Properties;
 import javax.sql.DataSource;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
 
 /**
  * The PostgreSQL the example runs on, chosen in this order: the given JDBC URL ({@code
@@ -112,16 +112,14 @@ final class Postgres implements AutoCloseable {
     }
     props.setProperty("connectTimeout", "3");
     try (Connection c = DriverManager.getConnection(LOCAL_SERVER + "postgres", props)) {
-      boolean exists;
-      try (PreparedStatement s =
-          c.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
-        s.setString(1, LOCAL_DATABASE);
-        try (ResultSet rs = s.executeQuery()) {
-          exists = rs.next();
-        }
-      }
+      boolean exists =
+          DSL.using(c, SQLDialect.POSTGRES)
+              .fetchExists(
+                  DSL.table(DSL.name("pg_catalog", "pg_database")),
+                  DSL.field(DSL.name("datname")).eq(LOCAL_DATABASE));
       if (!exists) {
         try (Statement s = c.createStatement()) {
+          // CREATE DATABASE is not part of jOOQ's PostgreSQL DDL support.
           s.execute("CREATE DATABASE " + LOCAL_DATABASE);
         } catch (SQLException e) {
           if (!"42P04".equals(e.getSQLState())) { // 42P04: created meanwhile by someone else
