@@ -200,6 +200,14 @@ public final class DefaultOutboxRelay implements OutboxRelay {
       } catch (InterruptedException e) {
         interrupted = true;
       }
+      long alive = stuck.stream().filter(Thread::isAlive).count();
+      if (alive > 0) {
+        log.error(
+            "relay {}: {} worker(s) ignore interruption (a publisher that does not honour it);"
+                + " leaving them behind: their transactions roll back when their connections close",
+            config.name(),
+            alive);
+      }
     }
     if (interrupted) {
       Thread.currentThread().interrupt();
