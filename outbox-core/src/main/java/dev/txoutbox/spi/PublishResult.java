@@ -18,7 +18,14 @@ public record PublishResult(Status status, String reason, Throwable cause) {
     /** Not delivered, may succeed later. The event is retried with backoff. */
     RETRYABLE_FAILURE,
     /** Not delivered and never will be. The event becomes a dead letter at once. */
-    PERMANENT_FAILURE
+    PERMANENT_FAILURE,
+    /**
+     * Not delivered because the broker cannot be reached or refuses all work (connection refused,
+     * metadata timeout, connection blocked, throttled, 5xx): nothing is known to be wrong with this
+     * message. The event costs no attempt and stays pending; the relay stops claiming and probes
+     * the broker until it answers again.
+     */
+    BROKER_UNAVAILABLE
   }
 
   private static final PublishResult PUBLISHED = new PublishResult(Status.PUBLISHED, null, null);
@@ -58,6 +65,22 @@ public record PublishResult(Status status, String reason, Throwable cause) {
     return new PublishResult(Status.PERMANENT_FAILURE, reason, cause);
   }
 
+  /**
+   * The broker is unavailable: the message was not delivered, through no fault of its own. The
+   * event keeps its attempt count; the relay pauses claiming until the broker is back.
+   */
+  public static PublishResult brokerUnavailable(String reason) {
+    return new PublishResult(Status.BROKER_UNAVAILABLE, reason, null);
+  }
+
+  /**
+   * The broker is unavailable: the message was not delivered, through no fault of its own. The
+   * event keeps its attempt count; the relay pauses claiming until the broker is back.
+   */
+  public static PublishResult brokerUnavailable(String reason, Throwable cause) {
+    return new PublishResult(Status.BROKER_UNAVAILABLE, reason, cause);
+  }
+
   /** Whether the broker acknowledged the message. */
   public boolean isPublished() {
     return status == Status.PUBLISHED;
@@ -66,5 +89,10 @@ public record PublishResult(Status status, String reason, Throwable cause) {
   /** Whether the failure is permanent. */
   public boolean isPermanent() {
     return status == Status.PERMANENT_FAILURE;
+  }
+
+  /** Whether the broker was unavailable, which says nothing about the message. */
+  public boolean isBrokerUnavailable() {
+    return status == Status.BROKER_UNAVAILABLE;
   }
 }

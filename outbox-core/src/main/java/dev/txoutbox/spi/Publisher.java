@@ -11,8 +11,8 @@ import java.util.List;
  * The relay claims a batch of pending events inside a database transaction, calls {@link
  * #publish(List)} once with the whole batch, then records every outcome and commits. An event is
  * marked processed only when its result is {@link PublishResult#published()}; every other outcome
- * leaves it pending (retryable) or makes it a dead letter (permanent). If {@code publish} throws,
- * every message of the batch counts as a retryable failure.
+ * leaves it pending (retryable or broker unavailable) or makes it a dead letter (permanent). If
+ * {@code publish} throws, every message of the batch counts as a retryable failure.
  *
  * <h2>What an implementation must do</h2>
  *
@@ -24,10 +24,24 @@ import java.util.List;
  *       {@code acks=all}, an SQS batch entry's success, a RabbitMQ publisher confirm without a
  *       {@code basic.return}). Unknown outcomes (timeout, lost connection) are retryable failures:
  *       the message may be sent twice, never lost.
- *   <li><b>Classify failures.</b> {@link PublishResult#retryable(String, Throwable)} for what may
- *       succeed later (broker down, timeout, throttling); {@link PublishResult#permanent(String,
- *       Throwable)} for what never will (message too large, unknown destination, authorization). A
- *       permanent failure makes the event a dead letter at once.
+ *   <li><b>Classify failures</b> into three kinds, because only a failure of the message itself may
+ *       cost it an attempt:
+ *       <ul>
+ *         <li>{@link PublishResult#brokerUnavailable(String, Throwable)} when the broker cannot be
+ *             reached or refuses all work (connection refused, metadata or connection timeout,
+ *             connection blocked, throttling, server errors). It says nothing about the message:
+ *             the event costs no attempt, and the relay stops claiming and sends a small probe
+ *             batch now and then until one is acknowledged. A long outage never makes a healthy
+ *             event a dead letter.
+ *         <li>{@link PublishResult#retryable(String, Throwable)} for a failure of this message that
+ *             may pass later (a timeout on this message alone, a leader change for its partition).
+ *             It costs an attempt, and after {@code maxAttempts} the event is a dead letter.
+ *         <li>{@link PublishResult#permanent(String, Throwable)} for what never will pass (message
+ *             too large, unknown destination, unroutable, authorization). The event becomes a dead
+ *             letter at once.
+ *       </ul>
+ *       When in doubt between the first two, prefer broker unavailable for errors that would fail
+ *       every message alike, and retryable for errors tied to this message.
  *   <li><b>Return exactly one result per message, in the order of the input list.</b> A result list
  *       of another size is treated as a retryable failure of the whole batch.
  *   <li><b>Carry the event's identity</b>: put {@link OutboxHeaders} and {@link

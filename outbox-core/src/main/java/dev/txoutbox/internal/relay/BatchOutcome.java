@@ -23,7 +23,7 @@ final class BatchOutcome {
   /** One message's fate. {@code delay} is set for a retry, null otherwise. */
   record Fate(OutboxMessage message, PublishResult result, Duration delay) {
     boolean deadLettered() {
-      return !result.isPublished() && delay == null;
+      return !result.isPublished() && !result.isBrokerUnavailable() && delay == null;
     }
   }
 
@@ -56,6 +56,11 @@ final class BatchOutcome {
       PublishResult result = results.get(i);
       if (result.isPublished()) {
         published.add(message.id());
+        fates.add(new Fate(message, result, null));
+        continue;
+      }
+      if (result.isBrokerUnavailable()) {
+        // Nothing is known about the message: no attempt counted, the row is left as it was.
         fates.add(new Fate(message, result, null));
         continue;
       }

@@ -136,11 +136,20 @@ final class RelayCycle {
   private void report(BatchOutcome outcome, Duration duration) {
     int published = 0;
     int retries = 0;
+    int unavailable = 0;
     for (Fate fate : outcome.fates()) {
       OutboxMessage m = fate.message();
       if (fate.result().isPublished()) {
         published++;
         listener.published(m);
+      } else if (fate.result().isBrokerUnavailable()) {
+        unavailable++;
+        withEvent(log.atDebug(), m)
+            .log(
+                "event {} ({}) not sent, broker unavailable: {}",
+                m.id(),
+                m.eventType(),
+                fate.result().reason());
       } else if (fate.deadLettered()) {
         withEvent(log.atError(), m)
             .setCause(fate.result().cause())
