@@ -39,6 +39,19 @@ public final class OutboxSchema {
   /** Flyway history table of the opt-in ordering index. */
   public static final String ORDERING_HISTORY_TABLE = "outbox_ordering_schema_history";
 
+  /**
+   * The index the relay's per-aggregate ordered mode walks: {@code (aggregate_type, aggregate_id,
+   * seq)} over pending rows. Installed by {@link #migrateOrderingIndex(DataSource, String)}.
+   */
+  public static final String ORDERING_INDEX = "outbox_events_pending_aggregate_idx";
+
+  /**
+   * The index of dead letters by {@code (aggregate_type, aggregate_id, seq)} with which the ordered
+   * mode halts an aggregate at its dead letter. Installed by {@link
+   * #migrateOrderingIndex(DataSource, String)}.
+   */
+  public static final String ORDERING_DEAD_LETTER_INDEX = "outbox_events_dead_aggregate_idx";
+
   /** Flyway history table of the outbox migrations. */
   public static final String HISTORY_TABLE = "outbox_schema_history";
 
@@ -81,9 +94,13 @@ public final class OutboxSchema {
   }
 
   /**
-   * Installs the opt-in index that the relay's per-aggregate ordered mode needs to find an event's
-   * earlier unprocessed events quickly ({@code (aggregate_type, aggregate_id, seq) WHERE
-   * processed_at IS NULL}). Call after {@link #migrate(DataSource, String)}.
+   * Installs the opt-in indexes that the relay's per-aggregate ordered mode needs, or upgrades
+   * them: {@value #ORDERING_INDEX} over pending rows and {@value #ORDERING_DEAD_LETTER_INDEX} over
+   * dead letters, both on {@code (aggregate_type, aggregate_id, seq)}. A relay in ordered mode
+   * refuses to start without them. Call after {@link #migrate(DataSource, String)}. Each index
+   * costs every insert one more entry, so only deployments that use ordered mode install them. The
+   * indexes are built with a plain {@code CREATE INDEX}, which holds back writers for the time of
+   * the build.
    *
    * @return the number of migrations applied by this call
    * @throws NullPointerException if an argument is null
