@@ -2,6 +2,7 @@ package dev.txoutbox;
 
 import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.txoutbox.schema.OutboxSchema;
@@ -15,6 +16,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -31,7 +33,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The relay's per-aggregate ordered mode, and the writer's per-aggregate locks behind it. */
+/**
+ * The relay's per-aggregate ordered mode: runs, failures within runs, the index it needs, and the
+ * writer's per-aggregate locks behind it.
+ */
 class OrderedRelayTest {
 
   private TestDatabase db;
@@ -63,6 +68,18 @@ class OrderedRelayTest {
     return relay;
   }
 
+  private List<UUID> writeAll(List<OutboxEvent> events) {
+    Outbox outbox = Outbox.builder().schema(db.schema()).build();
+    return dsl.transactionResult(tx -> outbox.publishAll(tx.dsl(), events));
+  }
+
+  private OutboxRelay orderedRelay(Publisher publisher, int batchSize) {
+    return relay(
+        publisher,
+        RelayConfig.builder().ordering(Ordering.PER_AGGREGATE).batchSize(batchSize).build(),
+        null);
+  }
+
   private UUID write(String aggregateId) {
     Outbox outbox = Outbox.builder().schema(db.schema()).build();
     return dsl.transactionResult(
@@ -88,15 +105,23 @@ class OrderedRelayTest {
     Publisher checking =
         messages -> {
           List<PublishResult> results = new ArrayList<>();
+          Set<String> failed = new HashSet<>();
+          Set<UUID> inBatch = new HashSet<>();
           for (OutboxMessage m : messages) {
+            // Every earlier event of the aggregate was acknowledged, or comes earlier in this
+            // batch.
             List<UUID> sequence = written.get(m.aggregateId());
             for (UUID earlier : sequence.subList(0, sequence.indexOf(m.id()))) {
-              if (!acknowledged.contains(earlier)) {
+              if (!acknowledged.contains(earlier) && !inBatch.contains(earlier)) {
                 violations.add(m.id() + " handed over before " + earlier);
               }
             }
-            // One attempt in ten fails, so retries have to keep their place too.
-            if (ThreadLocalRandom.current().nextInt(10) == 0) {
+            inBatch.add(m.id());
+            if (failed.contains(m.aggregateId())) {
+              results.add(PublishResult.retryable("not sent after a failure of its aggregate"));
+            } else if (ThreadLocalRandom.current().nextInt(10) == 0) {
+              // One attempt in ten fails, so retries have to keep their place too.
+              failed.add(m.aggregateId());
               results.add(PublishResult.retryable("flaky"));
             } else {
               acknowledged.add(m.id());
@@ -141,12 +166,14 @@ class OrderedRelayTest {
     OutboxRelay relay =
         relay(publisher, RelayConfig.builder().ordering(Ordering.PER_AGGREGATE).build(), clock);
 
-    assertThat(relay.runOnce()).isEqualTo(2); // x1 (fails) and y1; x2 waits for x1
+    // The run x1, x2 and y1; x1 fails, so x2 is not attempted.
+    assertThat(relay.runOnce()).isEqualTo(3);
     assertThat(publisher.acknowledgements).containsOnlyKeys(y1);
+    assertThat(attempts(x2)).isZero();
+    assertThat(relay.runOnce()).as("x1 is in backoff and holds back x2").isZero();
     clock.advance(Duration.ofMinutes(10));
     publisher.answer(m -> PublishResult.published());
-    assertThat(relay.runOnce()).isEqualTo(1); // x1 only: x2 is not the head yet
-    assertThat(relay.runOnce()).isEqualTo(1); // now x2
+    assertThat(relay.runOnce()).isEqualTo(2); // the run x1, x2
     assertThat(publisher.acknowledged).extracting(OutboxMessage::id).containsExactly(y1, x1, x2);
   }
 
@@ -164,14 +191,13 @@ class OrderedRelayTest {
     OutboxRelay relay =
         relay(publisher, RelayConfig.builder().ordering(Ordering.PER_AGGREGATE).build(), null);
 
-    relay.runOnce();
+    assertThat(relay.runOnce()).isEqualTo(2); // the run: first fails for good, second waits
     assertThat(relay.runOnce()).as("the dead letter halts its aggregate").isZero();
     assertThat(admin.pendingCount()).isEqualTo(1);
 
     publisher.answer(m -> PublishResult.published());
     admin.requeue(DeadLetterSelector.ids(first));
-    relay.runOnce();
-    relay.runOnce();
+    assertThat(relay.runOnce()).isEqualTo(2);
     assertThat(publisher.acknowledged).extracting(OutboxMessage::id).containsExactly(first, second);
   }
 
@@ -192,10 +218,165 @@ class OrderedRelayTest {
             RelayConfig.builder().ordering(Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS).build(),
             null);
 
-    relay.runOnce();
+    assertThat(relay.runOnce()).isEqualTo(2); // first becomes a dead letter, second waits
     assertThat(relay.runOnce()).isEqualTo(1);
     assertThat(publisher.acknowledged).extracting(OutboxMessage::id).containsExactly(second);
     assertThat(admin.deadLetterCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aBatchCarriesRunsOfConsecutiveEventsOfEachAggregateInSeqOrder() throws Exception {
+    List<OutboxEvent> events = new ArrayList<>();
+    for (int n = 0; n < 30; n++) {
+      events.add(OutboxEvent.of("account", "hot", "account.changed", "{\"n\":" + n + "}"));
+      if (n % 10 == 0) {
+        events.add(OutboxEvent.of("account", "cold-" + n, "account.changed", "{}"));
+      }
+    }
+    List<UUID> ids = writeAll(events);
+    ScriptedPublisher publisher = new ScriptedPublisher();
+    OutboxRelay relay = orderedRelay(publisher, 100);
+
+    assertThat(relay.runOnce()).isEqualTo(33);
+    assertThat(publisher.batches).hasValue(1);
+    assertThat(publisher.acknowledged).extracting(OutboxMessage::id).containsExactlyElementsOf(ids);
+  }
+
+  @Test
+  void aRunLongerThanTheBatchDrainsOverSeveralCyclesInOrder() throws Exception {
+    List<OutboxEvent> events = new ArrayList<>();
+    for (int n = 0; n < 25; n++) {
+      events.add(OutboxEvent.of("account", "long", "account.changed", "{\"n\":" + n + "}"));
+    }
+    List<UUID> ids = writeAll(events);
+    ScriptedPublisher publisher = new ScriptedPublisher();
+    OutboxRelay relay = orderedRelay(publisher, 10);
+
+    assertThat(relay.runOnce()).isEqualTo(10);
+    assertThat(relay.runOnce()).isEqualTo(10);
+    assertThat(relay.runOnce()).isEqualTo(5);
+    assertThat(relay.runOnce()).isZero();
+    assertThat(publisher.acknowledged).extracting(OutboxMessage::id).containsExactlyElementsOf(ids);
+  }
+
+  @Test
+  void aRunEndsAtItsFirstEventThatIsNotDue() throws Exception {
+    Instant start = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+    MutableClock clock = new MutableClock(start);
+    Outbox outbox = Outbox.builder().schema(db.schema()).build();
+    List<UUID> ids =
+        dsl.transactionResult(
+            tx ->
+                outbox.publishAll(
+                    tx.dsl(),
+                    List.of(
+                        OutboxEvent.of("account", "d", "account.changed", "{}"),
+                        OutboxEvent.builder("account", "d", "account.changed")
+                            .payload("{}")
+                            .notBefore(start.plus(Duration.ofMinutes(5)))
+                            .build(),
+                        OutboxEvent.of("account", "d", "account.changed", "{}"))));
+    ScriptedPublisher publisher = new ScriptedPublisher();
+    OutboxRelay relay =
+        relay(publisher, RelayConfig.builder().ordering(Ordering.PER_AGGREGATE).build(), clock);
+
+    assertThat(relay.runOnce()).as("the delayed event ends the run").isEqualTo(1);
+    assertThat(relay.runOnce()).as("and now holds back its aggregate").isZero();
+    clock.advance(Duration.ofMinutes(6));
+    assertThat(relay.runOnce()).isEqualTo(2);
+    assertThat(publisher.acknowledged).extracting(OutboxMessage::id).containsExactlyElementsOf(ids);
+  }
+
+  @Test
+  void eventsAfterAFailureInARunAreNotAttemptedWhateverThePublisherReports() throws Exception {
+    UUID r1 = write("r");
+    UUID r2 = write("r");
+    UUID r3 = write("r");
+    UUID other = write("other");
+    // A publisher that breaks the contract: it reports r2 and r3 published after r1 failed.
+    List<List<UUID>> handedOver = Collections.synchronizedList(new ArrayList<>());
+    Publisher careless =
+        messages -> {
+          handedOver.add(messages.stream().map(OutboxMessage::id).toList());
+          return messages.stream()
+              .map(
+                  m ->
+                      m.id().equals(r1) && handedOver.size() == 1
+                          ? PublishResult.retryable("r1 failed")
+                          : PublishResult.published())
+              .toList();
+        };
+    MutableClock clock = new MutableClock(Instant.now().truncatedTo(ChronoUnit.MILLIS));
+    OutboxRelay relay =
+        relay(careless, RelayConfig.builder().ordering(Ordering.PER_AGGREGATE).build(), clock);
+
+    assertThat(relay.runOnce()).isEqualTo(4);
+    assertThat(handedOver.get(0)).containsExactly(r1, r2, r3, other);
+    assertThat(attempts(r1)).isEqualTo(1);
+    assertThat(attempts(r2)).as("not attempted: no attempt counted").isZero();
+    assertThat(attempts(r3)).isZero();
+    assertThat(admin.pendingCount()).as("r1, r2, r3 wait; other is done").isEqualTo(3);
+
+    clock.advance(Duration.ofMinutes(10));
+    assertThat(relay.runOnce()).isEqualTo(3);
+    assertThat(handedOver.get(1)).containsExactly(r1, r2, r3);
+    assertThat(admin.pendingCount()).isZero();
+  }
+
+  @Test
+  void refusesToStartWithoutTheOrderingIndexAndSaysHowToInstallIt() {
+    try (TestDatabase bare = TestDatabase.create("ordered_bare", 2)) {
+      for (Ordering ordering :
+          List.of(Ordering.PER_AGGREGATE, Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS)) {
+        OutboxRelay relay =
+            TestSupport.relayBuilder(bare, new ScriptedPublisher())
+                .config(RelayConfig.builder().ordering(ordering).build())
+                .build();
+        assertThatThrownBy(relay::start)
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining(OutboxSchema.ORDERING_INDEX)
+            .hasMessageContaining(
+                "OutboxSchema.migrateOrderingIndex(dataSource, \"" + bare.schema() + "\")")
+            .hasMessageContaining(
+                "txoutbox migrate --schema " + bare.schema() + " --with-ordering-index");
+        assertThat(relay.isRunning()).isFalse();
+      }
+      OutboxSchema.migrateOrderingIndex(bare.dataSource(), bare.schema());
+      OutboxRelay relay =
+          TestSupport.relayBuilder(bare, new ScriptedPublisher())
+              .config(RelayConfig.builder().ordering(Ordering.PER_AGGREGATE).build())
+              .build();
+      relay.start();
+      assertThat(relay.isRunning()).isTrue();
+      relay.close(Duration.ofSeconds(5));
+    }
+  }
+
+  @Test
+  void refusesToStartWithTheFirstVersionOfTheIndexOnly() {
+    try (TestDatabase old = TestDatabase.create("ordered_v1", 2)) {
+      // The index version 1 installed; an ordered relay needs version 2's.
+      old.execute(
+          "CREATE INDEX outbox_events_aggregate_pending_idx ON "
+              + old.schema()
+              + ".outbox_events (aggregate_type, aggregate_id, seq) WHERE processed_at IS NULL");
+      OutboxRelay relay =
+          TestSupport.relayBuilder(old, new ScriptedPublisher())
+              .config(RelayConfig.builder().ordering(Ordering.PER_AGGREGATE).build())
+              .build();
+      assertThatThrownBy(relay::start)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining(OutboxSchema.ORDERING_INDEX)
+          .hasMessageContaining(OutboxSchema.ORDERING_DEAD_LETTER_INDEX);
+    }
+  }
+
+  private int attempts(UUID id) {
+    return TestSupport.mapped(db)
+        .select(OUTBOX_EVENTS.ATTEMPTS)
+        .from(OUTBOX_EVENTS)
+        .where(OUTBOX_EVENTS.ID.eq(id))
+        .fetchSingle(OUTBOX_EVENTS.ATTEMPTS);
   }
 
   @Test

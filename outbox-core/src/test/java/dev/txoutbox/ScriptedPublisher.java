@@ -4,8 +4,10 @@ import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -14,7 +16,9 @@ import java.util.function.Function;
 
 /**
  * A fake broker for relay tests: answers each message with a scripted result and records every
- * message it was asked to publish and every one it acknowledged.
+ * message it was asked to publish and every one it acknowledged. Like a real publisher, once a
+ * message of an aggregate is not published, it does not send the later ones of that aggregate in
+ * the batch (it answers them retryable without asking the script).
  */
 final class ScriptedPublisher implements Publisher {
 
@@ -33,12 +37,21 @@ final class ScriptedPublisher implements Publisher {
   public List<PublishResult> publish(List<OutboxMessage> messages) throws InterruptedException {
     batches.incrementAndGet();
     List<PublishResult> results = new ArrayList<>(messages.size());
+    Set<List<String>> failed = new HashSet<>();
     for (OutboxMessage m : messages) {
       attempted.add(m);
+      List<String> aggregate = List.of(m.aggregateType(), m.aggregateId());
+      if (failed.contains(aggregate)) {
+        results.add(
+            PublishResult.retryable("not sent: an earlier message of its aggregate failed"));
+        continue;
+      }
       PublishResult r = script.apply(m);
       if (r.isPublished()) {
         acknowledged.add(m);
         acknowledgements.computeIfAbsent(m.id(), id -> new AtomicInteger()).incrementAndGet();
+      } else {
+        failed.add(aggregate);
       }
       results.add(r);
     }

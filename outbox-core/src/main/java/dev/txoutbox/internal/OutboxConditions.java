@@ -22,6 +22,11 @@ public final class OutboxConditions {
 
   /** Pending and its time has come (no backoff or delay pending at {@code now}). */
   public static Condition due(OffsetDateTime now) {
-    return PENDING.and(OUTBOX_EVENTS.RETRY_AFTER.isNull().or(OUTBOX_EVENTS.RETRY_AFTER.le(now)));
+    return PENDING.and(timeHasCome(now));
+  }
+
+  /** No backoff or delay pending at {@code now}. */
+  public static Condition timeHasCome(OffsetDateTime now) {
+    return OUTBOX_EVENTS.RETRY_AFTER.isNull().or(OUTBOX_EVENTS.RETRY_AFTER.le(now));
   }
 }

@@ -7,55 +7,67 @@ import dev.txoutbox.spi.PublishResult;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.random.RandomGenerator;
 
 /**
  * What became of each message of a batch: which ids to complete, which failures to record, which
  * events the broker was unavailable to, and, for reporting after commit, what happened to each.
+ *
+ * <p>A batch lists each aggregate's events in {@code seq} order (in the per-aggregate orderings, as
+ * runs of consecutive events). Once one of them is not published, the later ones of its aggregate
+ * in the batch are not attempted, whatever the publisher reported, as the {@code Publisher}
+ * contract says: their rows stay as they were, at no attempt, and they come again after the one
+ * that failed.
  */
 final class BatchOutcome {
 
-  /** One message's fate. {@code delay} is set for a retry, null otherwise. */
-  record Fate(OutboxMessage message, PublishResult result, Duration delay) {
+  /**
+   * One message's fate. {@code delay} is set for a retry, null otherwise; {@code attempted} is
+   * false for a message that came after a failed one of its aggregate's run.
+   */
+  record Fate(OutboxMessage message, PublishResult result, Duration delay, boolean attempted) {
     boolean deadLettered() {
-      return !result.isPublished() && !result.isBrokerUnavailable() && delay == null;
+      return attempted && !result.isPublished() && !result.isBrokerUnavailable() && delay == null;
+    }
+
+    boolean retried() {
+      return attempted && delay != null;
     }
   }
 
-  static final BatchOutcome EMPTY = new BatchOutcome(List.of(), List.of(), List.of(), List.of());
+  static final BatchOutcome EMPTY =
+      new BatchOutcome(List.of(), List.of(), List.of(), List.of(), false, 0);
 
   private final List<UUID> publishedIds;
   private final List<Failure> failures;
   private final List<UUID> unavailableIds;
   private final List<Fate> fates;
+  private final boolean answered;
   private final int unreadable;
 
   private BatchOutcome(
       List<UUID> publishedIds,
       List<Failure> failures,
       List<UUID> unavailableIds,
-      List<Fate> fates) {
-    this(publishedIds, failures, unavailableIds, fates, 0);
-  }
-
-  private BatchOutcome(
-      List<UUID> publishedIds,
-      List<Failure> failures,
-      List<UUID> unavailableIds,
       List<Fate> fates,
+      boolean answered,
       int unreadable) {
     this.publishedIds = publishedIds;
     this.failures = failures;
     this.unavailableIds = unavailableIds;
     this.fates = fates;
+    this.answered = answered;
     this.unreadable = unreadable;
   }
 
   /**
    * Decides every message's fate from its result: complete, retry after backoff, dead letter, or,
-   * when the broker was unavailable, nothing at all (no attempt is counted).
+   * when the broker was unavailable, nothing at all (no attempt is counted). {@code messages} lists
+   * each aggregate's events in {@code seq} order.
    */
   static BatchOutcome of(
       List<OutboxMessage> messages,
@@ -67,32 +79,42 @@ final class BatchOutcome {
     List<Failure> failures = new ArrayList<>();
     List<UUID> unavailable = new ArrayList<>();
     List<Fate> fates = new ArrayList<>(messages.size());
+    Set<AggregateKey> stopped = new HashSet<>();
     for (int i = 0; i < messages.size(); i++) {
       OutboxMessage message = messages.get(i);
       PublishResult result = results.get(i);
+      AggregateKey aggregate = AggregateKey.of(message);
+      if (stopped.contains(aggregate)) {
+        fates.add(new Fate(message, result, null, false));
+        continue;
+      }
+      if (!result.isPublished()) {
+        stopped.add(aggregate);
+      }
       switch (result.status()) {
         case PUBLISHED -> {
           published.add(message.id());
-          fates.add(new Fate(message, result, null));
+          fates.add(new Fate(message, result, null, true));
         }
         case BROKER_UNAVAILABLE -> {
           unavailable.add(message.id());
-          fates.add(new Fate(message, result, null));
+          fates.add(new Fate(message, result, null, true));
         }
         case RETRYABLE_FAILURE, PERMANENT_FAILURE -> {
           String error = describe(result);
           if (result.isPermanent() || message.attempt() >= config.maxAttempts()) {
             failures.add(new Failure(message.id(), null, error, now));
-            fates.add(new Fate(message, result, null));
+            fates.add(new Fate(message, result, null, true));
           } else {
             Duration delay = config.backoff().delayAfter(message.attempt(), random);
             failures.add(new Failure(message.id(), now.plus(delay), error, null));
-            fates.add(new Fate(message, result, delay));
+            fates.add(new Fate(message, result, delay, true));
           }
         }
       }
     }
-    return new BatchOutcome(published, failures, unavailable, fates);
+    boolean answered = published.size() + failures.size() > 0;
+    return new BatchOutcome(published, failures, unavailable, fates, answered, 0);
   }
 
   /** The outcome of a batch whose every claimed row was unreadable. */
@@ -107,7 +129,8 @@ final class BatchOutcome {
     }
     List<Failure> all = new ArrayList<>(failures);
     all.addAll(rows);
-    return new BatchOutcome(publishedIds, all, unavailableIds, fates, unreadable + rows.size());
+    return new BatchOutcome(
+        publishedIds, all, unavailableIds, fates, answered, unreadable + rows.size());
   }
 
   private static String describe(PublishResult result) {
@@ -128,14 +151,20 @@ final class BatchOutcome {
     return unavailableIds;
   }
 
-  /** Whether the broker answered any message, with any outcome but unavailable. */
+  /** Whether the broker answered any message it was sent, with any outcome but unavailable. */
   boolean answered() {
-    return unavailableIds.size() < fates.size();
+    return answered;
+  }
+
+  /** Messages not attempted because an earlier one of their aggregate's run failed. */
+  int notAttempted() {
+    return (int) fates.stream().filter(f -> !f.attempted()).count();
   }
 
   /** The first broker-unavailable reason of the batch, or null. */
   String unavailableReason() {
     return fates.stream()
+        .filter(Fate::attempted)
         .map(Fate::result)
         .filter(PublishResult::isBrokerUnavailable)
         .map(r -> r.cause() == null ? r.reason() : r.reason() + ": " + r.cause())

@@ -78,6 +78,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
     }
     try {
       RelayStore.requireTables(dsl);
+      RelayStore.requireOrderingIndexes(dsl, config.ordering());
     } catch (IllegalStateException missing) {
       state.set(State.NEW);
       throw new IllegalStateException("relay " + config.name() + " " + missing.getMessage());
@@ -143,12 +144,14 @@ public final class DefaultOutboxRelay implements OutboxRelay {
         if (!circuit.isClosed()) {
           continue; // the next permit says how long to wait
         }
-        if (result.claimed() >= config.batchSize()) {
+        if (result.full() && result.claimed() > 0) {
           idle = config.minPollInterval();
           continue;
         }
+        // A full claim of nothing passed over blocked aggregates only: the next one goes on from
+        // there, soon, but not in a busy loop.
         idle =
-            result.claimed() > 0
+            result.claimed() > 0 || result.full()
                 ? config.minPollInterval()
                 : min(idle.multipliedBy(2), config.maxPollInterval());
         seen = signal.await(idle, seen);

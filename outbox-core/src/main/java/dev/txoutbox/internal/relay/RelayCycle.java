@@ -1,5 +1,6 @@
 package dev.txoutbox.internal.relay;
 
+import dev.txoutbox.Ordering;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
 import dev.txoutbox.internal.relay.BatchOutcome.Fate;
@@ -12,8 +13,10 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jooq.DSLContext;
@@ -40,6 +43,7 @@ final class RelayCycle {
   private final RelayConfig config;
   private final Clock clock;
   private final RelayListener listener;
+  private final OrderedClaim ordered;
 
   RelayCycle(
       DSLContext dsl,
@@ -52,6 +56,7 @@ final class RelayCycle {
     this.config = config;
     this.clock = clock;
     this.listener = listener;
+    this.ordered = config.ordering() == Ordering.NONE ? null : new OrderedClaim(config.ordering());
   }
 
   /** Thrown through jOOQ's transaction to roll it back when publishing was interrupted. */
@@ -81,10 +86,13 @@ final class RelayCycle {
    *     batch, else null
    * @param answered whether the broker answered at least one message (with any outcome but
    *     unavailable)
+   * @param full whether the claim used up its budget, so more events may be waiting
    */
-  record Result(int claimed, int published, String unavailableReason, boolean answered) {
-    static final Result EMPTY = new Result(0, 0, null, false);
-  }
+  record Result(
+      int claimed, int published, String unavailableReason, boolean answered, boolean full) {}
+
+  /** A cycle's outcome and whether its claim was full. */
+  private record Cycle(BatchOutcome outcome, boolean full) {}
 
   /**
    * Runs one cycle of at most {@code limit} events. When the claimed rows cannot be read (a row
@@ -96,60 +104,60 @@ final class RelayCycle {
    */
   Result run(int limit) throws InterruptedException {
     long started = System.nanoTime();
-    BatchOutcome outcome;
+    Cycle cycle;
     try {
       try {
-        outcome = dsl.transactionResult(c -> claimPublishComplete(c.dsl(), limit, false));
+        cycle = dsl.transactionResult(c -> claimPublishComplete(c.dsl(), limit, false));
       } catch (UnreadableBatch e) {
         log.warn(
             "relay {}: could not read a claimed batch; reading its rows one by one: {}",
             config.name(),
             e.getCause().toString());
-        outcome = dsl.transactionResult(c -> claimPublishComplete(c.dsl(), limit, true));
+        cycle = dsl.transactionResult(c -> claimPublishComplete(c.dsl(), limit, true));
       }
     } catch (Interrupted e) {
       throw (InterruptedException) e.getCause();
     }
-    if (outcome.claimed() == 0) {
-      return Result.EMPTY;
+    BatchOutcome outcome = cycle.outcome();
+    if (outcome.claimed() > 0) {
+      report(outcome, Duration.ofNanos(System.nanoTime() - started));
     }
-    report(outcome, Duration.ofNanos(System.nanoTime() - started));
     return new Result(
         outcome.claimed(),
         outcome.publishedIds().size(),
-        outcome.answered() ? null : outcome.unavailableReason(),
-        outcome.answered());
+        outcome.claimed() == 0 || outcome.answered() ? null : outcome.unavailableReason(),
+        outcome.answered(),
+        cycle.full());
   }
 
-  private BatchOutcome claimPublishComplete(DSLContext tx, int limit, boolean rowByRow) {
+  private Cycle claimPublishComplete(DSLContext tx, int limit, boolean rowByRow) {
     OffsetDateTime now = OffsetDateTime.now(clock);
     List<OutboxMessage> batch;
     List<Failure> unreadable = List.of();
+    boolean full;
     if (rowByRow) {
       batch = new ArrayList<>();
       unreadable = new ArrayList<>();
-      for (UUID id : RelayStore.claimIds(tx, limit, now, config.ordering())) {
-        try {
-          batch.add(tx.transactionResult(c -> RelayStore.read(c.dsl(), id)));
-        } catch (RuntimeException e) {
-          log.atError()
-              .addKeyValue("relay", config.name())
-              .addKeyValue("event_id", id)
-              .setCause(e)
-              .log("event {} cannot be read and is a dead letter: {}", id, e.toString());
-          unreadable.add(new Failure(id, null, ErrorText.sanitize("unreadable row: " + e), now));
-        }
-      }
+      Claimed<ClaimedRow> rows =
+          ordered == null
+              ? RelayStore.claimRows(tx, limit, now)
+              : ordered.claimRows(tx, limit, now);
+      full = rows.full();
+      readOneByOne(tx, rows.events(), now, batch, unreadable);
     } else {
       try {
-        batch = RelayStore.claim(tx, limit, now, config.ordering());
+        Claimed<OutboxMessage> claimed =
+            ordered == null ? RelayStore.claim(tx, limit, now) : ordered.claim(tx, limit, now);
+        batch = claimed.events();
+        full = claimed.full();
       } catch (RuntimeException e) {
         throw new UnreadableBatch(e);
       }
     }
     if (batch.isEmpty()) {
       RelayStore.fail(tx, unreadable);
-      return unreadable.isEmpty() ? BatchOutcome.EMPTY : BatchOutcome.unreadable(unreadable);
+      return new Cycle(
+          unreadable.isEmpty() ? BatchOutcome.EMPTY : BatchOutcome.unreadable(unreadable), full);
     }
     List<PublishResult> results = publish(batch);
     BatchOutcome outcome =
@@ -162,7 +170,37 @@ final class RelayCycle {
           tx, outcome.unavailableIds(), now.plus(config.brokerProbeBackoff().initialDelay()));
     }
     recordFailures(tx, outcome.failures());
-    return outcome;
+    return new Cycle(outcome, full);
+  }
+
+  /**
+   * Reads claimed rows one by one: each unreadable row becomes a dead letter with the error, and
+   * the later rows of its aggregate are left as they are, not attempted.
+   */
+  private void readOneByOne(
+      DSLContext tx,
+      List<ClaimedRow> rows,
+      OffsetDateTime now,
+      List<OutboxMessage> batch,
+      List<Failure> unreadable) {
+    Set<AggregateKey> stopped = new HashSet<>();
+    for (ClaimedRow row : rows) {
+      UUID id = row.id();
+      if (stopped.contains(row.aggregate())) {
+        continue;
+      }
+      try {
+        batch.add(tx.transactionResult(c -> RelayStore.read(c.dsl(), id)));
+      } catch (RuntimeException e) {
+        log.atError()
+            .addKeyValue("relay", config.name())
+            .addKeyValue("event_id", id)
+            .setCause(e)
+            .log("event {} cannot be read and is a dead letter: {}", id, e.toString());
+        unreadable.add(new Failure(id, null, ErrorText.sanitize("unreadable row: " + e), now));
+        stopped.add(row.aggregate());
+      }
+    }
   }
 
   /**
@@ -231,9 +269,19 @@ final class RelayCycle {
     int published = 0;
     int retries = 0;
     int unavailable = 0;
+    int notAttempted = 0;
     for (Fate fate : outcome.fates()) {
       OutboxMessage m = fate.message();
-      if (fate.result().isPublished()) {
+      if (!fate.attempted()) {
+        notAttempted++;
+        withEvent(log.atDebug(), m)
+            .log(
+                "event {} ({}) not attempted: an earlier event of aggregate {} in this batch was"
+                    + " not published",
+                m.id(),
+                m.eventType(),
+                m.aggregateId());
+      } else if (fate.result().isPublished()) {
         published++;
         listener.published(m);
       } else if (fate.result().isBrokerUnavailable()) {
@@ -274,15 +322,17 @@ final class RelayCycle {
           config.name(),
           retries - MAX_RETRY_WARNINGS_PER_BATCH);
     }
-    int failed = outcome.claimed() - published - unavailable;
+    int failed = outcome.claimed() - published - unavailable - notAttempted;
     log.debug(
-        "relay {}: batch of {} in {} ms: {} published, {} failed, {} not sent (broker unavailable)",
+        "relay {}: batch of {} in {} ms: {} published, {} failed, {} not sent (broker"
+            + " unavailable), {} not attempted (after a failure in their aggregate's run)",
         config.name(),
         outcome.claimed(),
         duration.toMillis(),
         published,
         failed,
-        unavailable);
+        unavailable,
+        notAttempted);
     listener.batchCompleted(outcome.claimed(), published, failed, duration);
   }
 

@@ -6,6 +6,7 @@ import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.internal.OutboxConditions;
 import dev.txoutbox.internal.json.Json;
+import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.model.tables.OutboxEvents;
 import dev.txoutbox.spi.OutboxMessage;
 import java.time.OffsetDateTime;
@@ -14,11 +15,10 @@ import java.util.UUID;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
-import org.jooq.JSONB;
+import org.jooq.Record;
 import org.jooq.Record4;
-import org.jooq.Record9;
+import org.jooq.ResultQuery;
 import org.jooq.Row4;
-import org.jooq.SelectJoinStep;
 import org.jooq.Table;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
@@ -63,35 +63,116 @@ final class RelayStore {
   }
 
   /**
-   * Locks up to {@code limit} due pending events in insert order, skipping rows other relays hold.
-   * In the per-aggregate orderings only an aggregate's first unprocessed event can be claimed.
+   * Checks that the indexes the per-aggregate claim walks exist and are valid: without them every
+   * claim would scan the table. A database that cannot be reached now is only logged.
    *
-   * @throws RuntimeException if any claimed row cannot be read; see {@link #claimIds} and {@link
-   *     #read} for reading them one by one
+   * @throws IllegalStateException naming the missing index and how to install it
    */
-  static List<OutboxMessage> claim(
-      DSLContext tx, int limit, OffsetDateTime now, Ordering ordering) {
-    return selectMessages(tx)
-        .where(OutboxConditions.due(now))
-        .and(headOfItsAggregate(ordering))
-        .orderBy(OUTBOX_EVENTS.SEQ)
-        .limit(limit)
-        .forUpdate()
-        .skipLocked()
-        .fetch(RelayStore::toMessage);
+  static void requireOrderingIndexes(DSLContext dsl, Ordering ordering) {
+    List<String> needed =
+        switch (ordering) {
+          case NONE -> List.of();
+          case PER_AGGREGATE_SKIP_DEAD_LETTERS -> List.of(OutboxSchema.ORDERING_INDEX);
+          case PER_AGGREGATE ->
+              List.of(OutboxSchema.ORDERING_INDEX, OutboxSchema.ORDERING_DEAD_LETTER_INDEX);
+        };
+    if (needed.isEmpty()) {
+      return;
+    }
+    String table = dsl.render(OUTBOX_EVENTS);
+    // pg_index and pg_class are catalogs, outside the generated model: named fields.
+    Field<String> name = DSL.field(DSL.name("c", "relname"), String.class);
+    List<String> valid;
+    try {
+      valid =
+          dsl.select(name)
+              .from(DSL.table(DSL.name("pg_catalog", "pg_index")).as("i"))
+              .join(DSL.table(DSL.name("pg_catalog", "pg_class")).as("c"))
+              .on(DSL.field(DSL.name("c", "oid")).eq(DSL.field(DSL.name("i", "indexrelid"))))
+              .where(
+                  DSL.field(DSL.name("i", "indrelid"))
+                      .eq(DSL.function("to_regclass", Object.class, DSL.val(table))))
+              .and(DSL.field(DSL.name("i", "indisvalid"), Boolean.class).isTrue())
+              .fetch(name);
+    } catch (DataAccessException e) {
+      log.warn("could not check the ordering indexes at start; carrying on: {}", e.toString());
+      return;
+    }
+    List<String> missing = needed.stream().filter(n -> !valid.contains(n)).toList();
+    if (!missing.isEmpty()) {
+      String schema = table.contains(".") ? table.substring(0, table.indexOf('.')) : "public";
+      String plain = schema.replace("\"", "");
+      throw new IllegalStateException(
+          "cannot start with ordering "
+              + ordering
+              + ": "
+              + table
+              + " lacks the index "
+              + String.join(" and ", missing)
+              + " that the ordered claim walks. Install it with"
+              + " OutboxSchema.migrateOrderingIndex(dataSource, \""
+              + plain
+              + "\") or `txoutbox migrate --schema "
+              + plain
+              + " --with-ordering-index` (either also upgrades the index of an earlier version)");
+    }
   }
 
-  /** Locks the same rows as {@link #claim} but reads only their ids, which cannot fail. */
-  static List<UUID> claimIds(DSLContext tx, int limit, OffsetDateTime now, Ordering ordering) {
-    return tx.select(OUTBOX_EVENTS.ID)
+  /** The columns a publisher's message is made of. */
+  static final List<Field<?>> MESSAGE_COLUMNS =
+      List.of(
+          OUTBOX_EVENTS.ID,
+          OUTBOX_EVENTS.SEQ,
+          OUTBOX_EVENTS.AGGREGATE_TYPE,
+          OUTBOX_EVENTS.AGGREGATE_ID,
+          OUTBOX_EVENTS.EVENT_TYPE,
+          OUTBOX_EVENTS.PAYLOAD,
+          OUTBOX_EVENTS.HEADERS,
+          OUTBOX_EVENTS.CREATED_AT,
+          OUTBOX_EVENTS.ATTEMPTS);
+
+  /**
+   * Locks up to {@code limit} due pending events in insert order, skipping rows other relays hold.
+   *
+   * @throws RuntimeException if any claimed row cannot be read; see {@link #claimRows} and {@link
+   *     #read} for reading them one by one
+   */
+  static Claimed<OutboxMessage> claim(DSLContext tx, int limit, OffsetDateTime now) {
+    List<OutboxMessage> batch =
+        claimQuery(tx, MESSAGE_COLUMNS, limit, now).fetch(r -> toMessage(r, OUTBOX_EVENTS));
+    return new Claimed<>(batch, batch.size() == limit);
+  }
+
+  /**
+   * Locks the same rows as {@link #claim} but reads only their ids and aggregates, which cannot
+   * fail.
+   */
+  static Claimed<ClaimedRow> claimRows(DSLContext tx, int limit, OffsetDateTime now) {
+    List<ClaimedRow> rows =
+        claimQuery(
+                tx,
+                List.of(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.AGGREGATE_TYPE, OUTBOX_EVENTS.AGGREGATE_ID),
+                limit,
+                now)
+            .fetch(
+                r ->
+                    new ClaimedRow(
+                        r.get(OUTBOX_EVENTS.ID),
+                        new AggregateKey(
+                            r.get(OUTBOX_EVENTS.AGGREGATE_TYPE),
+                            r.get(OUTBOX_EVENTS.AGGREGATE_ID))));
+    return new Claimed<>(rows, rows.size() == limit);
+  }
+
+  private static ResultQuery<Record> claimQuery(
+      DSLContext tx, List<Field<?>> columns, int limit, OffsetDateTime now) {
+    return tx.select(columns)
         .from(OUTBOX_EVENTS)
         .where(OutboxConditions.due(now))
-        .and(headOfItsAggregate(ordering))
         .orderBy(OUTBOX_EVENTS.SEQ)
         .limit(limit)
         .forUpdate()
-        .skipLocked()
-        .fetch(OUTBOX_EVENTS.ID);
+        .skipLocked();
   }
 
   /**
@@ -100,37 +181,24 @@ final class RelayStore {
    * @throws RuntimeException if the row cannot be read or decoded
    */
   static OutboxMessage read(DSLContext tx, UUID id) {
-    return selectMessages(tx).where(OUTBOX_EVENTS.ID.eq(id)).fetchSingle(RelayStore::toMessage);
+    return tx.select(MESSAGE_COLUMNS)
+        .from(OUTBOX_EVENTS)
+        .where(OUTBOX_EVENTS.ID.eq(id))
+        .fetchSingle(r -> toMessage(r, OUTBOX_EVENTS));
   }
 
-  private static SelectJoinStep<
-          Record9<UUID, Long, String, String, String, JSONB, JSONB, OffsetDateTime, Integer>>
-      selectMessages(DSLContext tx) {
-    return tx.select(
-            OUTBOX_EVENTS.ID,
-            OUTBOX_EVENTS.SEQ,
-            OUTBOX_EVENTS.AGGREGATE_TYPE,
-            OUTBOX_EVENTS.AGGREGATE_ID,
-            OUTBOX_EVENTS.EVENT_TYPE,
-            OUTBOX_EVENTS.PAYLOAD,
-            OUTBOX_EVENTS.HEADERS,
-            OUTBOX_EVENTS.CREATED_AT,
-            OUTBOX_EVENTS.ATTEMPTS)
-        .from(OUTBOX_EVENTS);
-  }
-
-  private static OutboxMessage toMessage(
-      Record9<UUID, Long, String, String, String, JSONB, JSONB, OffsetDateTime, Integer> r) {
+  /** The message in {@code r}, whose columns are those of {@code MESSAGE_COLUMNS} in {@code t}. */
+  static OutboxMessage toMessage(Record r, OutboxEvents t) {
     return new OutboxMessage(
-        r.value1(),
-        r.value2(),
-        r.value3(),
-        r.value4(),
-        r.value5(),
-        r.value6().data(),
-        Json.readStringMap(r.value7().data()),
-        r.value8().toInstant(),
-        r.value9() + 1);
+        r.get(t.ID),
+        r.get(t.SEQ),
+        r.get(t.AGGREGATE_TYPE),
+        r.get(t.AGGREGATE_ID),
+        r.get(t.EVENT_TYPE),
+        r.get(t.PAYLOAD).data(),
+        Json.readStringMap(r.get(t.HEADERS).data()),
+        r.get(t.CREATED_AT).toInstant(),
+        r.get(t.ATTEMPTS) + 1);
   }
 
   /**
@@ -145,29 +213,6 @@ final class RelayStore {
         .set(OUTBOX_EVENTS.RETRY_AFTER, until)
         .where(OUTBOX_EVENTS.ID.eq(DSL.any(UuidArray.of(ids))))
         .execute();
-  }
-
-  /**
-   * No earlier unprocessed event of the same aggregate exists (a dead letter counts unless the
-   * ordering skips them). Rows a concurrent relay has claimed are still unprocessed for this
-   * statement, so their successors wait for that relay's commit.
-   */
-  private static Condition headOfItsAggregate(Ordering ordering) {
-    if (ordering == Ordering.NONE) {
-      return DSL.noCondition();
-    }
-    OutboxEvents earlier = OUTBOX_EVENTS.as("earlier");
-    Condition blocking =
-        earlier
-            .AGGREGATE_TYPE
-            .eq(OUTBOX_EVENTS.AGGREGATE_TYPE)
-            .and(earlier.AGGREGATE_ID.eq(OUTBOX_EVENTS.AGGREGATE_ID))
-            .and(earlier.SEQ.lt(OUTBOX_EVENTS.SEQ))
-            .and(earlier.PROCESSED_AT.isNull());
-    if (ordering == Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS) {
-      blocking = blocking.and(earlier.DEAD_LETTERED_AT.isNull());
-    }
-    return DSL.notExists(DSL.selectOne().from(earlier).where(blocking));
   }
 
   /** Marks or deletes the published events, in one statement. */

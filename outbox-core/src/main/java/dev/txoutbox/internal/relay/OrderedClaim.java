@@ -1,0 +1,340 @@
+package dev.txoutbox.internal.relay;
+
+import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
+
+import dev.txoutbox.Ordering;
+import dev.txoutbox.internal.OutboxConditions;
+import dev.txoutbox.schema.model.tables.OutboxEvents;
+import dev.txoutbox.spi.OutboxMessage;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import org.jooq.CommonTableExpression;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Name;
+import org.jooq.Record;
+import org.jooq.Record4;
+import org.jooq.ResultQuery;
+import org.jooq.Select;
+import org.jooq.SelectLimitPercentStep;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+
+/**
+ * The claim of the per-aggregate orderings: runs of consecutive events, each starting at the first
+ * pending event of its aggregate, found without reading the backlog.
+ *
+ * <p>One statement walks the aggregates with pending events in key order from a rotating cursor (a
+ * loose index scan of {@code outbox_events_pending_aggregate_idx}: one probe per aggregate however
+ * many events it holds) and, for each aggregate it reaches:
+ *
+ * <ol>
+ *   <li>under {@link Ordering#PER_AGGREGATE}, finds the aggregate's first dead letter with one
+ *       probe of {@code outbox_events_dead_aggregate_idx}: a dead letter before the head halts the
+ *       aggregate, one after it ends the run;
+ *   <li>locks the head, the aggregate's first pending event, with {@code SKIP LOCKED}, provided it
+ *       is due. Whoever holds the head owns the aggregate: a head another relay holds, or one in
+ *       backoff, costs this one probe and the aggregate is passed over;
+ *   <li>locks the run that follows the head in {@code seq} order, without {@code SKIP LOCKED}: only
+ *       the owner of the head takes rows after it, so these locks are free, and skipping one would
+ *       leave a gap in the run.
+ * </ol>
+ *
+ * Every aggregate visited costs one row of the budget, claimed or not, so one claim reads at most
+ * {@code limit} aggregates and {@code limit} events: its cost does not depend on the backlog. The
+ * cursor moves past the last aggregate visited, so the next claim goes on from there and every
+ * aggregate gets its turn. A run ends at its first event that is not due; the events after it in
+ * the same statement stay locked and untouched until the transaction ends.
+ *
+ * <p>The plan is pinned with settings local to the claim's transaction, so that stale or missing
+ * statistics cannot turn a probe into a scan of the table.
+ *
+ * <p>Thread-safe: workers share the cursor.
+ */
+final class OrderedClaim {
+
+  private static final Name HEADS = DSL.name("heads");
+  private static final Field<String> HEAD_TYPE =
+      DSL.field(DSL.name("heads", "aggregate_type"), String.class);
+  private static final Field<String> HEAD_ID =
+      DSL.field(DSL.name("heads", "aggregate_id"), String.class);
+  private static final Field<UUID> HEAD_EVENT = DSL.field(DSL.name("heads", "id"), UUID.class);
+  private static final Field<Long> HEAD_SEQ = DSL.field(DSL.name("heads", "seq"), Long.class);
+  private static final Field<String> VISITED_TYPE = HEAD_TYPE.as("visited_type");
+  private static final Field<String> VISITED_ID = HEAD_ID.as("visited_id");
+
+  /** The claimed columns as the statement returns them, for reading its records. */
+  private static final OutboxEvents CLAIMED = OUTBOX_EVENTS.as("claimed");
+
+  /** The planner settings local to the claim's transaction; see {@link #pinPlan}. */
+  private static final List<String> PLAN_SETTINGS =
+      List.of(
+          "enable_seqscan",
+          "enable_bitmapscan",
+          "enable_sort",
+          "enable_incremental_sort",
+          "enable_hashjoin",
+          "enable_mergejoin",
+          "jit");
+
+  private final Ordering ordering;
+  private final AtomicReference<AggregateKey> cursor = new AtomicReference<>();
+
+  OrderedClaim(Ordering ordering) {
+    if (ordering == Ordering.NONE) {
+      throw new IllegalArgumentException("ordering must be per aggregate but was " + ordering);
+    }
+    this.ordering = ordering;
+  }
+
+  /**
+   * Locks up to {@code limit} events, runs of each claimable aggregate, and reads them.
+   *
+   * @throws RuntimeException if a claimed row cannot be read; see {@link #claimRows}
+   */
+  Claimed<OutboxMessage> claim(DSLContext tx, int limit, OffsetDateTime now) {
+    return claim(tx, limit, now, RelayStore.MESSAGE_COLUMNS, r -> RelayStore.toMessage(r, CLAIMED));
+  }
+
+  /** Locks the same events as {@link #claim} but reads only their ids, which cannot fail. */
+  Claimed<ClaimedRow> claimRows(DSLContext tx, int limit, OffsetDateTime now) {
+    return claim(
+        tx,
+        limit,
+        now,
+        List.of(OUTBOX_EVENTS.ID),
+        r -> new ClaimedRow(r.get(CLAIMED.ID), visited(r)));
+  }
+
+  /**
+   * The claim statement from {@code after} (exclusive; null for the first aggregate) up to {@code
+   * upTo} (inclusive; null for the last), visiting at most {@code limit} aggregates. Exposed to the
+   * plan tests.
+   */
+  ResultQuery<Record> statement(
+      DSLContext tx,
+      AggregateKey after,
+      AggregateKey upTo,
+      int limit,
+      OffsetDateTime now,
+      List<Field<?>> columns) {
+    Table<Record> claimed = DSL.lateral(runs(limit, now, columns)).as(CLAIMED.getName());
+    List<Field<?>> select = new ArrayList<>(List.of(VISITED_TYPE, VISITED_ID));
+    select.addAll(List.of(claimed.fields()));
+    return tx.withRecursive(heads(after, upTo))
+        .select(select)
+        .from(DSL.table(HEADS))
+        .leftJoin(claimed)
+        .on(DSL.trueCondition())
+        .limit(limit);
+  }
+
+  /**
+   * Pins the plan of the claim to its index probes for the rest of the transaction: no sequential
+   * or bitmap scan, no sort, no hash or merge join, no JIT compilation. Each probe then has one
+   * index to use, whatever the statistics say, and a plan cached while the table was small stays
+   * right when it grows.
+   */
+  static void pinPlan(DSLContext tx) {
+    // One statement for every setting; jOOQ's setLocal(...) would send one round trip each.
+    tx.select(
+            PLAN_SETTINGS.stream()
+                .map(
+                    name ->
+                        DSL.function(
+                            "set_config",
+                            String.class,
+                            DSL.inline(name),
+                            DSL.inline("off"),
+                            DSL.inline(true)))
+                .toList())
+        .fetch();
+  }
+
+  private <T> Claimed<T> claim(
+      DSLContext tx,
+      int limit,
+      OffsetDateTime now,
+      List<Field<?>> columns,
+      Function<Record, T> reader) {
+    List<Field<?>> wanted = new ArrayList<>(new LinkedHashSet<>(columns));
+    for (Field<?> f : List.of(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.SEQ, OUTBOX_EVENTS.RETRY_AFTER)) {
+      if (!wanted.contains(f)) {
+        wanted.add(f);
+      }
+    }
+    pinPlan(tx);
+    AggregateKey start = cursor.get();
+    List<Record> visited = new ArrayList<>(statement(tx, start, null, limit, now, wanted).fetch());
+    if (visited.size() < limit && start != null) {
+      // The walk reached the last aggregate: go on from the first, up to where it began.
+      visited.addAll(statement(tx, null, start, limit - visited.size(), now, wanted).fetch());
+    }
+    boolean full = visited.size() == limit;
+    if (!visited.isEmpty()) {
+      cursor.set(visited(visited.get(visited.size() - 1)));
+    }
+    record Row<E>(long seq, E event) {}
+    List<Row<T>> events = new ArrayList<>();
+    Set<AggregateKey> ended = new HashSet<>();
+    for (Record r : visited) {
+      if (r.get(CLAIMED.ID) == null) {
+        continue; // blocked, halted, or owned by another relay
+      }
+      AggregateKey aggregate = visited(r);
+      OffsetDateTime after = r.get(CLAIMED.RETRY_AFTER);
+      if (ended.contains(aggregate) || (after != null && after.isAfter(now))) {
+        ended.add(aggregate); // a run ends at its first event that is not due
+        continue;
+      }
+      events.add(new Row<>(r.get(CLAIMED.SEQ), reader.apply(r)));
+    }
+    events.sort(Comparator.comparingLong(Row::seq));
+    return new Claimed<>(events.stream().map(Row::event).toList(), full);
+  }
+
+  private static AggregateKey visited(Record r) {
+    return new AggregateKey(r.get(VISITED_TYPE), r.get(VISITED_ID));
+  }
+
+  /**
+   * The aggregates with pending events in key order, each with its head: a recursive walk of the
+   * ordering index, each step one probe for the first pending event after the previous aggregate.
+   */
+  private static CommonTableExpression<Record4<String, String, UUID, Long>> heads(
+      AggregateKey after, AggregateKey upTo) {
+    Condition until =
+        upTo == null
+            ? DSL.noCondition()
+            : DSL.row(OUTBOX_EVENTS.AGGREGATE_TYPE, OUTBOX_EVENTS.AGGREGATE_ID)
+                .le(upTo.type(), upTo.id());
+    Condition from =
+        after == null
+            ? DSL.noCondition()
+            : DSL.row(OUTBOX_EVENTS.AGGREGATE_TYPE, OUTBOX_EVENTS.AGGREGATE_ID)
+                .gt(after.type(), after.id());
+    Table<Record4<String, String, UUID, Long>> next =
+        DSL.lateral(
+                firstPending(
+                    DSL.row(OUTBOX_EVENTS.AGGREGATE_TYPE, OUTBOX_EVENTS.AGGREGATE_ID)
+                        .gt(HEAD_TYPE, HEAD_ID)
+                        .and(until)))
+            .as("next");
+    Select<Record4<String, String, UUID, Long>> step =
+        DSL.select(
+                next.field(OUTBOX_EVENTS.AGGREGATE_TYPE),
+                next.field(OUTBOX_EVENTS.AGGREGATE_ID),
+                next.field(OUTBOX_EVENTS.ID),
+                next.field(OUTBOX_EVENTS.SEQ))
+            .from(DSL.table(HEADS))
+            .crossJoin(next);
+    return HEADS
+        .fields("aggregate_type", "aggregate_id", "id", "seq")
+        .as(firstPending(from.and(until)).unionAll(step));
+  }
+
+  /** The first pending event in index order that meets {@code where}: one index probe. */
+  private static SelectLimitPercentStep<Record4<String, String, UUID, Long>> firstPending(
+      Condition where) {
+    return DSL.select(
+            OUTBOX_EVENTS.AGGREGATE_TYPE,
+            OUTBOX_EVENTS.AGGREGATE_ID,
+            OUTBOX_EVENTS.ID,
+            OUTBOX_EVENTS.SEQ)
+        .from(OUTBOX_EVENTS)
+        .where(OutboxConditions.PENDING)
+        .and(where)
+        .orderBy(OUTBOX_EVENTS.AGGREGATE_TYPE, OUTBOX_EVENTS.AGGREGATE_ID, OUTBOX_EVENTS.SEQ)
+        .limit(1);
+  }
+
+  /**
+   * For the head of the walk's current aggregate: the head locked if the aggregate can be claimed,
+   * then its run, locked. No row when the aggregate is blocked or another relay owns it.
+   */
+  private Select<Record> runs(int limit, OffsetDateTime now, List<Field<?>> columns) {
+    // Pending, written so that it does not imply the predicate of the partial indexes: on a table
+    // without statistics the planner takes them for nearly empty and would rather scan one of
+    // them whole, filtering on the id, than probe the primary key.
+    Condition head =
+        OUTBOX_EVENTS
+            .ID
+            .eq(HEAD_EVENT)
+            .and(DSL.coalesce(OUTBOX_EVENTS.PROCESSED_AT, OUTBOX_EVENTS.DEAD_LETTERED_AT).isNull())
+            .and(OutboxConditions.timeHasCome(now));
+    return switch (ordering) {
+      case PER_AGGREGATE_SKIP_DEAD_LETTERS -> {
+        Table<?> owned = DSL.lateral(lockHead(head)).as("owned");
+        Table<Record> run =
+            DSL.lateral(lockRun(DSL.inline(Long.MAX_VALUE), limit, columns)).as("run");
+        yield DSL.select(run.fields()).from(owned).crossJoin(run);
+      }
+      case PER_AGGREGATE -> {
+        // LIMIT keeps the planner from inlining the probe into each of its two uses.
+        Table<?> halt = DSL.lateral(DSL.select(firstDeadLetter().as("stop")).limit(1)).as("halt");
+        Field<Long> stop = halt.field("stop", Long.class);
+        Table<?> owned =
+            DSL.lateral(lockHead(head.and(stop.isNull().or(stop.gt(HEAD_SEQ))))).as("owned");
+        Table<Record> run =
+            DSL.lateral(lockRun(DSL.coalesce(stop, DSL.inline(Long.MAX_VALUE)), limit, columns))
+                .as("run");
+        yield DSL.select(run.fields()).from(halt).crossJoin(owned).crossJoin(run);
+      }
+      case NONE -> throw new IllegalStateException("ordering must be per aggregate");
+    };
+  }
+
+  /** The seq of the aggregate's first dead letter, or null: one probe of the dead-letter index. */
+  private static Field<Long> firstDeadLetter() {
+    return DSL.field(
+        DSL.select(OUTBOX_EVENTS.SEQ)
+            .from(OUTBOX_EVENTS)
+            .where(OUTBOX_EVENTS.AGGREGATE_TYPE.eq(HEAD_TYPE))
+            .and(OUTBOX_EVENTS.AGGREGATE_ID.eq(HEAD_ID))
+            .and(OutboxConditions.DEAD_LETTER)
+            .orderBy(OUTBOX_EVENTS.AGGREGATE_TYPE, OUTBOX_EVENTS.AGGREGATE_ID, OUTBOX_EVENTS.SEQ)
+            .limit(1));
+  }
+
+  /** The head, locked unless another relay holds it. */
+  private static Select<?> lockHead(Condition head) {
+    return DSL.select(OUTBOX_EVENTS.ID).from(OUTBOX_EVENTS).where(head).forUpdate().skipLocked();
+  }
+
+  /**
+   * The run from the head on, in seq order, up to {@code stop} (exclusive), locked. The aggregate
+   * is bounded by row comparisons rather than equalities on purpose: with equalities to the head's
+   * values the planner may read the run in seq order from {@code outbox_events_pending_idx},
+   * filtering out other aggregates' events all the way through the backlog; a range of the ordering
+   * index is the only order-preserving way to read this.
+   */
+  private static Select<Record> lockRun(Field<Long> stop, int limit, List<Field<?>> columns) {
+    return DSL.select(columns)
+        .from(OUTBOX_EVENTS)
+        .where(OutboxConditions.PENDING)
+        .and(
+            DSL.row(OUTBOX_EVENTS.AGGREGATE_TYPE, OUTBOX_EVENTS.AGGREGATE_ID, OUTBOX_EVENTS.SEQ)
+                .ge(HEAD_TYPE, HEAD_ID, HEAD_SEQ))
+        .and(
+            DSL.row(OUTBOX_EVENTS.AGGREGATE_TYPE, OUTBOX_EVENTS.AGGREGATE_ID, OUTBOX_EVENTS.SEQ)
+                .lt(HEAD_TYPE, HEAD_ID, stop))
+        .orderBy(OUTBOX_EVENTS.AGGREGATE_TYPE, OUTBOX_EVENTS.AGGREGATE_ID, OUTBOX_EVENTS.SEQ)
+        .limit(limit)
+        .forUpdate();
+  }
+
+  @Override
+  public String toString() {
+    return "OrderedClaim[" + Objects.toString(ordering) + "]";
+  }
+}
