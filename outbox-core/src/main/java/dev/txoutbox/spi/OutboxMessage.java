@@ -10,7 +10,9 @@ import java.util.UUID;
  * One claimed outbox event, as a publisher sees it. Immutable and thread-safe.
  *
  * @param id the event id, unique and stable across retries: consumers deduplicate on it
- * @param sequence the insert order of the event in its outbox table
+ * @param sequence the insert order of the event in its outbox table; within a batch, the events of
+ *     one aggregate come in ascending sequence, and in the relay's per-aggregate ordered modes they
+ *     are consecutive: no pending event of the aggregate lies between them
  * @param aggregateType the kind of entity the event is about, such as {@code order}
  * @param aggregateId the entity's id; events of one aggregate share it (a natural partition key)
  * @param eventType what happened, such as {@code order.created}

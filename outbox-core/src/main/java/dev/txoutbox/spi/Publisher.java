@@ -42,6 +42,20 @@ import java.util.List;
  *       </ul>
  *       When in doubt between the first two, prefer broker unavailable for errors that would fail
  *       every message alike, and retryable for errors tied to this message.
+ *   <li><b>Keep each aggregate's events in order.</b> A batch lists the events of one aggregate
+ *       (same {@link OutboxMessage#aggregateType()} and {@link OutboxMessage#aggregateId()}) in
+ *       ascending {@link OutboxMessage#sequence()}; in the relay's per-aggregate ordered modes they
+ *       are runs of consecutive events. Deliver them in that order: Kafka, the same key and
+ *       partition (the idempotent producer keeps the order of one partition); SQS FIFO, one message
+ *       group, sent in order; RabbitMQ, one channel, in publish order. Once one of them fails (any
+ *       result but published), report none of the later ones of that aggregate in the batch as
+ *       published, and do not send them if they are not sent yet: answer them {@link
+ *       PublishResult#retryable(String)} ("not sent: an earlier event of its aggregate failed").
+ *       The relay enforces this too: after the first result of an aggregate that is not published,
+ *       it treats the later ones of that aggregate in the batch as not attempted, whatever they say
+ *       (no attempt counted, the row left as it was), and claims them again after the one that
+ *       failed. One that was sent anyway reaches the broker twice, which consumers that drop
+ *       duplicates by event id absorb, but it also arrives before the event that failed.
  *   <li><b>Return exactly one result per message, in the order of the input list.</b> A result list
  *       of another size is treated as a retryable failure of the whole batch.
  *   <li><b>Carry the event's identity</b>: put {@link OutboxHeaders} and {@link
@@ -59,8 +73,8 @@ public interface Publisher extends AutoCloseable {
   /**
    * Publishes {@code messages} and reports each one's outcome.
    *
-   * @param messages the batch, in the order the relay wants them sent (ascending sequence); never
-   *     empty
+   * @param messages the batch, in the order the relay wants them sent (ascending sequence, so each
+   *     aggregate's events in order); never empty
    * @return one result per message, in the same order
    * @throws InterruptedException if the calling thread is interrupted while waiting for
    *     acknowledgements

@@ -24,8 +24,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The contract every {@link Publisher} must keep, written once and run by each broker plugin
  * against its real broker. A plugin's test class extends this and supplies the broker: a publisher
- * routing {@link #AGGREGATE_TYPE} to a fresh destination, a way to read that destination back, and
- * a message the broker must refuse for good.
+ * routing {@link #AGGREGATE_TYPE} to a fresh destination that keeps the order of each aggregate's
+ * messages (for SQS, a FIFO queue), a way to read that destination back in arrival order, and a
+ * message the broker must refuse for good.
  */
 public abstract class PublisherContractTest {
 
@@ -45,7 +46,8 @@ public abstract class PublisherContractTest {
 
   /**
    * Reads {@code count} messages from the destination of the current test's publisher, waiting at
-   * most {@code timeout}, and returns what arrived (fewer if the time ran out). Header values are
+   * most {@code timeout}, and returns what arrived (fewer if the time ran out) in the order they
+   * arrived; messages of one aggregate in the order the broker delivers them. Header values are
    * returned as strings.
    */
   protected abstract List<ReceivedMessage> receive(int count, Duration timeout) throws Exception;
@@ -146,9 +148,11 @@ public abstract class PublisherContractTest {
 
   @Test
   void permanentFailureDoesNotFailItsNeighbours() throws Exception {
-    OutboxMessage before = message(0, "n");
-    OutboxMessage poison = permanentlyFailing(message(1, "n"));
-    OutboxMessage after = message(2, "n");
+    // Neighbours of other aggregates: for later events of its own aggregate, see
+    // afterAFailureInARunNoLaterEventOfThatAggregateIsReportedPublished.
+    OutboxMessage before = message(0, "n-before");
+    OutboxMessage poison = permanentlyFailing(message(1, "n-poison"));
+    OutboxMessage after = message(2, "n-after");
 
     List<PublishResult> results = publisher.publish(List.of(before, poison, after));
 
@@ -159,6 +163,68 @@ public abstract class PublisherContractTest {
     assertThat(received)
         .extracting(r -> r.headers().get(OutboxHeaders.EVENT_ID))
         .containsExactlyInAnyOrder(before.id().toString(), after.id().toString());
+  }
+
+  @Test
+  void deliversTheEventsOfOneAggregateInSequenceOrder() throws Exception {
+    // A run of 20 events of one aggregate, longer than one SQS request, between other aggregates.
+    List<OutboxMessage> batch = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      batch.add(message(i, i % 3 == 2 ? "single-" + i : "run"));
+    }
+
+    List<PublishResult> results = publisher.publish(batch);
+
+    assertThat(results).hasSize(batch.size()).allMatch(PublishResult::isPublished);
+    List<ReceivedMessage> received = receive(batch.size(), receiveTimeout());
+    assertThat(received).hasSize(batch.size());
+    assertThat(eventIdsOf("run", received))
+        .as("the run arrives in sequence order")
+        .containsExactlyElementsOf(
+            batch.stream()
+                .filter(m -> m.aggregateId().equals("run"))
+                .map(m -> m.id().toString())
+                .toList());
+  }
+
+  @Test
+  void afterAFailureInARunNoLaterEventOfThatAggregateIsReportedPublished() throws Exception {
+    OutboxMessage first = message(0, "run");
+    OutboxMessage poison = permanentlyFailing(message(1, "run"));
+    OutboxMessage third = message(2, "run");
+    OutboxMessage other = message(3, "other");
+    OutboxMessage fifth = message(4, "run");
+    OutboxMessage otherAgain = message(5, "other");
+
+    List<PublishResult> results =
+        publisher.publish(List.of(first, poison, third, other, fifth, otherAgain));
+
+    assertThat(results).hasSize(6);
+    assertThat(results.get(0).isPublished()).as("before the failure").isTrue();
+    assertThat(results.get(1).isPublished()).as("the failure").isFalse();
+    assertThat(results.get(2).isPublished()).as("after the failure, same aggregate").isFalse();
+    assertThat(results.get(4).isPublished()).as("after the failure, same aggregate").isFalse();
+    assertThat(results.get(3).isPublished()).as("another aggregate goes on").isTrue();
+    assertThat(results.get(5).isPublished()).as("another aggregate goes on").isTrue();
+    // At least the three published arrive. Should a broker have taken the later events of the run
+    // before the failure was known, they arrive in order, and never the failed one.
+    List<ReceivedMessage> received = receive(3, receiveTimeout());
+    assertThat(received).hasSize(3);
+    List<String> run = eventIdsOf("run", received);
+    List<String> sendable =
+        List.of(first.id().toString(), third.id().toString(), fifth.id().toString());
+    assertThat(run).contains(first.id().toString()).isSubsetOf(sendable);
+    assertThat(run)
+        .as("in sequence order")
+        .containsExactlyElementsOf(sendable.stream().filter(run::contains).toList());
+  }
+
+  /** The event ids of {@code aggregateId}'s messages among {@code received}, in arrival order. */
+  private static List<String> eventIdsOf(String aggregateId, List<ReceivedMessage> received) {
+    return received.stream()
+        .filter(r -> aggregateId.equals(r.headers().get(OutboxHeaders.AGGREGATE_ID)))
+        .map(r -> r.headers().get(OutboxHeaders.EVENT_ID))
+        .toList();
   }
 
   @Test

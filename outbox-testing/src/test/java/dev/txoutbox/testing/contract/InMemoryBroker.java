@@ -1,0 +1,85 @@
+package dev.txoutbox.testing.contract;
+
+import dev.txoutbox.spi.OutboxHeaders;
+import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.spi.Publisher;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A destination in memory and a publisher to it, for testing the contract suite itself, never a
+ * broker integration. The publisher keeps the contract; {@link Flaw} breaks one rule of it.
+ */
+final class InMemoryBroker {
+
+  /** The event type this broker refuses for good. */
+  static final String REFUSED = "refused.always";
+
+  /** A rule the publisher breaks. */
+  enum Flaw {
+    NONE,
+    /** Reports the events after a failure of their aggregate as published. */
+    PUBLISHES_AFTER_A_FAILURE,
+    /** Delivers each batch in reverse order. */
+    REVERSES_THE_BATCH
+  }
+
+  final List<PublisherContractTest.ReceivedMessage> delivered = new CopyOnWriteArrayList<>();
+
+  Publisher publisher(Flaw flaw) {
+    return messages -> {
+      List<OutboxMessage> sending = new ArrayList<>(messages);
+      if (flaw == Flaw.REVERSES_THE_BATCH) {
+        java.util.Collections.reverse(sending);
+      }
+      Map<OutboxMessage, PublishResult> results = new HashMap<>();
+      Set<String> failed = new HashSet<>();
+      for (OutboxMessage m : sending) {
+        if (failed.contains(m.aggregateId()) && flaw != Flaw.PUBLISHES_AFTER_A_FAILURE) {
+          results.put(
+              m, PublishResult.retryable("not sent: an earlier event of its aggregate failed"));
+        } else if (m.eventType().equals(REFUSED)) {
+          failed.add(m.aggregateId());
+          results.put(m, PublishResult.permanent("refused: " + REFUSED));
+        } else {
+          delivered.add(received(m));
+          results.put(m, PublishResult.published());
+        }
+      }
+      return messages.stream().map(results::get).toList();
+    };
+  }
+
+  private static PublisherContractTest.ReceivedMessage received(OutboxMessage m) {
+    Map<String, String> headers = new HashMap<>(m.headers());
+    headers.put(OutboxHeaders.EVENT_ID, m.id().toString());
+    headers.put(OutboxHeaders.EVENT_TYPE, m.eventType());
+    headers.put(OutboxHeaders.AGGREGATE_TYPE, m.aggregateType());
+    headers.put(OutboxHeaders.AGGREGATE_ID, m.aggregateId());
+    headers.put(OutboxHeaders.CREATED_AT, m.createdAt().toString());
+    return new PublisherContractTest.ReceivedMessage(m.payload(), headers);
+  }
+
+  List<PublisherContractTest.ReceivedMessage> take(int count) {
+    return List.copyOf(delivered.subList(0, Math.min(count, delivered.size())));
+  }
+
+  static OutboxMessage refused(OutboxMessage m) {
+    return new OutboxMessage(
+        m.id(),
+        m.sequence(),
+        m.aggregateType(),
+        m.aggregateId(),
+        REFUSED,
+        m.payload(),
+        m.headers(),
+        m.createdAt(),
+        m.attempt());
+  }
+}
