@@ -27,8 +27,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.jooq.DSLContext;
-import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,33 +37,26 @@ import org.junit.jupiter.api.Test;
  */
 class OrderedRelayTest {
 
+  private OrderedFixture fixture;
   private TestDatabase db;
   private DSLContext dsl;
   private OutboxAdmin admin;
-  private final List<OutboxRelay> relays = new ArrayList<>();
 
   @BeforeEach
   void setUp() {
-    db = TestDatabase.create("ordered", 16);
-    OutboxSchema.migrateOrderingIndex(db.dataSource(), db.schema());
-    dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
-    admin = OutboxAdmin.create(db.dataSource(), db.schema());
+    fixture = new OrderedFixture("ordered");
+    db = fixture.db;
+    dsl = fixture.dsl;
+    admin = fixture.admin;
   }
 
   @AfterEach
   void tearDown() {
-    relays.forEach(r -> r.close(Duration.ofSeconds(5)));
-    db.close();
+    fixture.close();
   }
 
   private OutboxRelay relay(Publisher publisher, RelayConfig config, MutableClock clock) {
-    OutboxRelay.Builder b = TestSupport.relayBuilder(db, publisher).config(config);
-    if (clock != null) {
-      b.clock(clock);
-    }
-    OutboxRelay relay = b.build();
-    relays.add(relay);
-    return relay;
+    return fixture.relay(publisher, config, clock);
   }
 
   private List<UUID> writeAll(List<OutboxEvent> events) {

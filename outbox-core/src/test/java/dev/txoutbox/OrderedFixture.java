@@ -1,0 +1,48 @@
+package dev.txoutbox;
+
+import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.testing.TestDatabase;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+
+/** A schema with the ordering index for an ordered-mode test, and the relays it starts, closed. */
+final class OrderedFixture implements AutoCloseable {
+
+  final TestDatabase db;
+  final DSLContext dsl;
+  final OutboxAdmin admin;
+  private final List<OutboxRelay> relays = new ArrayList<>();
+
+  OrderedFixture(String prefix) {
+    db = TestDatabase.create(prefix, 16);
+    OutboxSchema.migrateOrderingIndex(db.dataSource(), db.schema());
+    dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+    admin = OutboxAdmin.create(db.dataSource(), db.schema());
+  }
+
+  /** A relay on this schema, closed with the fixture; {@code clock} may be null. */
+  OutboxRelay relay(Publisher publisher, RelayConfig config, Clock clock) {
+    OutboxRelay.Builder b = TestSupport.relayBuilder(db, publisher).config(config);
+    if (clock != null) {
+      b.clock(clock);
+    }
+    OutboxRelay relay = b.build();
+    relays.add(relay);
+    return relay;
+  }
+
+  @Override
+  public void close() {
+    try {
+      relays.forEach(r -> r.close(Duration.ofSeconds(10)));
+    } finally {
+      db.close();
+    }
+  }
+}
