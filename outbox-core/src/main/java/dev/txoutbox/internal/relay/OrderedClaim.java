@@ -12,9 +12,11 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.jooq.CommonTableExpression;
@@ -87,8 +89,17 @@ final class OrderedClaim {
           "enable_mergejoin",
           "jit");
 
+  /** Values that stand for a run's values in the statements rendered once. */
+  private static final AggregateKey AFTER = new AggregateKey("\u0000after-type", "\u0000after-id");
+
+  private static final AggregateKey UP_TO = new AggregateKey("\u0000upto-type", "\u0000upto-id");
+  private static final int LIMIT = 987_654_321;
+  private static final OffsetDateTime NOW =
+      OffsetDateTime.of(1, 2, 3, 4, 5, 6, 7, java.time.ZoneOffset.UTC);
+
   private final Ordering ordering;
   private final AtomicReference<AggregateKey> cursor = new AtomicReference<>();
+  private final Map<Walk, RenderedOnce> rendered = new ConcurrentHashMap<>();
 
   OrderedClaim(Ordering ordering) {
     if (ordering == Ordering.NONE) {
@@ -117,18 +128,43 @@ final class OrderedClaim {
   }
 
   /**
-   * The claim statement from {@code after} (exclusive; null for the first aggregate) up to {@code
-   * upTo} (inclusive; null for the last), visiting at most {@code limit} aggregates. Exposed to the
-   * plan tests.
+   * One walk of a claim: from {@code after} (exclusive; null for the first aggregate) up to {@code
+   * upTo} (inclusive; null for the last), visiting at most {@code limit} aggregates, reading {@code
+   * columns} of the claimed events.
    */
-  ResultQuery<Record> statement(
-      DSLContext tx,
+  record Walk(
       AggregateKey after,
       AggregateKey upTo,
       int limit,
       OffsetDateTime now,
       List<Field<?>> columns) {
-    Table<Record> claimed = DSL.lateral(runs(limit, now, columns)).as(CLAIMED.getName());
+
+    /** The walk's values, in a fixed order. */
+    List<Object> values() {
+      List<Object> values = new ArrayList<>(List.of(limit, now));
+      if (after != null) {
+        values.addAll(List.of(after.type(), after.id()));
+      }
+      if (upTo != null) {
+        values.addAll(List.of(upTo.type(), upTo.id()));
+      }
+      return values;
+    }
+
+    /** A walk of the same shape with sentinel values, to render the statement from. */
+    Walk sentinels() {
+      return new Walk(
+          after == null ? null : AFTER, upTo == null ? null : UP_TO, LIMIT, NOW, columns);
+    }
+  }
+
+  /** The claim statement of a walk. */
+  private ResultQuery<Record> statement(DSLContext tx, Walk walk) {
+    AggregateKey after = walk.after();
+    AggregateKey upTo = walk.upTo();
+    int limit = walk.limit();
+    Table<Record> claimed =
+        DSL.lateral(runs(limit, walk.now(), walk.columns())).as(CLAIMED.getName());
     List<Field<?>> select = new ArrayList<>(List.of(VISITED_TYPE, VISITED_ID));
     select.addAll(List.of(claimed.fields()));
     return tx.withRecursive(heads(after, upTo))
@@ -175,10 +211,12 @@ final class OrderedClaim {
     }
     pinPlan(tx);
     AggregateKey start = cursor.get();
-    List<Record> visited = new ArrayList<>(statement(tx, start, null, limit, now, wanted).fetch());
+    List<Record> visited =
+        new ArrayList<>(rendered(tx, new Walk(start, null, limit, now, wanted)).fetch());
     if (visited.size() < limit && start != null) {
       // The walk reached the last aggregate: go on from the first, up to where it began.
-      visited.addAll(statement(tx, null, start, limit - visited.size(), now, wanted).fetch());
+      visited.addAll(
+          rendered(tx, new Walk(null, start, limit - visited.size(), now, wanted)).fetch());
     }
     boolean full = visited.size() == limit;
     if (!visited.isEmpty()) {
@@ -201,6 +239,17 @@ final class OrderedClaim {
     }
     events.sort(Comparator.comparingLong(Row::seq));
     return new Claimed<>(events.stream().map(Row::event).toList(), full);
+  }
+
+  /**
+   * The statement of {@code walk} as the claim runs it: rendered once per shape, with the walk's
+   * values bound. Exposed to the plan tests.
+   */
+  ResultQuery<Record> rendered(DSLContext tx, Walk walk) {
+    Walk shape = walk.sentinels();
+    return rendered
+        .computeIfAbsent(shape, s -> new RenderedOnce(tx, statement(tx, s), s.values()))
+        .bind(tx, walk.values());
   }
 
   private static AggregateKey visited(Record r) {
@@ -312,22 +361,22 @@ final class OrderedClaim {
   }
 
   /**
-   * The run from the head on, in seq order, up to {@code stop} (exclusive), locked. The aggregate
-   * is bounded by row comparisons rather than equalities on purpose: with equalities to the head's
-   * values the planner may read the run in seq order from {@code outbox_events_pending_idx},
-   * filtering out other aggregates' events all the way through the backlog; a range of the ordering
-   * index is the only order-preserving way to read this.
+   * The run from the head on, in seq order, up to {@code stop} (exclusive), locked. Its bounds are
+   * written for two reasons. The aggregate id and seq are bounded by row comparisons rather than
+   * equalities: with the id equal to a value, the planner may read the run in seq order from {@code
+   * outbox_events_pending_idx}, filtering out other aggregates' events all the way through the
+   * backlog, since seq order is then the requested order. The type stays an equality: a btree scan
+   * stops where the first member of a row comparison fails, so the scan ends at the next aggregate;
+   * with the type in the row comparison as well, a run shorter than the limit would read the index
+   * to its end.
    */
   private static Select<Record> lockRun(Field<Long> stop, int limit, List<Field<?>> columns) {
     return DSL.select(columns)
         .from(OUTBOX_EVENTS)
         .where(OutboxConditions.PENDING)
-        .and(
-            DSL.row(OUTBOX_EVENTS.AGGREGATE_TYPE, OUTBOX_EVENTS.AGGREGATE_ID, OUTBOX_EVENTS.SEQ)
-                .ge(HEAD_TYPE, HEAD_ID, HEAD_SEQ))
-        .and(
-            DSL.row(OUTBOX_EVENTS.AGGREGATE_TYPE, OUTBOX_EVENTS.AGGREGATE_ID, OUTBOX_EVENTS.SEQ)
-                .lt(HEAD_TYPE, HEAD_ID, stop))
+        .and(OUTBOX_EVENTS.AGGREGATE_TYPE.eq(HEAD_TYPE))
+        .and(DSL.row(OUTBOX_EVENTS.AGGREGATE_ID, OUTBOX_EVENTS.SEQ).ge(HEAD_ID, HEAD_SEQ))
+        .and(DSL.row(OUTBOX_EVENTS.AGGREGATE_ID, OUTBOX_EVENTS.SEQ).lt(HEAD_ID, stop))
         .orderBy(OUTBOX_EVENTS.AGGREGATE_TYPE, OUTBOX_EVENTS.AGGREGATE_ID, OUTBOX_EVENTS.SEQ)
         .limit(limit)
         .forUpdate();

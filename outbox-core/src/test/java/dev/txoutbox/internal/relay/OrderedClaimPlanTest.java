@@ -34,6 +34,8 @@ class OrderedClaimPlanTest {
   private static final int LIMIT = 100;
   private static final Pattern ACTUAL = Pattern.compile("actual rows=(\\d+) loops=(\\d+)");
   private static final Pattern REMOVED = Pattern.compile("Rows Removed by Filter: (\\d+)");
+  private static final Pattern BUFFERS =
+      Pattern.compile("Buffers: shared(?: hit=(\\d+))?(?: read=(\\d+))?");
 
   private TestDatabase db;
   private DSLContext dsl;
@@ -60,8 +62,10 @@ class OrderedClaimPlanTest {
     for (Plan plan : plans) {
       assertThat(plan.text())
           .contains("Index Only Scan using " + OutboxSchema.ORDERING_DEAD_LETTER_INDEX);
-      // Each blocked aggregate costs one row of the budget.
-      assertThat(plan.claimed()).hasSize(LIMIT - 3).allMatch(m -> m.aggregateId().equals("busy-0"));
+      // Each blocked aggregate costs one row of the budget; the short runs end before it.
+      assertThat(plan.claimed()).hasSize(LIMIT - 3);
+      assertThat(plan.claimed().stream().map(OutboxMessage::aggregateId).distinct())
+          .containsExactly("a-short-0", "a-short-1", "a-short-2", "busy-0");
     }
   }
 
@@ -93,11 +97,15 @@ class OrderedClaimPlanTest {
     assertIndexProbesOnly(small);
     assertIndexProbesOnly(large);
     System.out.printf(
-        "ordered claim (%s) of %d: rows read %d with 17,002 pending, %d with 35,002 pending%n",
-        ordering, LIMIT, small.rowsRead(), large.rowsRead());
+        "ordered claim (%s) of %d: rows read %d, buffers %d with 17,062 pending;"
+            + " rows read %d, buffers %d with 35,062 pending%n",
+        ordering, LIMIT, small.rowsRead(), small.buffers(), large.rowsRead(), large.buffers());
     // Three blocked aggregates of 5,000 events each sit at the front of the walk: reading them
-    // would cost thousands of rows. Each costs a probe instead.
+    // would cost thousands of rows. Each costs a probe instead. And a run that ends before the
+    // limit stops at its aggregate's last entry: the pages read do not grow with the backlog (but
+    // for a deeper index).
     assertThat(large.rowsRead()).isEqualTo(small.rowsRead()).isLessThan(3 * LIMIT);
+    assertThat(large.buffers()).isLessThanOrEqualTo(small.buffers() * 5 / 4);
     return List.of(small, large);
   }
 
@@ -137,12 +145,12 @@ class OrderedClaimPlanTest {
   private static String shape(String plan) {
     return plan.replaceAll("\\(actual[^)]*\\)", "")
         .replaceAll(
-            "(?m)^\\s*(Rows Removed by Filter|Heap Fetches|Planning Time|Execution Time).*$\\n?",
+            "(?m)^\\s*(Rows Removed by Filter|Heap Fetches|Buffers|Planning|Execution Time).*$\\n?",
             "")
         .replaceAll("'[^']*'", "?");
   }
 
-  private record Plan(String text, long rowsRead, List<OutboxMessage> claimed) {}
+  private record Plan(String text, long rowsRead, long buffers, List<OutboxMessage> claimed) {}
 
   /**
    * Runs the claim under EXPLAIN ANALYZE in a transaction that is rolled back, while another
@@ -168,12 +176,14 @@ class OrderedClaimPlanTest {
               OrderedClaim claim = new OrderedClaim(ordering);
               OrderedClaim.pinPlan(tx);
               var statement =
-                  claim.statement(tx, null, null, LIMIT, now, RelayStore.MESSAGE_COLUMNS);
+                  claim.rendered(
+                      tx,
+                      new OrderedClaim.Walk(null, null, LIMIT, now, RelayStore.MESSAGE_COLUMNS));
               // EXPLAIN with options is not part of jOOQ's DSL: a template around the statement.
               List<String> lines =
-                  tx.resultQuery("explain (analyze, costs off, timing off) {0}", statement)
+                  tx.resultQuery("explain (analyze, buffers, costs off, timing off) {0}", statement)
                       .fetch(0, String.class);
-              plan.set(new Plan(String.join("\n", lines), rowsRead(lines), null));
+              plan.set(new Plan(String.join("\n", lines), rowsRead(lines), buffers(lines), null));
               throw new RolledBack();
             });
       } catch (RolledBack expected) {
@@ -183,7 +193,7 @@ class OrderedClaimPlanTest {
           dsl.transactionResult(
               c -> new OrderedClaim(ordering).claim(c.dsl(), LIMIT, now).events());
       other.rollback();
-      return new Plan(plan.get().text(), plan.get().rowsRead(), claimed);
+      return new Plan(plan.get().text(), plan.get().rowsRead(), plan.get().buffers(), claimed);
     }
   }
 
@@ -210,6 +220,18 @@ class OrderedClaimPlanTest {
     return rows;
   }
 
+  /** Pages the whole statement read, from its top node's buffer count. */
+  private static long buffers(List<String> lines) {
+    for (String line : lines) {
+      Matcher m = BUFFERS.matcher(line);
+      if (m.find()) {
+        long hit = m.group(1) == null ? 0 : Long.parseLong(m.group(1));
+        return hit + (m.group(2) == null ? 0 : Long.parseLong(m.group(2)));
+      }
+    }
+    throw new IllegalStateException("no buffer counts in the plan");
+  }
+
   private boolean neverAnalyzed() {
     // pg_stats is a catalog view, outside the generated model: no row until the first ANALYZE.
     return dsl.fetchCount(
@@ -222,7 +244,7 @@ class OrderedClaimPlanTest {
   /**
    * Aggregates that sort before every busy one, each with 5,000 due events that must not be read:
    * one halted behind a dead letter, one whose head is in backoff, one whose head another relay
-   * holds.
+   * holds. Then three aggregates of 20 events, runs shorter than the batch.
    */
   private void seedBlockedAggregates() {
     OffsetDateTime now = OffsetDateTime.now();
@@ -235,6 +257,9 @@ class OrderedClaimPlanTest {
     insert("a-backoff", 1, now.plusHours(1));
     insert("a-backoff", 5_000, null);
     insert("a-locked", 5_001, null);
+    for (int i = 0; i < 3; i++) {
+      insert("a-short-" + i, 20, null);
+    }
   }
 
   /** Adds events to {@code aggregates} aggregates until each holds {@code perAggregate}. */
