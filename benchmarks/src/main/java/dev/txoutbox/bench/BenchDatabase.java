@@ -25,6 +25,7 @@ final class BenchDatabase implements AutoCloseable {
   private final HikariDataSource pool;
   private final DSLContext dsl;
   private final Outbox outbox;
+  private final CpuMeter cpu;
 
   BenchDatabase(String url, String user, String password) {
     this.url = url;
@@ -40,6 +41,12 @@ final class BenchDatabase implements AutoCloseable {
     OutboxSchema.migrateOrderingIndex(pool, SCHEMA);
     dsl = DSL.using(pool, SQLDialect.POSTGRES);
     outbox = Outbox.builder().schema(SCHEMA).build();
+    cpu = new CpuMeter(dsl);
+  }
+
+  /** CPU time of this JVM and of the database's backends. */
+  CpuMeter cpu() {
+    return cpu;
   }
 
   DataSource dataSource() {

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.DrainBenchmark \
- *     [--events 100000] [--rounds 3] [--targets jdbc,noop,kafka,rabbit,sqs]
+ *     [--events 100000] [--rounds 3] [--targets jdbc,noop,ordered,kafka,rabbit,sqs]
  * </pre>
  *
  * <p>Database from {@code OUTBOX_BENCH_JDBC_URL} (default {@code
@@ -40,15 +40,26 @@ public final class DrainBenchmark {
 
   private static final Logger log = LoggerFactory.getLogger(DrainBenchmark.class);
 
+  /** Aggregates the events of a case are spread over unless it says otherwise. */
+  static final int DEFAULT_AGGREGATES = 1_000;
+
   /** One measured configuration. */
-  record Case(String target, int workers, int batchSize, CompletionMode mode, Ordering ordering) {
+  record Case(
+      String target,
+      int workers,
+      int batchSize,
+      CompletionMode mode,
+      Ordering ordering,
+      int aggregates) {
     Case(String target, int workers, int batchSize, CompletionMode mode) {
-      this(target, workers, batchSize, mode, Ordering.NONE);
+      this(target, workers, batchSize, mode, Ordering.NONE, DEFAULT_AGGREGATES);
     }
 
     String label() {
       return target
-          + (ordering == Ordering.NONE ? "" : ", ordered per aggregate")
+          + (ordering == Ordering.NONE
+              ? ""
+              : String.format(", ordered per aggregate (%,d aggregates)", aggregates))
           + " | "
           + workers
           + " | "
@@ -61,6 +72,15 @@ public final class DrainBenchmark {
       return new Case("jdbc baseline", workers, batchSize, CompletionMode.MARK_PROCESSED).label();
     }
   }
+
+  /** One run of a case: events per second, and CPU per event of the JVM and of PostgreSQL. */
+  record Measurement(double rate, double jvmMicros, double postgresMicros) {}
+
+  /**
+   * The targets: {@code ordered} is the no-op publisher unordered and ordered per aggregate over
+   * 1,000, 10 and 1 aggregates, 2 workers of 500.
+   */
+  static final List<String> TARGETS = List.of("jdbc", "noop", "ordered", "kafka", "rabbit", "sqs");
 
   private DrainBenchmark() {}
 
@@ -81,9 +101,9 @@ public final class DrainBenchmark {
     List<String> targets =
         List.of(options.getOrDefault("targets", "jdbc,noop,kafka,rabbit,sqs").split(","));
     for (String target : targets) {
-      if (!List.of("jdbc", "noop", "kafka", "rabbit", "sqs").contains(target)) {
+      if (!TARGETS.contains(target)) {
         throw new IllegalArgumentException(
-            "--targets takes jdbc, noop, kafka, rabbit, sqs, but got '" + target + "'");
+            "--targets takes " + String.join(", ", TARGETS) + ", but got '" + target + "'");
       }
     }
     String url =
@@ -93,7 +113,7 @@ public final class DrainBenchmark {
     String amqp =
         System.getenv().getOrDefault("OUTBOX_BENCH_AMQP_URI", "amqp://guest:guest@127.0.0.1:5672");
 
-    Map<String, List<Double>> rates = new LinkedHashMap<>();
+    Map<String, List<Measurement>> rates = new LinkedHashMap<>();
     try (BenchDatabase db =
         new BenchDatabase(
             url,
@@ -103,6 +123,9 @@ public final class DrainBenchmark {
       try {
         if (targets.contains("noop")) {
           started.put("noop", new NoopTarget());
+        }
+        if (targets.contains("ordered")) {
+          started.put("ordered", new NoopTarget());
         }
         if (targets.contains("kafka")) {
           started.put("kafka", new KafkaTarget());
@@ -118,17 +141,20 @@ public final class DrainBenchmark {
           if (targets.contains("jdbc")) {
             for (int[] wb : new int[][] {{1, 100}, {2, 100}, {1, 500}, {2, 500}}) {
               Case c = new Case("jdbc baseline", wb[0], wb[1], CompletionMode.MARK_PROCESSED);
-              db.seed(events, 1000);
+              db.seed(events, c.aggregates());
+              CpuMeter.Sample cpu = db.cpu().sample();
               long start = System.nanoTime();
               long drained = JdbcBaselineRelay.drain(db.dataSource(), wb[0], wb[1]);
-              record(rates, c, drained, events, System.nanoTime() - start);
+              long nanos = System.nanoTime() - start;
+              record(rates, c, drained, events, nanos, db.cpu().sample().minus(cpu));
             }
           }
           for (Map.Entry<String, Target> t : started.entrySet()) {
             for (Case c : cases(t.getKey(), t.getValue().name())) {
-              db.seed(events, 1000);
+              db.seed(events, c.aggregates());
+              CpuMeter.Sample cpu = db.cpu().sample();
               long nanos = relayDrain(db, t.getValue(), c, events);
-              record(rates, c, events, events, nanos);
+              record(rates, c, events, events, nanos, db.cpu().sample().minus(cpu));
               t.getValue().afterRun();
             }
           }
@@ -136,29 +162,33 @@ public final class DrainBenchmark {
       } finally {
         started.values().forEach(Target::close);
       }
-      String report = report(rates, events, rounds, db.serverVersion());
-      System.out.println(report);
-      Path out = Path.of("benchmarks", "results");
-      Files.createDirectories(out);
-      Path file =
-          out.resolve(
-              "drain-"
-                  + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))
-                  + ".md");
-      Files.writeString(file, report);
-      log.info("report written to {}", file);
+      writeReport("drain", report(rates, events, rounds, db.serverVersion()));
     }
   }
 
   private static List<Case> cases(String key, String name) {
     List<Case> cases = new ArrayList<>();
-    if (key.equals("noop")) {
+    if (key.equals("ordered")) {
+      cases.add(new Case(name, 2, 500, CompletionMode.MARK_PROCESSED));
+      for (int aggregates : new int[] {1_000, 10, 1}) {
+        cases.add(
+            new Case(
+                name, 2, 500, CompletionMode.MARK_PROCESSED, Ordering.PER_AGGREGATE, aggregates));
+      }
+    } else if (key.equals("noop")) {
       for (int[] wb : new int[][] {{1, 100}, {2, 100}, {1, 500}, {2, 500}}) {
         cases.add(new Case(name, wb[0], wb[1], CompletionMode.MARK_PROCESSED));
       }
       cases.add(new Case(name, 1, 500, CompletionMode.DELETE));
       cases.add(new Case(name, 2, 500, CompletionMode.DELETE));
-      cases.add(new Case(name, 2, 500, CompletionMode.MARK_PROCESSED, Ordering.PER_AGGREGATE));
+      cases.add(
+          new Case(
+              name,
+              2,
+              500,
+              CompletionMode.MARK_PROCESSED,
+              Ordering.PER_AGGREGATE,
+              DEFAULT_AGGREGATES));
     } else {
       cases.add(new Case(name, 1, 100, CompletionMode.MARK_PROCESSED));
       cases.add(new Case(name, 2, 500, CompletionMode.MARK_PROCESSED));
@@ -211,16 +241,31 @@ public final class DrainBenchmark {
   }
 
   private static void record(
-      Map<String, List<Double>> rates, Case c, long drained, int expected, long nanos) {
+      Map<String, List<Measurement>> rates,
+      Case c,
+      long drained,
+      int expected,
+      long nanos,
+      CpuMeter.Sample cpu) {
     if (drained != expected) {
       throw new IllegalStateException(c.label() + " drained " + drained + " of " + expected);
     }
-    double rate = drained / (nanos / 1e9);
-    rates.computeIfAbsent(c.label(), k -> new ArrayList<>()).add(rate);
-    log.info("{}: {} events/s", c.label(), Math.round(rate));
+    Measurement m =
+        new Measurement(
+            drained / (nanos / 1e9),
+            cpu.jvmNanos() / 1e3 / drained,
+            cpu.postgresNanos() / 1e3 / drained);
+    rates.computeIfAbsent(c.label(), k -> new ArrayList<>()).add(m);
+    log.info(
+        "{}: {} events/s, CPU per event {} µs JVM / {} µs PostgreSQL",
+        c.label(),
+        Math.round(m.rate()),
+        String.format("%.1f", m.jvmMicros()),
+        String.format("%.1f", m.postgresMicros()));
   }
 
-  static String report(Map<String, List<Double>> rates, int events, int rounds, String pgVersion) {
+  static String report(
+      Map<String, List<Measurement>> rates, int events, int rounds, String pgVersion) {
     StringBuilder out = new StringBuilder();
     out.append("# Drain benchmark\n\n");
     out.append("Draining ")
@@ -242,20 +287,15 @@ public final class DrainBenchmark {
         .append(pgVersion)
         .append(".\n\n");
     out.append(
-        "| target | workers | batch | completion | events/s (median) | min–max | vs JDBC baseline |\n");
-    out.append("|---|---:|---:|---|---:|---:|---:|\n");
-    for (Map.Entry<String, List<Double>> e : rates.entrySet()) {
-      List<Double> sorted = e.getValue().stream().sorted().toList();
-      double median = sorted.get(sorted.size() / 2);
+        "| target | workers | batch | completion | events/s (median) | min–max | vs JDBC baseline"
+            + " | vs unordered no-op | CPU µs/event JVM | CPU µs/event PostgreSQL |\n");
+    out.append("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
+    for (Map.Entry<String, List<Measurement>> e : rates.entrySet()) {
+      List<Double> sorted = e.getValue().stream().map(Measurement::rate).sorted().toList();
+      double median = median(e.getValue(), Measurement::rate);
       String[] parts = e.getKey().split(" \\| ");
       String baselineKey = "jdbc baseline | " + parts[1] + " | " + parts[2] + " | mark";
-      // (ordered cases compare with the same unordered baseline)
-      List<Double> base = rates.get(baselineKey);
-      String ratio = "";
-      if (base != null && !e.getKey().equals(baselineKey)) {
-        double b = base.stream().sorted().toList().get(base.size() / 2);
-        ratio = String.format("%.2f×", median / b);
-      }
+      String unorderedKey = "no-op | " + parts[1] + " | " + parts[2] + " | mark";
       out.append("| ")
           .append(String.join(" | ", parts))
           .append(" | ")
@@ -263,18 +303,57 @@ public final class DrainBenchmark {
           .append(" | ")
           .append(String.format("%,.0f–%,.0f", sorted.get(0), sorted.get(sorted.size() - 1)))
           .append(" | ")
-          .append(ratio)
+          .append(ratio(rates, e.getKey(), baselineKey, median))
+          .append(" | ")
+          .append(
+              e.getKey().contains("ordered") ? ratio(rates, e.getKey(), unorderedKey, median) : "")
+          .append(" | ")
+          .append(String.format("%.1f", median(e.getValue(), Measurement::jvmMicros)))
+          .append(" | ")
+          .append(String.format("%.1f", median(e.getValue(), Measurement::postgresMicros)))
           .append(" |\n");
     }
     return out.toString();
   }
 
-  private static Map<String, String> parse(String[] args) {
+  private static String ratio(
+      Map<String, List<Measurement>> rates, String key, String reference, double median) {
+    List<Measurement> base = rates.get(reference);
+    if (base == null || key.equals(reference)) {
+      return "";
+    }
+    return String.format("%.2f×", median / median(base, Measurement::rate));
+  }
+
+  private static double median(
+      List<Measurement> runs, java.util.function.ToDoubleFunction<Measurement> value) {
+    List<Double> sorted = runs.stream().map(value::applyAsDouble).sorted().toList();
+    return sorted.get(sorted.size() / 2);
+  }
+
+  /** Prints {@code report} and writes it to {@code benchmarks/results/<kind>-<time>.md}. */
+  static void writeReport(String kind, String report) throws java.io.IOException {
+    System.out.println(report);
+    Path out = Path.of("benchmarks", "results");
+    Files.createDirectories(out);
+    Path file =
+        out.resolve(
+            kind
+                + "-"
+                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))
+                + ".md");
+    Files.writeString(file, report);
+    log.info("report written to {}", file);
+  }
+
+  static Map<String, String> parse(String[] args) {
     Map<String, String> options = new LinkedHashMap<>();
     for (int i = 0; i < args.length; i++) {
       if (!args[i].startsWith("--") || i + 1 >= args.length) {
         throw new IllegalArgumentException(
-            "usage: DrainBenchmark [--events N] [--rounds N] [--targets jdbc,noop,kafka,rabbit,sqs]");
+            "usage: DrainBenchmark [--events N] [--rounds N] [--targets "
+                + String.join(",", TARGETS)
+                + "]");
       }
       options.put(args[i].substring(2), args[++i]);
     }

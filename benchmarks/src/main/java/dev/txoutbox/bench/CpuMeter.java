@@ -1,0 +1,65 @@
+package dev.txoutbox.bench;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
+
+/**
+ * CPU time of this JVM and of the PostgreSQL backends serving the benchmark's database, read from
+ * the JVM and from {@code /proc/<pid>/stat} (user + system time, in the kernel's clock ticks of 10
+ * ms). PostgreSQL must run on the same machine; elsewhere its share reads as zero.
+ */
+final class CpuMeter {
+
+  /** Linux's USER_HZ on every common platform. */
+  private static final long NANOS_PER_TICK = 10_000_000L;
+
+  private final DSLContext dsl;
+  private final com.sun.management.OperatingSystemMXBean os =
+      (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
+  /** CPU nanoseconds so far: this JVM's, and the backends' of the database. */
+  record Sample(long jvmNanos, long postgresNanos) {
+    Sample minus(Sample before) {
+      return new Sample(jvmNanos - before.jvmNanos, postgresNanos - before.postgresNanos);
+    }
+
+    Sample plus(Sample other) {
+      return new Sample(jvmNanos + other.jvmNanos, postgresNanos + other.postgresNanos);
+    }
+  }
+
+  CpuMeter(DSLContext dsl) {
+    this.dsl = dsl;
+  }
+
+  Sample sample() {
+    // pg_stat_activity is a catalog view, outside the generated model.
+    List<Integer> pids =
+        dsl.select(DSL.field(DSL.name("pid"), Integer.class))
+            .from(DSL.table(DSL.name("pg_catalog", "pg_stat_activity")))
+            .where(DSL.field(DSL.name("datname")).eq(DSL.currentCatalog()))
+            .fetch(0, Integer.class);
+    long ticks = 0;
+    for (int pid : pids) {
+      ticks += ticks(pid);
+    }
+    return new Sample(os.getProcessCpuTime(), ticks * NANOS_PER_TICK);
+  }
+
+  /** utime + stime of a process, or 0 if it is gone or not readable. */
+  private static long ticks(int pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+      // Fields after the command name, which is in parentheses and may hold spaces.
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    } catch (IOException | RuntimeException e) {
+      return 0;
+    }
+  }
+}
