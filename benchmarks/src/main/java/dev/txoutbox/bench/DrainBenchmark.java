@@ -59,7 +59,9 @@ public final class DrainBenchmark {
       return target
           + (ordering == Ordering.NONE
               ? ""
-              : String.format(", ordered per aggregate (%,d aggregates)", aggregates))
+              : String.format(
+                  ", ordered per aggregate (%,d aggregate%s)",
+                  aggregates, aggregates == 1 ? "" : "s"))
           + " | "
           + workers
           + " | "
