@@ -5,14 +5,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.txoutbox.spi.PublishResult.Status;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.BrokerNotAvailableException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
+import org.apache.kafka.common.errors.CorruptRecordException;
+import org.apache.kafka.common.errors.DisconnectException;
+import org.apache.kafka.common.errors.InvalidTimestampException;
 import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.KafkaStorageException;
+import org.apache.kafka.common.errors.LeaderNotAvailableException;
 import org.apache.kafka.common.errors.NetworkException;
+import org.apache.kafka.common.errors.NotEnoughReplicasAfterAppendException;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
@@ -36,18 +45,35 @@ class FailureClassifierTest {
         new InvalidTopicException("bad topic"),
         new TopicAuthorizationException("not authorized to access topics: [orders]"),
         new SerializationException("cannot serialize"),
-        new InvalidRecordException("compacted topic needs a key"));
+        new InvalidRecordException("compacted topic needs a key"),
+        new InvalidTimestampException("timestamp out of range"));
+  }
+
+  static Stream<Exception> brokerUnavailable() {
+    return Stream.of(
+        new TimeoutException("Expiring 3 record(s): 30001 ms has passed since batch creation"),
+        new TimeoutException("Topic orders not present in metadata after 30000 ms."),
+        new BufferExhaustedException("Failed to allocate memory within the configured max time"),
+        new NetworkException("connection lost"),
+        new DisconnectException("Disconnected from node 1"),
+        new BrokerNotAvailableException("broker down"),
+        new NotEnoughReplicasException("not enough replicas"),
+        new NotEnoughReplicasAfterAppendException("appended, then replicas went away"),
+        new CoordinatorNotAvailableException("no coordinator"),
+        new KafkaException("send failed", new TimeoutException("wrapped")));
+  }
+
+  static Stream<Exception> partitionUnavailable() {
+    return Stream.of(
+        new NotLeaderOrFollowerException("leader moved"),
+        new LeaderNotAvailableException("election in progress"),
+        new KafkaStorageException("log directory failed"));
   }
 
   static Stream<Exception> retryable() {
     return Stream.of(
-        new TimeoutException("Expiring 3 record(s): 30001 ms has passed since batch creation"),
-        new TimeoutException("Topic orders not present in metadata after 30000 ms."),
-        new NotEnoughReplicasException("not enough replicas"),
-        new NotLeaderOrFollowerException("leader moved"),
-        new NetworkException("connection lost"),
-        new BrokerNotAvailableException("broker down"),
         new UnknownTopicOrPartitionException("unknown partition"),
+        new CorruptRecordException("CRC mismatch"),
         new UnknownServerException("something odd"),
         new KafkaException("an error we do not know"),
         new RuntimeException("not even a Kafka error"));
@@ -56,10 +82,16 @@ class FailureClassifierTest {
   static Stream<Exception> producerBreaking() {
     return Stream.of(
         new ProducerFencedException("fenced"),
-        new SaslAuthenticationException("bad credentials"),
-        new UnsupportedVersionException("broker too old"),
+        new OutOfOrderSequenceException("sequence gap"),
         new IllegalStateException("Cannot perform operation after producer has been closed"),
         new KafkaException("producer is in an error state", new ProducerFencedException("x")));
+  }
+
+  static Stream<Exception> clusterWideAndProducerBreaking() {
+    return Stream.of(
+        new SaslAuthenticationException("bad credentials"),
+        new ClusterAuthorizationException("no IdempotentWrite on the cluster"),
+        new UnsupportedVersionException("broker too old"));
   }
 
   @ParameterizedTest
@@ -67,16 +99,39 @@ class FailureClassifierTest {
   void recordsTheBrokerCanNeverAcceptArePermanent(Exception error) {
     FailureClassifier.Failure failure = FailureClassifier.classify(error);
 
-    assertThat(failure.result().status()).isEqualTo(Status.PERMANENT_FAILURE);
+    assertThat(failure.result(false).status()).isEqualTo(Status.PERMANENT_FAILURE);
+    assertThat(failure.result(true).status()).isEqualTo(Status.PERMANENT_FAILURE);
+    assertThat(failure.producerBroken()).isFalse();
+  }
+
+  @ParameterizedTest
+  @MethodSource("brokerUnavailable")
+  void anUnreachableOrRefusingClusterIsBrokerUnavailableWhateverTheRestOfTheBatchDid(
+      Exception error) {
+    FailureClassifier.Failure failure = FailureClassifier.classify(error);
+
+    assertThat(failure.result(false).status()).isEqualTo(Status.BROKER_UNAVAILABLE);
+    assertThat(failure.result(true).status()).isEqualTo(Status.BROKER_UNAVAILABLE);
+    assertThat(failure.producerBroken()).isFalse();
+  }
+
+  @ParameterizedTest
+  @MethodSource("partitionUnavailable")
+  void aPartitionWithoutLeaderIsBrokerUnavailableUnlessTheBatchWasPartlyAcknowledged(
+      Exception error) {
+    FailureClassifier.Failure failure = FailureClassifier.classify(error);
+
+    assertThat(failure.result(false).status()).isEqualTo(Status.BROKER_UNAVAILABLE);
+    assertThat(failure.result(true).status()).isEqualTo(Status.RETRYABLE_FAILURE);
     assertThat(failure.producerBroken()).isFalse();
   }
 
   @ParameterizedTest
   @MethodSource("retryable")
-  void outagesTimeoutsAndUnknownErrorsAreRetryable(Exception error) {
+  void messageSpecificAndUnknownErrorsAreRetryable(Exception error) {
     FailureClassifier.Failure failure = FailureClassifier.classify(error);
 
-    assertThat(failure.result().status()).isEqualTo(Status.RETRYABLE_FAILURE);
+    assertThat(failure.result(false).status()).isEqualTo(Status.RETRYABLE_FAILURE);
     assertThat(failure.producerBroken()).isFalse();
   }
 
@@ -85,16 +140,16 @@ class FailureClassifierTest {
   void fatalProducerErrorsAreRetryableAndReplaceTheProducer(Exception error) {
     FailureClassifier.Failure failure = FailureClassifier.classify(error);
 
-    assertThat(failure.result().status()).isEqualTo(Status.RETRYABLE_FAILURE);
+    assertThat(failure.result(false).status()).isEqualTo(Status.RETRYABLE_FAILURE);
     assertThat(failure.producerBroken()).isTrue();
   }
 
-  @Test
-  void clusterAuthorizationIsPermanentAndReplacesTheProducer() {
-    FailureClassifier.Failure failure =
-        FailureClassifier.classify(new ClusterAuthorizationException("no IdempotentWrite"));
+  @ParameterizedTest
+  @MethodSource("clusterWideAndProducerBreaking")
+  void errorsThatFailEveryMessageAlikeAreBrokerUnavailableAndReplaceTheProducer(Exception error) {
+    FailureClassifier.Failure failure = FailureClassifier.classify(error);
 
-    assertThat(failure.result().status()).isEqualTo(Status.PERMANENT_FAILURE);
+    assertThat(failure.result(false).status()).isEqualTo(Status.BROKER_UNAVAILABLE);
     assertThat(failure.producerBroken()).isTrue();
   }
 
@@ -104,9 +159,9 @@ class FailureClassifierTest {
 
     FailureClassifier.Failure failure = FailureClassifier.classify(new ExecutionException(cause));
 
-    assertThat(failure.result().isPermanent()).isTrue();
-    assertThat(failure.result().cause()).isSameAs(cause);
-    assertThat(failure.result().reason())
+    assertThat(failure.result(false).isPermanent()).isTrue();
+    assertThat(failure.result(false).cause()).isSameAs(cause);
+    assertThat(failure.result(false).reason())
         .isEqualTo("RecordTooLargeException: The message is 2000000 bytes");
   }
 
@@ -116,7 +171,16 @@ class FailureClassifierTest {
         FailureClassifier.classify(
             new KafkaException("send failed", new SerializationException("bad bytes")));
 
-    assertThat(failure.result().isPermanent()).isTrue();
-    assertThat(failure.result().reason()).startsWith("SerializationException");
+    assertThat(failure.result(false).isPermanent()).isTrue();
+    assertThat(failure.result(false).reason()).startsWith("SerializationException");
+  }
+
+  @Test
+  void theOutermostKnownErrorDecides() {
+    FailureClassifier.Failure failure =
+        FailureClassifier.classify(
+            new RecordTooLargeException("too large", new NetworkException("and the link broke")));
+
+    assertThat(failure.result(false).isPermanent()).isTrue();
   }
 }
