@@ -93,7 +93,7 @@ final class BatchSender {
       } catch (TimeoutException e) {
         blocked = e;
       } catch (RuntimeException e) {
-        batch.failures[i] = FailureClassifier.classify(e);
+        fail(batch, i, e);
         continue;
       }
       batch.results[i] = blockingTimeout(producer, topic, blocked, sendStartedMillis);
@@ -168,9 +168,8 @@ final class BatchSender {
       try {
         future.get(Math.max(0, remaining), TimeUnit.NANOSECONDS);
         batch.results[i] = PublishResult.published();
-        batch.acknowledged = true;
       } catch (ExecutionException e) {
-        batch.failures[i] = FailureClassifier.classify(e.getCause());
+        fail(batch, i, e.getCause());
       } catch (java.util.concurrent.TimeoutException e) {
         // Kafka broke its promise to complete the future within delivery.timeout.ms: the producer
         // is stuck, and is replaced so that it cannot deliver this record after we reported it.
@@ -210,19 +209,22 @@ final class BatchSender {
     return interrupted;
   }
 
-  /** The state of one batch in flight: per message a result, a failure, or a pending future. */
+  private static void fail(Batch batch, int index, Throwable error) {
+    FailureClassifier.Failure failure = FailureClassifier.classify(error);
+    batch.results[index] = failure.result();
+    batch.producerBroken |= failure.producerBroken();
+  }
+
+  /** The state of one batch in flight: per message a result or a pending future. */
   private static final class Batch {
     final PublishResult[] results;
-    final FailureClassifier.Failure[] failures;
     final Future<RecordMetadata>[] pending;
     final long[] handedOverAt;
-    boolean acknowledged;
     boolean producerBroken;
 
     @SuppressWarnings("unchecked")
     Batch(int size) {
       results = new PublishResult[size];
-      failures = new FailureClassifier.Failure[size];
       pending = new Future[size];
       handedOverAt = new long[size];
     }
@@ -231,14 +233,7 @@ final class BatchSender {
       return results.length;
     }
 
-    /** Resolves the failures now that the batch shows whether the cluster acknowledged anything. */
     Outcome outcome() {
-      for (int i = 0; i < size(); i++) {
-        if (failures[i] != null) {
-          results[i] = failures[i].result(acknowledged);
-          producerBroken |= failures[i].producerBroken();
-        }
-      }
       return new Outcome(Arrays.asList(results), producerBroken);
     }
   }

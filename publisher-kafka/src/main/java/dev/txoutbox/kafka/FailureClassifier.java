@@ -41,15 +41,16 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
  * outcomes, and says whether the producer that failed can still be used.
  *
  * <ul>
- *   <li><b>Broker unavailable</b> (costs the event no attempt; the relay pauses and probes): the
- *       cluster cannot be reached or refuses every write. Timeouts (metadata not available within
- *       {@code max.block.ms}, a full buffer, records expired after {@code delivery.timeout.ms}),
- *       lost connections, broker or coordinator not available, not enough in-sync replicas, failed
- *       authentication, missing cluster authorization, a broker too old for the client.
- *   <li><b>Partition unavailable</b>: no leader for the record's partition (leader not available,
- *       not leader, fenced or unknown leader epoch, a failed log directory). Broker unavailable
- *       when no record of the batch was acknowledged, since then nothing shows the cluster is
- *       serving; retryable when others were, since then only this record's partition is affected.
+ *   <li><b>Broker unavailable</b> (costs the event no attempt): the cluster, or the leader of the
+ *       record's partition, cannot be reached or refuses every write. Timeouts (metadata not
+ *       available within {@code max.block.ms}, a full buffer, records expired after {@code
+ *       delivery.timeout.ms}), lost connections, broker or coordinator not available, no leader for
+ *       the partition (leader not available, not leader, fenced or unknown leader epoch, a failed
+ *       log directory), not enough in-sync replicas, failed authentication, missing cluster
+ *       authorization, a broker too old for the client. When a whole batch is unavailable the relay
+ *       pauses and probes; when the broker took the rest of the batch, the relay puts these events
+ *       back a little later, still at no attempt. So a partition without a leader delays its own
+ *       events and never dead-letters them.
  *   <li><b>Permanent</b> (the event becomes a dead letter): the record is too large, the topic name
  *       is invalid, the client is not authorized for the topic, the record cannot be serialized, or
  *       the broker rejects it as invalid. Sending it again cannot help.
@@ -64,12 +65,11 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
  */
 final class FailureClassifier {
 
-  /** The kind of a failure, before the rest of the batch is known. */
+  /** The kind of a failure. */
   enum Kind {
     PERMANENT,
     RETRYABLE,
-    BROKER_UNAVAILABLE,
-    PARTITION_UNAVAILABLE
+    BROKER_UNAVAILABLE
   }
 
   /**
@@ -78,22 +78,13 @@ final class FailureClassifier {
    */
   record Failure(Kind kind, Throwable decisive, Throwable error, boolean producerBroken) {
 
-    /**
-     * The message's outcome.
-     *
-     * @param batchAcknowledged whether another record of the same batch was acknowledged, which
-     *     shows the cluster is serving
-     */
-    PublishResult result(boolean batchAcknowledged) {
+    /** The message's outcome. */
+    PublishResult result() {
       String reason = describe(decisive);
       return switch (kind) {
         case PERMANENT -> PublishResult.permanent(reason, error);
         case RETRYABLE -> PublishResult.retryable(reason, error);
         case BROKER_UNAVAILABLE -> PublishResult.brokerUnavailable(reason, error);
-        case PARTITION_UNAVAILABLE ->
-            batchAcknowledged
-                ? PublishResult.retryable(reason, error)
-                : PublishResult.brokerUnavailable(reason, error);
       };
     }
   }
@@ -112,10 +103,7 @@ final class FailureClassifier {
           NotCoordinatorException.class,
           AuthenticationException.class,
           ClusterAuthorizationException.class,
-          UnsupportedVersionException.class);
-
-  private static final List<Class<? extends Throwable>> PARTITION_UNAVAILABLE =
-      List.of(
+          UnsupportedVersionException.class,
           LeaderNotAvailableException.class,
           NotLeaderOrFollowerException.class,
           FencedLeaderEpochException.class,
@@ -184,9 +172,6 @@ final class FailureClassifier {
   private static Kind kindOf(Throwable error) {
     if (isAny(error, BROKER_UNAVAILABLE)) {
       return Kind.BROKER_UNAVAILABLE;
-    }
-    if (isAny(error, PARTITION_UNAVAILABLE)) {
-      return Kind.PARTITION_UNAVAILABLE;
     }
     if (isAny(error, PERMANENT)) {
       return Kind.PERMANENT;

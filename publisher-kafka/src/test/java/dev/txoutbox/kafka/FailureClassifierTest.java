@@ -60,11 +60,7 @@ class FailureClassifierTest {
         new NotEnoughReplicasException("not enough replicas"),
         new NotEnoughReplicasAfterAppendException("appended, then replicas went away"),
         new CoordinatorNotAvailableException("no coordinator"),
-        new KafkaException("send failed", new TimeoutException("wrapped")));
-  }
-
-  static Stream<Exception> partitionUnavailable() {
-    return Stream.of(
+        new KafkaException("send failed", new TimeoutException("wrapped")),
         new NotLeaderOrFollowerException("leader moved"),
         new LeaderNotAvailableException("election in progress"),
         new KafkaStorageException("log directory failed"));
@@ -99,30 +95,16 @@ class FailureClassifierTest {
   void recordsTheBrokerCanNeverAcceptArePermanent(Exception error) {
     FailureClassifier.Failure failure = FailureClassifier.classify(error);
 
-    assertThat(failure.result(false).status()).isEqualTo(Status.PERMANENT_FAILURE);
-    assertThat(failure.result(true).status()).isEqualTo(Status.PERMANENT_FAILURE);
+    assertThat(failure.result().status()).isEqualTo(Status.PERMANENT_FAILURE);
     assertThat(failure.producerBroken()).isFalse();
   }
 
   @ParameterizedTest
   @MethodSource("brokerUnavailable")
-  void anUnreachableOrRefusingClusterIsBrokerUnavailableWhateverTheRestOfTheBatchDid(
-      Exception error) {
+  void anUnreachableOrRefusingClusterOrPartitionLeaderIsBrokerUnavailable(Exception error) {
     FailureClassifier.Failure failure = FailureClassifier.classify(error);
 
-    assertThat(failure.result(false).status()).isEqualTo(Status.BROKER_UNAVAILABLE);
-    assertThat(failure.result(true).status()).isEqualTo(Status.BROKER_UNAVAILABLE);
-    assertThat(failure.producerBroken()).isFalse();
-  }
-
-  @ParameterizedTest
-  @MethodSource("partitionUnavailable")
-  void aPartitionWithoutLeaderIsBrokerUnavailableUnlessTheBatchWasPartlyAcknowledged(
-      Exception error) {
-    FailureClassifier.Failure failure = FailureClassifier.classify(error);
-
-    assertThat(failure.result(false).status()).isEqualTo(Status.BROKER_UNAVAILABLE);
-    assertThat(failure.result(true).status()).isEqualTo(Status.RETRYABLE_FAILURE);
+    assertThat(failure.result().status()).isEqualTo(Status.BROKER_UNAVAILABLE);
     assertThat(failure.producerBroken()).isFalse();
   }
 
@@ -131,7 +113,7 @@ class FailureClassifierTest {
   void messageSpecificAndUnknownErrorsAreRetryable(Exception error) {
     FailureClassifier.Failure failure = FailureClassifier.classify(error);
 
-    assertThat(failure.result(false).status()).isEqualTo(Status.RETRYABLE_FAILURE);
+    assertThat(failure.result().status()).isEqualTo(Status.RETRYABLE_FAILURE);
     assertThat(failure.producerBroken()).isFalse();
   }
 
@@ -140,7 +122,7 @@ class FailureClassifierTest {
   void fatalProducerErrorsAreRetryableAndReplaceTheProducer(Exception error) {
     FailureClassifier.Failure failure = FailureClassifier.classify(error);
 
-    assertThat(failure.result(false).status()).isEqualTo(Status.RETRYABLE_FAILURE);
+    assertThat(failure.result().status()).isEqualTo(Status.RETRYABLE_FAILURE);
     assertThat(failure.producerBroken()).isTrue();
   }
 
@@ -149,7 +131,7 @@ class FailureClassifierTest {
   void errorsThatFailEveryMessageAlikeAreBrokerUnavailableAndReplaceTheProducer(Exception error) {
     FailureClassifier.Failure failure = FailureClassifier.classify(error);
 
-    assertThat(failure.result(false).status()).isEqualTo(Status.BROKER_UNAVAILABLE);
+    assertThat(failure.result().status()).isEqualTo(Status.BROKER_UNAVAILABLE);
     assertThat(failure.producerBroken()).isTrue();
   }
 
@@ -159,9 +141,9 @@ class FailureClassifierTest {
 
     FailureClassifier.Failure failure = FailureClassifier.classify(new ExecutionException(cause));
 
-    assertThat(failure.result(false).isPermanent()).isTrue();
-    assertThat(failure.result(false).cause()).isSameAs(cause);
-    assertThat(failure.result(false).reason())
+    assertThat(failure.result().isPermanent()).isTrue();
+    assertThat(failure.result().cause()).isSameAs(cause);
+    assertThat(failure.result().reason())
         .isEqualTo("RecordTooLargeException: The message is 2000000 bytes");
   }
 
@@ -171,8 +153,8 @@ class FailureClassifierTest {
         FailureClassifier.classify(
             new KafkaException("send failed", new SerializationException("bad bytes")));
 
-    assertThat(failure.result(false).isPermanent()).isTrue();
-    assertThat(failure.result(false).reason()).startsWith("SerializationException");
+    assertThat(failure.result().isPermanent()).isTrue();
+    assertThat(failure.result().reason()).startsWith("SerializationException");
   }
 
   @Test
@@ -181,6 +163,6 @@ class FailureClassifierTest {
         FailureClassifier.classify(
             new RecordTooLargeException("too large", new NetworkException("and the link broke")));
 
-    assertThat(failure.result(false).isPermanent()).isTrue();
+    assertThat(failure.result().isPermanent()).isTrue();
   }
 }

@@ -27,11 +27,11 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
-import org.apache.kafka.common.errors.LeaderNotAvailableException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.UnknownServerException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -147,13 +147,14 @@ class KafkaPublisherTest {
     try (KafkaPublisher publisher = publisher(false).build()) {
       MockProducer<String, byte[]> producer = producers.get(0);
       Future<List<PublishResult>> results =
-          executor.submit(() -> publisher.publish(orders("a", "b", "c", "d")));
+          executor.submit(() -> publisher.publish(orders("a", "b", "c", "d", "e")));
 
-      await().until(() -> producer.history().size() == 4);
+      await().until(() -> producer.history().size() == 5);
       producer.completeNext();
       producer.errorNext(new RecordTooLargeException("too large"));
       producer.errorNext(new TimeoutException("Expiring 1 record(s)"));
       producer.errorNext(new NotLeaderOrFollowerException("no leader for order-2"));
+      producer.errorNext(new UnknownServerException("an error the publisher does not know"));
 
       assertThat(results.get(10, TimeUnit.SECONDS))
           .extracting(PublishResult::status)
@@ -161,24 +162,8 @@ class KafkaPublisherTest {
               Status.PUBLISHED,
               Status.PERMANENT_FAILURE,
               Status.BROKER_UNAVAILABLE,
+              Status.BROKER_UNAVAILABLE,
               Status.RETRYABLE_FAILURE);
-    }
-  }
-
-  @Test
-  void noLeaderForAnyRecordOfTheBatchIsBrokerUnavailable() throws Exception {
-    try (KafkaPublisher publisher = publisher(false).build()) {
-      MockProducer<String, byte[]> producer = producers.get(0);
-      Future<List<PublishResult>> results =
-          executor.submit(() -> publisher.publish(orders("a", "b")));
-
-      await().until(() -> producer.history().size() == 2);
-      producer.errorNext(new NotLeaderOrFollowerException("no leader for order-0"));
-      producer.errorNext(new LeaderNotAvailableException("no leader for order-1"));
-
-      assertThat(results.get(10, TimeUnit.SECONDS))
-          .extracting(PublishResult::status)
-          .containsOnly(Status.BROKER_UNAVAILABLE);
     }
   }
 
@@ -330,7 +315,8 @@ class KafkaPublisherTest {
               Status.RETRYABLE_FAILURE,
               Status.RETRYABLE_FAILURE,
               Status.BROKER_UNAVAILABLE,
-              Status.BROKER_UNAVAILABLE);
+              Status.BROKER_UNAVAILABLE,
+              Status.RETRYABLE_FAILURE);
       assertThat(producer.blockedSends).hasValue(2);
     }
   }
