@@ -295,11 +295,7 @@ public final class KafkaPublisher implements Publisher {
       } catch (KafkaException e) {
         throw new IllegalArgumentException("producerConfig: " + e.getMessage(), e);
       }
-      log.info(
-          "Kafka publisher created: routing {}, sendTimeout {}, producer {}",
-          routeDescription(),
-          sendTimeout,
-          ProducerSettings.masked(effective));
+      log.info("Kafka publisher created: {}", publisher.describe());
       return publisher;
     }
 

@@ -315,8 +315,7 @@ class KafkaPublisherTest {
               Status.RETRYABLE_FAILURE,
               Status.RETRYABLE_FAILURE,
               Status.BROKER_UNAVAILABLE,
-              Status.BROKER_UNAVAILABLE,
-              Status.RETRYABLE_FAILURE);
+              Status.BROKER_UNAVAILABLE);
       assertThat(producer.blockedSends).hasValue(2);
     }
   }
