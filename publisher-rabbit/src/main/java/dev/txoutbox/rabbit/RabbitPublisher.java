@@ -26,8 +26,12 @@ import org.slf4j.LoggerFactory;
  *   <li>returned as unroutable ({@code basic.return}, such as 312 NO_ROUTE), or routed to an
  *       exchange that does not exist: a failure, even though the broker also acks it; retryable
  *       unless {@link Builder#unroutableIsPermanent(boolean)};
- *   <li>nacked, not confirmed in time, or cut off by a lost connection: a retryable failure (the
- *       message may reach consumers twice, never zero times);
+ *   <li>nacked, not confirmed in time, or its channel closed by a channel error: a retryable
+ *       failure (the message may reach consumers twice, never zero times);
+ *   <li>not sent or not confirmed because the broker is unavailable (the connection cannot be
+ *       opened, is lost mid-batch, or is blocked by a resource alarm): {@link
+ *       PublishResult#brokerUnavailable(String, Throwable) broker unavailable}, which costs the
+ *       event no attempt;
  *   <li>impossible to send (larger than {@link Builder#maxMessageBytes(int)}, a name or routing key
  *       longer than AMQP allows, a router that throws): a permanent failure, sent nowhere.
  * </ul>
