@@ -41,8 +41,10 @@ import software.amazon.awssdk.services.sqs.SqsAsyncClient;
  *       requests carrying one message group go one after the other, in order.
  *   <li>Waits for every request until {@link Builder#requestTimeout} after the call began, and
  *       reports each message's own outcome: published when SQS acknowledged that entry; a permanent
- *       failure when SQS rejected the entry as the sender's fault; otherwise a retryable failure
- *       (see {@link PublishResult}).
+ *       failure when SQS rejected the entry as the sender's fault, or the request for a reason no
+ *       retry fixes (no such queue, access denied); {@link PublishResult#brokerUnavailable(String,
+ *       Throwable) broker unavailable}, which costs the event no attempt, when the request failed
+ *       with a network error, throttling or a server error (5xx); otherwise a retryable failure.
  * </ol>
  *
  * <p>On a FIFO queue (a name or URL ending in {@code .fifo}) {@code MessageGroupId} is the
