@@ -7,6 +7,7 @@ import dev.txoutbox.spi.Publisher;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
 
@@ -19,6 +20,7 @@ final class CountingPublisher implements Publisher {
 
   private final Publisher delegate;
   private final AtomicInteger calls = new AtomicInteger();
+  private final List<Integer> batchSizes = new CopyOnWriteArrayList<>();
   private final Map<Status, AtomicInteger> outcomes = new ConcurrentHashMap<>();
   private volatile IntConsumer beforeCall = call -> {};
 
@@ -37,6 +39,11 @@ final class CountingPublisher implements Publisher {
     return calls.get();
   }
 
+  /** The number of messages of each call so far: call n (from 1) at index n - 1. */
+  List<Integer> batchSizes() {
+    return List.copyOf(batchSizes);
+  }
+
   /** How many messages got the outcome {@code status} so far. */
   int outcomes(Status status) {
     AtomicInteger count = outcomes.get(status);
@@ -45,7 +52,12 @@ final class CountingPublisher implements Publisher {
 
   @Override
   public List<PublishResult> publish(List<OutboxMessage> messages) throws InterruptedException {
-    beforeCall.accept(calls.incrementAndGet());
+    int call;
+    synchronized (batchSizes) { // so that call n's size is batchSizes().get(n - 1)
+      call = calls.incrementAndGet();
+      batchSizes.add(messages.size());
+    }
+    beforeCall.accept(call);
     List<PublishResult> results = delegate.publish(messages);
     for (PublishResult result : results) {
       outcomes.computeIfAbsent(result.status(), s -> new AtomicInteger()).incrementAndGet();
