@@ -63,9 +63,14 @@ final class BatchSender implements AutoCloseable {
       notSent = sendAll(batch, results, open, channel, tracker);
       boolean allConfirmed = tracker.await(deadline);
       if (!allConfirmed) {
+        String blocked = connection.blockedReason();
+        boolean answered = tracker.brokerAnswered();
         tracker.expire(
             RabbitFailures.confirmTimedOut(
-                config.confirmTimeout(), config.endpoint(), connection.blockedReason()));
+                config.confirmTimeout(), config.endpoint(), blocked, answered));
+        if (blocked == null && !answered) {
+          connection.abandon(open); // else closing the channel would wait for the silent broker
+        }
       }
       reusable = notSent == null && allConfirmed;
       tracker.copyTo(results);

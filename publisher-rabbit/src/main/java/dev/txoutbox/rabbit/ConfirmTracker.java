@@ -30,6 +30,7 @@ final class ConfirmTracker {
   private int settled;
   private int lowestUnsettled;
   private PublishResult closedOutcome;
+  private boolean brokerAnswered;
 
   /**
    * @param capacity the most messages this batch will send
@@ -75,6 +76,7 @@ final class ConfirmTracker {
     if (positions == null) {
       return;
     }
+    brokerAnswered = true;
     String reason = "unroutable: " + replyCode + " " + replyText + " (" + route + ")";
     for (int position : positions) {
       returnedReason[position] = reason;
@@ -89,6 +91,7 @@ final class ConfirmTracker {
     if (firstTag < 0 || last < 0 || last >= sent) {
       return; // not this batch's tag
     }
+    brokerAnswered = true;
     int from = multiple ? lowestUnsettled : (int) last;
     for (int position = from; position <= last; position++) {
       if (outcome[position] != null) {
@@ -131,6 +134,11 @@ final class ConfirmTracker {
       TimeUnit.NANOSECONDS.timedWait(this, remaining);
     }
     return true;
+  }
+
+  /** Whether the broker confirmed or returned any message of this batch so far. */
+  synchronized boolean brokerAnswered() {
+    return brokerAnswered;
   }
 
   /** Gives every sent message still unsettled the outcome {@code timedOut}. */

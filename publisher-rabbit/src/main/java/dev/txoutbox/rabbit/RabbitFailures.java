@@ -12,11 +12,12 @@ import java.time.Duration;
  *   <li><b>Broker unavailable</b> (no attempt counted): the connection cannot be opened (refused,
  *       timed out, handshake or authentication failed, the exchange declaration refused), a channel
  *       cannot be opened, the connection is lost (a connection-level shutdown, a socket error while
- *       sending), or the broker blocks publishing on a resource alarm.
+ *       sending), the broker blocks publishing on a resource alarm, or it answered no message of
+ *       the batch before the confirm deadline.
  *   <li><b>Retryable</b> (an attempt of this message): a nack, a missing confirm within the
- *       deadline on a connection that is not blocked, a channel closed by a channel-level error (an
- *       exchange deleted after it was checked, a refused permission), and, unless configured
- *       permanent, an unroutable message.
+ *       deadline while the broker answered others of the batch, a channel closed by a channel-level
+ *       error (an exchange deleted after it was checked, a refused permission), and, unless
+ *       configured permanent, an unroutable message.
  *   <li><b>Permanent</b>: what the publisher refuses before sending (see {@link AmqpMessages}) and,
  *       when configured, an unroutable message.
  * </ul>
@@ -38,14 +39,25 @@ final class RabbitFailures {
   }
 
   /**
-   * No confirm arrived within {@code timeout}: the broker unavailable if it blocks publishing
-   * ({@code blockedReason} not null), otherwise a retryable failure of the unconfirmed message.
+   * No confirm arrived within {@code timeout}. The broker is unavailable if it blocks publishing
+   * ({@code blockedReason} not null) or answered no message of the batch at all ({@code
+   * batchAnswered} false: a silent connection, a stalled broker); otherwise the confirm of this
+   * message is late, a retryable failure.
    */
-  static PublishResult confirmTimedOut(Duration timeout, String endpoint, String blockedReason) {
-    return blockedReason != null
-        ? blocked(endpoint, blockedReason)
-        : PublishResult.retryable(
-            "no confirm from RabbitMQ within " + timeout + " (outcome unknown)");
+  static PublishResult confirmTimedOut(
+      Duration timeout, String endpoint, String blockedReason, boolean batchAnswered) {
+    if (blockedReason != null) {
+      return blocked(endpoint, blockedReason);
+    }
+    return batchAnswered
+        ? PublishResult.retryable(
+            "no confirm from RabbitMQ within " + timeout + " (outcome unknown)")
+        : PublishResult.brokerUnavailable(
+            "RabbitMQ at "
+                + endpoint
+                + " answered no message of the batch within "
+                + timeout
+                + " (outcome unknown)");
   }
 
   /** The channel of the batch closed before the broker confirmed a message. */

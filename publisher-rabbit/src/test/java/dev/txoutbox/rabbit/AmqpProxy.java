@@ -29,7 +29,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       connecting is refused; {@link #accept()} opens the same port again;
  *   <li>{@link #block(String)} and {@link #unblock()} tell every connected client that the broker
  *       blocks publishing, as RabbitMQ does on a memory or disk alarm ({@code connection.blocked}
- *       and {@code connection.unblocked}), without touching the broker's configuration.
+ *       and {@code connection.unblocked}), without touching the broker's configuration;
+ *   <li>{@link #stall()} holds back everything the broker sends, as a network dropping packets
+ *       would, until {@link #resume()}.
  * </ul>
  *
  * The broker-to-client direction is copied frame by frame (AMQP 0-9-1 framing), so that injected
@@ -48,6 +50,8 @@ final class AmqpProxy implements AutoCloseable {
   private final int brokerPort;
   private final Set<Link> links = ConcurrentHashMap.newKeySet();
   private final AtomicInteger accepted = new AtomicInteger();
+  private final Object stallLock = new Object();
+  private boolean stalled; // guarded by stallLock
   private ServerSocket listener; // guarded by this
   private int port;
 
@@ -114,9 +118,33 @@ final class AmqpProxy implements AutoCloseable {
     injectMethod(CONNECTION_UNBLOCKED, new byte[0]);
   }
 
+  /** Holds back every frame the broker sends from now on, until {@link #resume()}. */
+  void stall() {
+    synchronized (stallLock) {
+      stalled = true;
+    }
+  }
+
+  /** Passes on what {@link #stall()} held back, and everything after it. */
+  void resume() {
+    synchronized (stallLock) {
+      stalled = false;
+      stallLock.notifyAll();
+    }
+  }
+
   @Override
   public void close() {
+    resume();
     refuse();
+  }
+
+  private void awaitNotStalled() throws InterruptedException {
+    synchronized (stallLock) {
+      while (stalled) {
+        stallLock.wait();
+      }
+    }
   }
 
   private void injectMethod(int method, byte[] arguments) {
@@ -211,6 +239,7 @@ final class AmqpProxy implements AutoCloseable {
           in.readFully(header);
           byte[] rest = new byte[ByteBuffer.wrap(header, 3, 4).getInt() + 1];
           in.readFully(rest);
+          awaitNotStalled();
           synchronized (toClientLock) {
             OutputStream out = client.getOutputStream();
             out.write(header);
@@ -219,6 +248,8 @@ final class AmqpProxy implements AutoCloseable {
         }
       } catch (EOFException e) {
         // the broker closed the connection
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       } catch (IOException e) {
         // one side closed
       } finally {

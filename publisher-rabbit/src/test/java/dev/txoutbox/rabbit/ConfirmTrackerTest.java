@@ -92,7 +92,9 @@ class ConfirmTrackerTest {
     tracker.confirmed(2, true, true);
 
     boolean allConfirmed = tracker.await(System.nanoTime());
-    tracker.expire(RabbitFailures.confirmTimedOut(Duration.ofMillis(1), "amqp://h", null));
+    tracker.expire(
+        RabbitFailures.confirmTimedOut(
+            Duration.ofMillis(1), "amqp://h", null, tracker.brokerAnswered()));
 
     assertThat(allConfirmed).isFalse();
     PublishResult[] results = new PublishResult[4];
@@ -111,7 +113,8 @@ class ConfirmTrackerTest {
 
     tracker.await(System.nanoTime());
     tracker.expire(
-        RabbitFailures.confirmTimedOut(Duration.ofMillis(1), "amqp://h", "low on memory"));
+        RabbitFailures.confirmTimedOut(
+            Duration.ofMillis(1), "amqp://h", "low on memory", tracker.brokerAnswered()));
 
     PublishResult[] results = new PublishResult[4];
     tracker.copyTo(results);
@@ -194,8 +197,19 @@ class ConfirmTrackerTest {
     tracker.confirmed(14, false, false);
 
     assertThat(tracker.await(System.nanoTime())).isFalse();
-    tracker.expire(RabbitFailures.confirmTimedOut(Duration.ofMillis(1), "amqp://h", null));
-    assertThat(statuses(tracker, 4)).containsOnly(Status.RETRYABLE_FAILURE);
+    assertThat(tracker.brokerAnswered()).isFalse();
+  }
+
+  @Test
+  void aBatchTheBrokerAnsweredNothingOfIsBrokerUnavailableAtTheDeadline() throws Exception {
+    ConfirmTracker tracker = sentFour(1, false);
+
+    tracker.await(System.nanoTime());
+    tracker.expire(
+        RabbitFailures.confirmTimedOut(
+            Duration.ofMillis(1), "amqp://h", null, tracker.brokerAnswered()));
+
+    assertThat(statuses(tracker, 4)).containsOnly(Status.BROKER_UNAVAILABLE);
   }
 
   @Test

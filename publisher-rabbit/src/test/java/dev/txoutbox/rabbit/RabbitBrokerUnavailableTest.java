@@ -11,6 +11,8 @@ import dev.txoutbox.spi.PublishResult.Status;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,13 +35,16 @@ class RabbitBrokerUnavailableTest {
   void setUp() throws Exception {
     topology = TestTopology.create("unavailable", "order.*");
     proxy = AmqpProxy.toTestBroker();
-    publisher =
-        RabbitPublisher.builder()
-            .connectionFactory(proxy.factory())
-            .exchange(topology.exchange())
-            .connectionName(connectionName)
-            .confirmTimeout(Duration.ofSeconds(5))
-            .build();
+    publisher = builder().build();
+  }
+
+  /** Through the proxy, to the test's exchange, waiting one second for confirms. */
+  private RabbitPublisher.Builder builder() {
+    return RabbitPublisher.builder()
+        .connectionFactory(proxy.factory())
+        .exchange(topology.exchange())
+        .connectionName(connectionName)
+        .confirmTimeout(Duration.ofSeconds(1));
   }
 
   @AfterEach
@@ -103,5 +108,82 @@ class RabbitBrokerUnavailableTest {
         .atMost(TIMEOUT)
         .untilAsserted(() -> assertThat(topology.receivedIds()).containsAll(ids(after)));
     assertThat(proxy.connectionsAccepted()).isEqualTo(1);
+  }
+
+  @Test
+  void brokerSilentUntilTheConfirmDeadlineIsBrokerUnavailableAndItsConnectionDropped()
+      throws Exception {
+    assertThat(publisher.publish(events(1, "order.created"))).allMatch(PublishResult::isPublished);
+
+    proxy.stall();
+    List<PublishResult> unanswered;
+    try {
+      unanswered = publisher.publish(events(3, "order.created"));
+    } finally {
+      proxy.resume();
+    }
+
+    assertThat(unanswered)
+        .allSatisfy(
+            r -> {
+              assertThat(r.status()).isEqualTo(Status.BROKER_UNAVAILABLE);
+              assertThat(r.reason()).contains("answered no message of the batch");
+            });
+    List<OutboxMessage> after = events(3, "order.created");
+    assertThat(publisher.publish(after)).allMatch(PublishResult::isPublished);
+    // the silent connection was dropped and the next batch opened a new one
+    assertThat(proxy.connectionsAccepted()).isEqualTo(2);
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(() -> assertThat(topology.receivedIds()).containsAll(ids(after)));
+  }
+
+  @Test
+  void brokerSilentWhileAnExchangeIsCheckedIsBrokerUnavailableWithinTheConfirmTimeout()
+      throws Exception {
+    String other = topology.declareOtherExchange("other", "order.*");
+    RabbitPublisher twoExchanges =
+        builder()
+            .router(
+                m ->
+                    new RabbitRouter.Route(
+                        m.aggregateId().equals("other") ? other : topology.exchange(),
+                        m.eventType()))
+            .connectionName(connectionName + "-two-exchanges")
+            .build();
+    try {
+      assertThat(twoExchanges.publish(events(1, "order.created")))
+          .allMatch(PublishResult::isPublished);
+      List<OutboxMessage> toOther =
+          List.of(TestMessages.event("order", "other", "order.created", "{}"));
+
+      proxy.stall();
+      CompletableFuture<List<PublishResult>> checking =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return twoExchanges.publish(toOther);
+                } catch (InterruptedException e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      List<PublishResult> unanswered;
+      try {
+        // The exchange check is a channel RPC: without a bound it would wait ten minutes.
+        unanswered = checking.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+      } finally {
+        proxy.resume();
+      }
+
+      assertThat(unanswered)
+          .extracting(PublishResult::status)
+          .containsOnly(Status.BROKER_UNAVAILABLE);
+      await()
+          .atMost(TIMEOUT)
+          .untilAsserted(
+              () -> assertThat(twoExchanges.publish(toOther)).allMatch(PublishResult::isPublished));
+    } finally {
+      twoExchanges.close();
+    }
   }
 }

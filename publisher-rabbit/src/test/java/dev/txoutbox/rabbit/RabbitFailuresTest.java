@@ -65,12 +65,18 @@ class RabbitFailuresTest {
   }
 
   @Test
-  void aMissingConfirmIsRetryableUnlessTheConnectionIsBlocked() {
+  void aMissingConfirmIsRetryableUnlessTheConnectionIsBlockedOrSilent() {
     Duration timeout = Duration.ofSeconds(1);
 
-    assertThat(RabbitFailures.confirmTimedOut(timeout, ENDPOINT, null).status())
+    assertThat(RabbitFailures.confirmTimedOut(timeout, ENDPOINT, null, true).status())
         .isEqualTo(Status.RETRYABLE_FAILURE);
-    assertThat(RabbitFailures.confirmTimedOut(timeout, ENDPOINT, "low on memory").status())
+    assertThat(RabbitFailures.confirmTimedOut(timeout, ENDPOINT, "low on memory", true).status())
         .isEqualTo(Status.BROKER_UNAVAILABLE);
+    assertThat(RabbitFailures.confirmTimedOut(timeout, ENDPOINT, null, false))
+        .satisfies(
+            r -> {
+              assertThat(r.status()).isEqualTo(Status.BROKER_UNAVAILABLE);
+              assertThat(r.reason()).contains("answered no message of the batch");
+            });
   }
 }
