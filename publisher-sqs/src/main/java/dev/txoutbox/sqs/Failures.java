@@ -6,6 +6,8 @@ import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkServiceException;
 import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
 import software.amazon.awssdk.services.sqs.model.KmsThrottledException;
@@ -21,13 +23,14 @@ import software.amazon.awssdk.services.sqs.model.QueueDoesNotExistException;
  * <ul>
  *   <li>broker unavailable (no attempt counted) when SQS cannot be reached or refuses all work: a
  *       network error (any {@link IOException} in the cause chain, such as a refused or reset
- *       connection, an unknown host, a connect timeout), throttling ({@link
- *       AwsServiceException#isThrottlingException()}: {@code RequestThrottled}, {@code
- *       ThrottlingException}, {@code SlowDown}, HTTP 429…, and {@code KmsThrottled}), or a server
- *       error (HTTP 5xx);
+ *       connection, an unknown host, a connect timeout), no answer within the API call timeout
+ *       (SQS's latency does not depend on the message, and a network partition looks so),
+ *       throttling ({@link AwsServiceException#isThrottlingException()}: {@code RequestThrottled},
+ *       {@code ThrottlingException}, {@code SlowDown}, HTTP 429…, and {@code KmsThrottled}), or a
+ *       server error (HTTP 5xx);
  *   <li>permanent when SQS answered with an error that a retry cannot fix: the queue does not
  *       exist, access is denied, the request is unsupported, or the queue's KMS key is unusable;
- *   <li>retryable otherwise (an API call timeout, another client-side or 4xx error).
+ *   <li>retryable otherwise (another client-side or 4xx error).
  * </ul>
  */
 final class Failures {
@@ -106,6 +109,10 @@ final class Failures {
           || (error instanceof AwsServiceException aws
               && aws.awsErrorDetails() != null
               && THROTTLING_CODES.contains(aws.awsErrorDetails().errorCode()));
+    }
+    if (error instanceof ApiCallTimeoutException
+        || error instanceof ApiCallAttemptTimeoutException) {
+      return true;
     }
     Throwable t = error;
     for (int depth = 0; t != null && depth < MAX_CAUSE_DEPTH; depth++, t = t.getCause()) {

@@ -13,6 +13,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
@@ -41,6 +42,9 @@ class FailuresTest {
         Arguments.of(
             new CompletionException(network(new ConnectException("refused"))),
             Status.BROKER_UNAVAILABLE),
+        // no answer in time
+        Arguments.of(ApiCallTimeoutException.create(1_000), Status.BROKER_UNAVAILABLE),
+        Arguments.of(ApiCallAttemptTimeoutException.create(1_000), Status.BROKER_UNAVAILABLE),
         // throttling
         Arguments.of(SqsErrors.serviceError("RequestThrottled", 403), Status.BROKER_UNAVAILABLE),
         Arguments.of(SqsErrors.serviceError("ThrottlingException", 400), Status.BROKER_UNAVAILABLE),
@@ -65,7 +69,6 @@ class FailuresTest {
         Arguments.of(
             SqsErrors.serviceError("InvalidParameterValue", 400), Status.RETRYABLE_FAILURE),
         Arguments.of(SdkClientException.create("unable to sign"), Status.RETRYABLE_FAILURE),
-        Arguments.of(ApiCallTimeoutException.create(1_000), Status.RETRYABLE_FAILURE),
         Arguments.of(new IllegalStateException("bug"), Status.RETRYABLE_FAILURE));
   }
 

@@ -134,7 +134,7 @@ class SqsPublisherFailureTest {
   }
 
   @Test
-  void aRequestThatIsNeverAnsweredIsRetryableAfterTheRequestTimeoutAndIsCancelled()
+  void aRequestThatIsNeverAnsweredIsBrokerUnavailableAfterTheRequestTimeoutAndIsCancelled()
       throws Exception {
     List<CompletableFuture<SendMessageBatchResponse>> pending = new CopyOnWriteArrayList<>();
     sqs.onBatch =
@@ -155,7 +155,7 @@ class SqsPublisherFailureTest {
     assertThat(results)
         .allSatisfy(
             r -> {
-              assertThat(r.status()).isEqualTo(Status.RETRYABLE_FAILURE);
+              assertThat(r.status()).isEqualTo(Status.BROKER_UNAVAILABLE);
               assertThat(r.reason()).contains("request timeout of PT0.2S");
             });
     assertThat(pending).singleElement().matches(CompletableFuture::isCancelled);
