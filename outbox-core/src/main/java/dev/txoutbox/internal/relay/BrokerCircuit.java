@@ -51,7 +51,7 @@ final class BrokerCircuit {
   private long nextProbeAt;
   private long nextSummaryAt;
   private int probes;
-  private String lastReason;
+  private int unavailableReports;
 
   BrokerCircuit(String relay, Backoff backoff, RelayListener listener, LongSupplier nanoTime) {
     this.relay = relay;
@@ -103,11 +103,11 @@ final class BrokerCircuit {
           event = () -> listener.brokerAvailable(outage);
         }
       } else if (unavailableReason != null) {
-        lastReason = unavailableReason;
         if (!open) {
           open = true;
           openedAt = now;
           probes = 0;
+          unavailableReports = 0;
           nextSummaryAt = now + SUMMARY_INTERVAL.toNanos();
           log.warn(
               "relay {}: broker unavailable, pausing claims and probing with up to {} events"
@@ -128,8 +128,7 @@ final class BrokerCircuit {
               probes,
               unavailableReason);
         }
-        nextProbeAt =
-            now + backoff.delayAfter(Math.max(1, probes), ThreadLocalRandom.current()).toNanos();
+        nextProbeAt = now + delay(++unavailableReports);
       }
     }
     if (event != null) {
@@ -141,15 +140,14 @@ final class BrokerCircuit {
   synchronized void probed() {
     probing = false;
     probes++;
-    if (open && nextProbeAt - nanoTime.getAsLong() < 0) {
+    long now = nanoTime.getAsLong();
+    if (open && nextProbeAt - now < 0) {
       // The probe failed without news of the broker (the database, say): wait before the next.
-      nextProbeAt =
-          nanoTime.getAsLong() + backoff.delayAfter(probes, ThreadLocalRandom.current()).toNanos();
+      nextProbeAt = now + delay(Math.max(1, unavailableReports));
     }
   }
 
-  /** The reason given by the last unavailable batch, for status reports. */
-  synchronized String lastReason() {
-    return lastReason;
+  private long delay(int failures) {
+    return backoff.delayAfter(failures, ThreadLocalRandom.current()).toNanos();
   }
 }
