@@ -112,6 +112,39 @@ class OutboxWriterLockTest {
   }
 
   @Test
+  void inAutoCommitModeTheLocksAndTheInsertShareOneTransaction() {
+    // Otherwise the lock statement would commit, releasing its locks, before the INSERT runs. A
+    // trigger of this test's table refuses any INSERT whose transaction holds no advisory lock.
+    String schema = fx.db.schema();
+    fx.db.execute(
+        "CREATE FUNCTION "
+            + schema
+            + ".require_lock() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+            + " IF NOT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory'"
+            + " AND pid = pg_backend_pid() AND granted) THEN"
+            + " RAISE EXCEPTION 'insert without its aggregate lock'; END IF; RETURN NULL; END $$");
+    fx.db.execute(
+        "CREATE TRIGGER require_lock BEFORE INSERT ON "
+            + schema
+            + ".outbox_events FOR EACH STATEMENT EXECUTE FUNCTION "
+            + schema
+            + ".require_lock()");
+    try {
+      Outbox standalone = fx.writer().lockPerAggregate(true).allowAutoCommit(true).build();
+      standalone.publish(dsl, "account", "z", "account.changed", "{}");
+      standalone.publishAll(
+          dsl,
+          List.of(
+              OutboxEvent.of("account", "z", "account.changed", "{}"),
+              OutboxEvent.of("account", "w", "account.changed", "{}")));
+      assertThat(fx.eventCount()).isEqualTo(3);
+    } finally {
+      fx.db.execute("DROP TRIGGER require_lock ON " + schema + ".outbox_events");
+      fx.db.execute("DROP FUNCTION " + schema + ".require_lock()");
+    }
+  }
+
+  @Test
   void aLaterCallInTheTransactionAlsoMakesTheNextWriterOfItsAggregateWait() throws Exception {
     CountDownLatch firstWrote = new CountDownLatch(1);
     CountDownLatch releaseFirst = new CountDownLatch(1);
