@@ -29,11 +29,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * must equal PostgreSQL's own rendering.
  *
  * <p>{@code -Dtxoutbox.differential.seed=N} replays a run; {@code -Dtxoutbox.differential.cases=N}
- * sets its size (default 12,000).
+ * sets its size (default 10,000).
  */
 class OutboxWriterJsonDifferentialTest {
 
-  private static final int CASES = Integer.getInteger("txoutbox.differential.cases", 12_000);
+  private static final int CASES = Integer.getInteger("txoutbox.differential.cases", 10_000);
   private static final int MAX_PAYLOAD_BYTES = 300_000;
   private static final int PER_STATEMENT = 400;
 
@@ -204,38 +204,33 @@ class OutboxWriterJsonDifferentialTest {
   private static Map<String, String> writerRefusals(
       Outbox outbox, org.jooq.DSLContext tx, Map<String, ? extends Object> payloads) {
     List<String> ids = new ArrayList<>(payloads.keySet());
+    List<OutboxEvent> events = new ArrayList<>(ids.size());
+    for (String id : ids) {
+      events.add(OutboxEvent.of("differential", id, "case", payloads.get(id)));
+    }
     Map<String, String> refused = new HashMap<>();
-    List<String> good = new ArrayList<>();
+    List<OutboxEvent> good = new ArrayList<>();
     int start = 0;
     while (start < ids.size()) {
-      List<String> rest = ids.subList(start, ids.size());
       try {
-        outbox.publishAll(tx, events(rest, payloads));
+        outbox.publishAll(tx, events.subList(start, ids.size()));
         break;
       } catch (IllegalArgumentException e) {
         Matcher index = FIRST_INDEX.matcher(e.getMessage());
         assertThat(index.lookingAt()).as(e.getMessage()).isTrue();
         int bad = start + Integer.parseInt(index.group(1));
-        good.addAll(ids.subList(start, bad));
+        good.addAll(events.subList(start, bad));
         refused.put(ids.get(bad), e.getMessage());
         start = bad + 1;
       }
     }
     if (!good.isEmpty()) {
-      outbox.publishAll(tx, events(good, payloads));
+      outbox.publishAll(tx, good);
     }
     return refused;
   }
 
   private static final Pattern FIRST_INDEX = Pattern.compile("events\\[(\\d+)]");
-
-  private static List<OutboxEvent> events(List<String> ids, Map<String, ?> payloads) {
-    List<OutboxEvent> events = new ArrayList<>(ids.size());
-    for (String id : ids) {
-      events.add(OutboxEvent.of("differential", id, "case", payloads.get(id)));
-    }
-    return events;
-  }
 
   /**
    * Asks PostgreSQL about every input, {@value #PER_STATEMENT} per statement: a temporary function
