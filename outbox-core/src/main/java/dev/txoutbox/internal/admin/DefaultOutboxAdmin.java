@@ -21,8 +21,10 @@ import java.util.UUID;
 import java.util.function.LongConsumer;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
+import org.jooq.DataType;
 import org.jooq.Field;
 import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /** The {@link OutboxAdmin} over jOOQ; every bulk change in bounded chunks. */
 public final class DefaultOutboxAdmin implements OutboxAdmin {
@@ -31,6 +33,8 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
   private static final String VARIABLE_PARTS =
       "'[^']*'|\"[^\"]*\"|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
           + "|0x[0-9a-fA-F]+|[0-9]+";
+
+  private static final DataType<UUID[]> UUID_ARRAY = SQLDataType.UUID.array();
 
   private final DSLContext dsl;
   private final Clock clock;
@@ -127,25 +131,29 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
 
   @Override
   public long requeue(DeadLetterSelector selector) {
+    Condition deadLetter = selected(selector);
     return inChunks(
         DEFAULT_CHUNK_SIZE,
-        selected(selector),
-        ids ->
+        deadLetter,
+        true,
+        chunk ->
             dsl.update(OUTBOX_EVENTS)
                 .setNull(OUTBOX_EVENTS.DEAD_LETTERED_AT)
                 .setNull(OUTBOX_EVENTS.RETRY_AFTER)
                 .set(OUTBOX_EVENTS.ATTEMPTS, 0)
-                .where(OUTBOX_EVENTS.ID.in(ids))
+                .where(chunk.and(deadLetter))
                 .execute(),
         total -> {});
   }
 
   @Override
   public long purge(DeadLetterSelector selector) {
+    Condition deadLetter = selected(selector);
     return inChunks(
         DEFAULT_CHUNK_SIZE,
-        selected(selector),
-        ids -> dsl.deleteFrom(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.in(ids)).execute(),
+        deadLetter,
+        true,
+        chunk -> dsl.deleteFrom(OUTBOX_EVENTS).where(chunk.and(deadLetter)).execute(),
         total -> {});
   }
 
@@ -153,40 +161,77 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
   public long cleanupProcessed(Duration olderThan, int chunkSize, LongConsumer progress) {
     Objects.requireNonNull(olderThan, "olderThan");
     Objects.requireNonNull(progress, "progress");
-    if (olderThan.isNegative()) {
-      throw new IllegalArgumentException("olderThan must not be negative but was " + olderThan);
+    if (olderThan.isNegative() || olderThan.compareTo(MAX_CLEANUP_AGE) > 0) {
+      throw new IllegalArgumentException(
+          "olderThan must be between 0 and "
+              + MAX_CLEANUP_AGE.toDays()
+              + " days but was "
+              + olderThan);
     }
     requireChunkSize(chunkSize);
     OffsetDateTime cutoff = OffsetDateTime.now(clock).minus(olderThan);
+    Condition oldProcessed = OUTBOX_EVENTS.PROCESSED_AT.lt(cutoff);
     return inChunks(
         chunkSize,
-        OUTBOX_EVENTS.PROCESSED_AT.lt(cutoff),
-        ids -> dsl.deleteFrom(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.in(ids)).execute(),
+        oldProcessed,
+        false,
+        chunk -> dsl.deleteFrom(OUTBOX_EVENTS).where(chunk.and(oldProcessed)).execute(),
         progress);
   }
 
-  /** Functional shape of one chunked statement: the ids sub-select in, rows touched out. */
+  /** One chunked change: given the condition selecting the chunk's ids, the rows it touched. */
   private interface ChunkStatement {
-    int apply(org.jooq.Select<org.jooq.Record1<UUID>> ids);
+    int apply(Condition chunk);
   }
 
   /**
-   * Repeats {@code statement} on at most {@code chunkSize} matching rows at a time until none is
-   * left; each statement commits on its own when the context is not in a transaction.
+   * Applies {@code statement} to the rows matching {@code where}, at most {@code chunkSize} at a
+   * time, until a chunk comes back short; each statement commits on its own when the context is not
+   * in a transaction.
+   *
+   * <p>Each chunk is two statements: the ids that match now, then the change on those ids <b>and
+   * {@code where} again</b>. The change re-checks the predicate on the row it is about to change,
+   * after waiting for any concurrent change to that row (PostgreSQL re-evaluates the WHERE clause
+   * on the newest row version), so a row that stopped matching in between — requeued, purged,
+   * published, no longer processed — is left alone and not counted.
+   *
+   * @param byId walk the rows in id order, each at most once, so rows that match again while this
+   *     runs (an event requeued here and dead-lettered again by a relay) cannot keep it going; off
+   *     for the cleanup, whose deleted rows cannot come back and whose chunks follow the index on
+   *     {@code processed_at}
    */
   private long inChunks(
-      int chunkSize, Condition where, ChunkStatement statement, LongConsumer progress) {
+      int chunkSize,
+      Condition where,
+      boolean byId,
+      ChunkStatement statement,
+      LongConsumer progress) {
     long total = 0;
+    UUID after = null;
     while (true) {
+      Condition next = after == null ? where : where.and(OUTBOX_EVENTS.ID.gt(after));
+      List<UUID> ids =
+          dsl.select(OUTBOX_EVENTS.ID)
+              .from(OUTBOX_EVENTS)
+              .where(next)
+              .orderBy(byId ? OUTBOX_EVENTS.ID : OUTBOX_EVENTS.PROCESSED_AT)
+              .limit(chunkSize)
+              .fetch(OUTBOX_EVENTS.ID);
+      if (ids.isEmpty()) {
+        return total;
+      }
       int touched =
           statement.apply(
-              DSL.select(OUTBOX_EVENTS.ID).from(OUTBOX_EVENTS).where(where).limit(chunkSize));
+              OUTBOX_EVENTS.ID.eq(DSL.any(DSL.val(ids.toArray(UUID[]::new), UUID_ARRAY))));
       total += touched;
       if (touched > 0) {
         progress.accept(total);
       }
-      if (touched < chunkSize) {
+      if (ids.size() < chunkSize) {
         return total;
+      }
+      if (byId) {
+        after = ids.get(ids.size() - 1);
       }
     }
   }
