@@ -79,8 +79,10 @@ public interface OutboxAdmin {
   List<DeadLetter> deadLetters(String eventType, int limit);
 
   /**
-   * Dead letters counted by event type and error fingerprint (the last error with numbers, ids and
-   * quoted values replaced by {@code ?}), the most recent group first.
+   * Dead letters counted by event type and error fingerprint, the most recent group first. The
+   * fingerprint is the last error with its varying parts replaced by {@code ?}: numbers (not those
+   * glued to a letter, as in {@code utf8}), UUIDs, hex numbers and quoted values of two characters
+   * or more ({@code 'orders-17'}, not the quoted punctuation of {@code expected ',' or ';'}).
    */
   List<DeadLetterGroup> deadLetterGroups();
 

@@ -114,6 +114,49 @@ class OutboxAdminTest {
   }
 
   @Test
+  void theLastErrorNamesTheCausesTextOnce() throws Exception {
+    List<UUID> ids = write(2, "order.paid");
+    // As publisher-kafka reports a rejected record: the reason already quotes the exception.
+    RuntimeException tooLarge =
+        new IllegalStateException("The message is 2000000 bytes when serialized");
+    ScriptedPublisher publisher =
+        new ScriptedPublisher()
+            .answer(
+                m ->
+                    m.id().equals(ids.get(0))
+                        ? PublishResult.permanent(
+                            "IllegalStateException: " + tooLarge.getMessage(), tooLarge)
+                        : PublishResult.permanent(
+                            "broker refused", new IllegalStateException("x9")));
+    TestSupport.relayBuilder(db, publisher).build().runOnce();
+
+    assertThat(admin.deadLetters(null, 10))
+        .extracting(DeadLetter::id, DeadLetter::lastError)
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple(
+                ids.get(0), "IllegalStateException: The message is 2000000 bytes when serialized"),
+            org.assertj.core.groups.Tuple.tuple(
+                ids.get(1), "broker refused: java.lang.IllegalStateException: x9"));
+  }
+
+  @Test
+  void fingerprintsKeepQuotedPunctuationApostrophesAndWordsWithDigits() throws Exception {
+    write(2, "order.paid");
+    deadLetter("order.paid", "expected digits, ',', ';' and ' ' in '#-abc' (utf8, s3)");
+    write(2, "order.shipped");
+    deadLetter("order.shipped", "can't route \"orders-#\" to queue 17: rejected");
+
+    assertThat(admin.deadLetterGroups())
+        .extracting(
+            DeadLetterGroup::eventType, DeadLetterGroup::errorFingerprint, DeadLetterGroup::count)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(
+                "order.shipped", "can't route ? to queue ?: rejected", 2L),
+            org.assertj.core.groups.Tuple.tuple(
+                "order.paid", "expected digits, ',', ';' and ' ' in ? (utf8, s3)", 2L));
+  }
+
+  @Test
   void requeuesByIdByTypeAndAll() throws Exception {
     List<UUID> paid = write(3, "order.paid");
     deadLetter("order.paid", "x");

@@ -79,8 +79,14 @@ final class BatchOutcome {
   }
 
   private static String describe(PublishResult result) {
-    String text =
-        result.cause() == null ? result.reason() : result.reason() + ": " + result.cause();
+    // Plugins often put the exception's text in the reason already: then it is not repeated.
+    Throwable cause = result.cause();
+    boolean told =
+        cause == null
+            || (cause.getMessage() != null
+                && !cause.getMessage().isBlank()
+                && result.reason().contains(cause.getMessage()));
+    String text = told ? result.reason() : result.reason() + ": " + cause;
     return text.length() <= MAX_ERROR_LENGTH ? text : text.substring(0, MAX_ERROR_LENGTH - 1) + "…";
   }
 
