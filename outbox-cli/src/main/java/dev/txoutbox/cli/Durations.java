@@ -16,6 +16,11 @@ final class Durations implements ITypeConverter<Duration> {
 
   private static final Pattern SHORT = Pattern.compile("(\\d{1,12})(ms|s|m|h|d)");
 
+  /** An ISO-8601 duration in text, as {@link Duration#toString()} writes them. */
+  private static final Pattern ISO =
+      Pattern.compile(
+          "\\bP(?:[0-9]+D)?(?:T(?:-?[0-9]+H)?(?:-?[0-9]+M)?(?:-?[0-9]+(?:\\.[0-9]+)?S)?)?\\b");
+
   @Override
   public Duration convert(String value) {
     return parse(value);
@@ -75,5 +80,58 @@ final class Durations implements ITypeConverter<Duration> {
       sb.append(d.toSecondsPart()).append("s ");
     }
     return sb.toString().trim();
+  }
+
+  /**
+   * {@code d} as the CLI takes it, to the millisecond: the largest unit that divides it exactly
+   * ({@code 300ms}, {@code 30s}, {@code 5m}, {@code 12h}, {@code 7d}, {@code 1250ms}); ISO-8601
+   * when negative or shorter than a millisecond but not zero.
+   */
+  static String text(Duration d) {
+    if (d.isZero()) {
+      return "0ms";
+    }
+    if (d.isNegative() || d.compareTo(Duration.ofMillis(1)) < 0) {
+      return d.toString();
+    }
+    long ms = d.plusNanos(500_000).toMillis();
+    if (ms % 1000 != 0) {
+      return ms + "ms";
+    }
+    long s = ms / 1000;
+    if (s % 60 != 0) {
+      return s + "s";
+    }
+    long m = s / 60;
+    if (m % 60 != 0) {
+      return m + "m";
+    }
+    long h = m / 60;
+    return h % 24 != 0 ? h + "h" : h / 24 + "d";
+  }
+
+  /**
+   * {@code text} with every ISO-8601 duration in it ({@code PT0.3S}, as {@link Duration#toString()}
+   * writes them in messages and logs) written {@linkplain #text(Duration) as the CLI takes it}.
+   */
+  static String inText(String text) {
+    if (text == null || text.indexOf('P') < 0) {
+      return text;
+    }
+    Matcher iso = ISO.matcher(text);
+    StringBuilder out = new StringBuilder(text.length());
+    while (iso.find()) {
+      String shown = iso.group();
+      if (shown.length() > 2) {
+        try {
+          shown = text(Duration.parse(shown));
+        } catch (DateTimeParseException e) {
+          // not a duration after all: kept as it is
+        }
+      }
+      iso.appendReplacement(out, Matcher.quoteReplacement(shown));
+    }
+    iso.appendTail(out);
+    return out.toString();
   }
 }

@@ -134,7 +134,7 @@ final class JsonWriter {
         case '\b' -> out.append("\\b");
         case '\f' -> out.append("\\f");
         default -> {
-          if (c < 0x20 || c == '\u2028' || c == '\u2029') {
+          if (Printable.isControl(c)) { // escaped, so a terminal showing the JSON never acts on it
             out.append(String.format("\\u%04x", (int) c));
           } else {
             out.append(c);

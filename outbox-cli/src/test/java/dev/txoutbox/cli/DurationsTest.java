@@ -44,4 +44,26 @@ class DurationsTest {
     assertThat(Durations.format(Duration.ofDays(7))).isEqualTo("7d");
     assertThat(Durations.format(Duration.ofDays(7).plusHours(2).plusSeconds(9))).isEqualTo("7d 2h");
   }
+
+  @Test
+  void writesWhatTheFlagsTakeBack() {
+    for (String text : new String[] {"300ms", "1250ms", "30s", "90s", "5m", "12h", "7d", "0ms"}) {
+      assertThat(Durations.text(Durations.parse(text))).isEqualTo(text);
+    }
+    assertThat(Durations.text(Duration.ofMillis(300))).isEqualTo("300ms");
+    assertThat(Durations.text(Duration.ofMinutes(90))).isEqualTo("90m");
+    assertThat(Durations.text(Duration.ofNanos(500))).isEqualTo("PT0.0000005S");
+  }
+
+  @Test
+  void rewritesIsoDurationsInText() {
+    assertThat(
+            Durations.inText(
+                "RelayConfig[minPollInterval=PT0.025S, maxPollInterval=PT1S, keep=P7D];"
+                    + " retrying in PT1.2345S: PLAIN PT"))
+        .isEqualTo(
+            "RelayConfig[minPollInterval=25ms, maxPollInterval=1s, keep=7d];"
+                + " retrying in 1235ms: PLAIN PT");
+    assertThat(Durations.inText(null)).isNull();
+  }
 }

@@ -32,9 +32,10 @@ import java.util.regex.Pattern;
  *       any other value is masked as text.
  * </ul>
  *
- * <p>A hidden value reads {@value #MASK}. Masking is best effort on free text (a password with a
- * space in a URI inside a sentence cannot be told from the words after it); code that knows a
- * secret's value should not print the text at all, or replace the value itself.
+ * <p>A hidden value reads {@value #MASK}; a value that already starts with it is left as it is, so
+ * masking masked text changes nothing. Masking is best effort on free text (a password with a space
+ * in a URI inside a sentence cannot be told from the words after it); code that knows a secret's
+ * value should not print the text at all, or replace the value itself.
  *
  * <p>This class is thread-safe: it holds no state.
  */
@@ -128,7 +129,8 @@ public final class SecretMasking {
     int from = 0;
     for (int[] range : secrets) {
       out.append(uri, from, range[0]).append(MASK);
-      from = range[1];
+      // Already masked (text masked twice): keep what follows the mask.
+      from = uri.startsWith(MASK, range[0]) ? range[0] + MASK.length() : range[1];
     }
     return out.append(uri.substring(from)).toString();
   }
@@ -179,7 +181,7 @@ public final class SecretMasking {
     int copied = 0;
     int from = 0;
     while (from < tokens.length() && pair.find(from)) {
-      if (isSecretKey(pair.group(1))) {
+      if (isSecretKey(pair.group(1)) && !pair.group(3).startsWith(MASK)) {
         String value = pair.group(3);
         char first = value.charAt(0);
         boolean quoted = value.length() >= 2 && (first == '"' || first == '\'');

@@ -66,6 +66,8 @@ class SecretMaskingTest {
   @MethodSource("uris")
   void masksEveryUriShape(String uri, String secret, String expected) {
     assertThat(SecretMasking.maskUri(uri)).isEqualTo(expected);
+    assertThat(SecretMasking.maskUri(expected)).as("masked twice").isEqualTo(expected);
+    assertThat(SecretMasking.maskText(expected + ", next")).isEqualTo(expected + ", next");
     // Inside a sentence, and quoted, as exception messages carry them.
     String sentence = "cannot connect to '" + uri + "': refused";
     String masked = SecretMasking.maskText(sentence);
@@ -146,6 +148,7 @@ class SecretMaskingTest {
   void masksEveryTextShape(String text, String secret, String expected) {
     String masked = SecretMasking.maskText(text);
     assertThat(masked).isEqualTo(expected);
+    assertThat(SecretMasking.maskText(masked)).as("masked twice").isEqualTo(expected);
     assertThat(masked).doesNotContain(secret);
   }
 
