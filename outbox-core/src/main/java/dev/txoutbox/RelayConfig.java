@@ -19,6 +19,7 @@ import java.util.regex.Pattern;
  * @param completionMode what happens to a published event's row
  * @param shutdownTimeout how long {@link OutboxRelay#close()} lets an in-flight batch finish
  * @param ordering whether each aggregate's events are kept in order
+ * @param brokerProbeBackoff while the broker is unavailable, the wait between probe batches
  */
 public record RelayConfig(
     String name,
@@ -30,7 +31,8 @@ public record RelayConfig(
     Backoff backoff,
     CompletionMode completionMode,
     Duration shutdownTimeout,
-    Ordering ordering) {
+    Ordering ordering,
+    Backoff brokerProbeBackoff) {
 
   /** Default {@code name}. */
   public static final String DEFAULT_NAME = "default";
@@ -56,6 +58,10 @@ public record RelayConfig(
   /** Default {@code maxAttempts}: 10. */
   public static final int DEFAULT_MAX_ATTEMPTS = 10;
 
+  /** Default {@code brokerProbeBackoff}: 1 s doubling to 30 s, 20% jitter. */
+  public static final Backoff DEFAULT_BROKER_PROBE_BACKOFF =
+      Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(30));
+
   /** Default {@code shutdownTimeout}: 30 s. */
   public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
 
@@ -74,6 +80,7 @@ public record RelayConfig(
     Objects.requireNonNull(completionMode, "completionMode");
     Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
     Objects.requireNonNull(ordering, "ordering");
+    Objects.requireNonNull(brokerProbeBackoff, "brokerProbeBackoff");
     if (!NAME.matcher(name).matches()) {
       throw new IllegalArgumentException(
           "name must be 1 to 64 characters of [A-Za-z0-9_.-] but was '" + name + "'");
@@ -127,7 +134,8 @@ public record RelayConfig(
         .backoff(backoff)
         .completionMode(completionMode)
         .shutdownTimeout(shutdownTimeout)
-        .ordering(ordering);
+        .ordering(ordering)
+        .brokerProbeBackoff(brokerProbeBackoff);
   }
 
   /** Builds a {@link RelayConfig}. Not thread-safe. */
@@ -142,6 +150,7 @@ public record RelayConfig(
     private CompletionMode completionMode = CompletionMode.MARK_PROCESSED;
     private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
     private Ordering ordering = Ordering.NONE;
+    private Backoff brokerProbeBackoff = DEFAULT_BROKER_PROBE_BACKOFF;
 
     private Builder() {}
 
@@ -206,6 +215,17 @@ public record RelayConfig(
     }
 
     /**
+     * While a publisher reports the broker unavailable, the relay claims nothing and waits this
+     * long between probe batches (of at most 10 events, from one worker); the first probe the
+     * broker answers resumes normal claiming. Unavailability costs events no attempt. Defaults to 1
+     * s doubling to 30 s with 20% jitter.
+     */
+    public Builder brokerProbeBackoff(Backoff brokerProbeBackoff) {
+      this.brokerProbeBackoff = brokerProbeBackoff;
+      return this;
+    }
+
+    /**
      * @throws NullPointerException if a reference is null
      * @throws IllegalArgumentException if a value is out of range; the message names the option
      */
@@ -220,7 +240,8 @@ public record RelayConfig(
           backoff,
           completionMode,
           shutdownTimeout,
-          ordering);
+          ordering,
+          brokerProbeBackoff);
     }
   }
 }

@@ -34,6 +34,21 @@ public interface RelayListener {
   /** A relay cycle failed (database unreachable, for instance); it will be tried again. */
   default void cycleFailed(Throwable error) {}
 
+  /**
+   * The broker became unavailable: the relay stopped claiming and probes it with small batches.
+   * Called once per outage, when it starts.
+   *
+   * @param reason the publisher's reason, for operators
+   */
+  default void brokerUnavailable(String reason) {}
+
+  /**
+   * A probe batch reached the broker again and the relay resumed claiming.
+   *
+   * @param outage how long the broker was unavailable
+   */
+  default void brokerAvailable(Duration outage) {}
+
   /** A listener that does nothing. */
   static RelayListener none() {
     return new RelayListener() {};

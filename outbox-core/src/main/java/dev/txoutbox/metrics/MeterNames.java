@@ -31,6 +31,15 @@ final class MeterNames {
   /** Gauge in seconds, rendered {@code outbox_oldest_pending_age_seconds}. */
   static final String OLDEST_PENDING_AGE = "outbox.oldest.pending.age";
 
+  /**
+   * Gauge, 1 while the broker answers and 0 while it is unavailable: {@code
+   * outbox_broker_available}.
+   */
+  static final String BROKER_AVAILABLE = "outbox.broker.available";
+
+  /** Counter, rendered {@code outbox_broker_outages_total}. */
+  static final String BROKER_OUTAGES = "outbox.broker.outages";
+
   /** The tag naming the relay on every meter. */
   static final String RELAY_TAG = "relay";
 

@@ -6,12 +6,14 @@ import dev.txoutbox.RelayListener;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Micrometer meters for one relay and the backlog of its outbox, each tagged {@code relay=<name>}
@@ -78,6 +80,9 @@ public final class OutboxMetrics implements RelayListener, AutoCloseable {
   private final EventTypeCounters failed;
   private final EventTypeCounters deadLettered;
   private final BacklogGauges backlog;
+  private final AtomicInteger brokerAvailable = new AtomicInteger(1);
+  private final Gauge brokerAvailableGauge;
+  private final Counter brokerOutages;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private OutboxMetrics(Builder b) {
@@ -116,6 +121,18 @@ public final class OutboxMetrics implements RelayListener, AutoCloseable {
             "Events that became dead letters",
             tags,
             eventTypes);
+    this.brokerAvailableGauge =
+        Gauge.builder(MeterNames.BROKER_AVAILABLE, brokerAvailable, AtomicInteger::get)
+            .description(
+                "1 while the broker answers, 0 while the relay has paused claiming because the"
+                    + " publisher reports the broker unavailable")
+            .tags(tags)
+            .register(registry);
+    this.brokerOutages =
+        Counter.builder(MeterNames.BROKER_OUTAGES)
+            .description("Times the broker became unavailable and the relay paused claiming")
+            .tags(tags)
+            .register(registry);
     this.backlog = new BacklogGauges(registry, tags, b.admin, b.relayName, b.refreshInterval);
     backlog.start();
   }
@@ -155,6 +172,17 @@ public final class OutboxMetrics implements RelayListener, AutoCloseable {
     cycleFailures.increment();
   }
 
+  @Override
+  public void brokerUnavailable(String reason) {
+    brokerAvailable.set(0);
+    brokerOutages.increment();
+  }
+
+  @Override
+  public void brokerAvailable(Duration outage) {
+    brokerAvailable.set(1);
+  }
+
   /**
    * Reads the backlog now, on the calling thread, and updates the gauges; the refresh thread does
    * the same every refresh interval. Useful before serving the first scrape.
@@ -184,6 +212,8 @@ public final class OutboxMetrics implements RelayListener, AutoCloseable {
     registry.remove(published);
     registry.remove(cycleFailures);
     registry.remove(batchDuration);
+    registry.remove(brokerAvailableGauge);
+    registry.remove(brokerOutages);
   }
 
   /** Configures {@link OutboxMetrics}. Not thread-safe. */

@@ -176,11 +176,28 @@ class OutboxMetricsTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     reportKnownSequence(metrics(registry, CountingAdmin.fixed(STATUS), HOUR));
 
-    assertThat(registry.getMeters()).hasSize(10);
+    assertThat(registry.getMeters()).hasSize(12);
     for (Meter meter : registry.getMeters()) {
       assertThat(meter.getId().getDescription()).as(meter.getId().getName()).isNotBlank();
       assertThat(meter.getId().getTag("relay")).as(meter.getId().getName()).isEqualTo("orders");
     }
+  }
+
+  @Test
+  void brokerAvailabilityFollowsTheRelaysOutageReports() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    OutboxMetrics m = metrics(registry, CountingAdmin.fixed(STATUS), HOUR);
+    assertThat(registry.get("outbox.broker.available").gauge().value()).isEqualTo(1.0);
+
+    m.brokerUnavailable("connection refused");
+    assertThat(registry.get("outbox.broker.available").gauge().value()).isZero();
+    m.brokerAvailable(Duration.ofSeconds(42));
+    m.brokerUnavailable("connection refused");
+
+    assertThat(registry.get("outbox.broker.available").gauge().value()).isZero();
+    assertThat(registry.get("outbox.broker.outages").counter().count()).isEqualTo(2.0);
+    m.brokerAvailable(Duration.ofSeconds(1));
+    assertThat(registry.get("outbox.broker.available").gauge().value()).isEqualTo(1.0);
   }
 
   @Test
@@ -207,7 +224,9 @@ class OutboxMetricsTest {
             "outbox_batch_duration_seconds_max gauge",
             "outbox_events_pending gauge",
             "outbox_dead_letters gauge",
-            "outbox_oldest_pending_age_seconds gauge");
+            "outbox_oldest_pending_age_seconds gauge",
+            "outbox_broker_available gauge",
+            "outbox_broker_outages_total counter");
     assertThat(scrape)
         .contains("outbox_events_published_total{relay=\"orders\"} 3.0")
         .contains("outbox_events_failed_total{event_type=\"order.created\",relay=\"orders\"} 3.0")

@@ -16,8 +16,9 @@ import org.apache.kafka.common.config.ConfigException;
  *
  * <p>Defaults: {@code enable.idempotence=true}, {@code acks=all}, {@code max.block.ms} and {@code
  * delivery.timeout.ms} equal to the send timeout, and {@code request.timeout.ms} small enough to
- * fit in it (at most Kafka's 30 s), so the producer stops trying about when the publisher stops
- * waiting, and a record the relay will retry is not still sent later by the old attempt.
+ * fit in it (at most Kafka's 30 s), as Kafka requires. The publisher waits for the producer's own
+ * outcome of each record (see {@link SendLimits}), so these settings, not a deadline of the
+ * publisher, decide how long a record is tried.
  */
 final class ProducerSettings {
 
@@ -107,7 +108,12 @@ final class ProducerSettings {
     return (key != null && key.type == ConfigDef.Type.PASSWORD) || SecretMasking.isSecretKey(name);
   }
 
-  private static long number(Map<String, Object> config, String name) {
+  /**
+   * A numeric producer setting: the configured value, or Kafka's default when it is not set.
+   *
+   * @throws IllegalArgumentException if the value cannot be parsed
+   */
+  static long number(Map<String, Object> config, String name) {
     ConfigDef.ConfigKey key = PRODUCER.configKeys().get(name);
     Object value = config.getOrDefault(name, key.defaultValue);
     try {

@@ -12,13 +12,10 @@ import java.util.UUID;
 import java.util.random.RandomGenerator;
 
 /**
- * What became of each message of a batch: which ids to complete, which failures to record, and, for
- * reporting after commit, what happened to each message.
+ * What became of each message of a batch: which ids to complete, which failures to record, which
+ * events the broker was unavailable to, and, for reporting after commit, what happened to each.
  */
 final class BatchOutcome {
-
-  /** Longest stored {@code last_error}, in characters. */
-  static final int MAX_ERROR_LENGTH = 2000;
 
   /** One message's fate. {@code delay} is set for a retry, null otherwise. */
   record Fate(OutboxMessage message, PublishResult result, Duration delay) {
@@ -27,20 +24,38 @@ final class BatchOutcome {
     }
   }
 
-  static final BatchOutcome EMPTY = new BatchOutcome(List.of(), List.of(), List.of());
+  static final BatchOutcome EMPTY = new BatchOutcome(List.of(), List.of(), List.of(), List.of());
 
   private final List<UUID> publishedIds;
   private final List<Failure> failures;
+  private final List<UUID> unavailableIds;
   private final List<Fate> fates;
+  private final int unreadable;
 
-  private BatchOutcome(List<UUID> publishedIds, List<Failure> failures, List<Fate> fates) {
+  private BatchOutcome(
+      List<UUID> publishedIds,
+      List<Failure> failures,
+      List<UUID> unavailableIds,
+      List<Fate> fates) {
+    this(publishedIds, failures, unavailableIds, fates, 0);
+  }
+
+  private BatchOutcome(
+      List<UUID> publishedIds,
+      List<Failure> failures,
+      List<UUID> unavailableIds,
+      List<Fate> fates,
+      int unreadable) {
     this.publishedIds = publishedIds;
     this.failures = failures;
+    this.unavailableIds = unavailableIds;
     this.fates = fates;
+    this.unreadable = unreadable;
   }
 
   /**
-   * Decides every message's fate from its result: complete, retry after backoff, or dead letter.
+   * Decides every message's fate from its result: complete, retry after backoff, dead letter, or,
+   * when the broker was unavailable, nothing at all (no attempt is counted).
    */
   static BatchOutcome of(
       List<OutboxMessage> messages,
@@ -50,32 +65,49 @@ final class BatchOutcome {
       RandomGenerator random) {
     List<UUID> published = new ArrayList<>(messages.size());
     List<Failure> failures = new ArrayList<>();
+    List<UUID> unavailable = new ArrayList<>();
     List<Fate> fates = new ArrayList<>(messages.size());
     for (int i = 0; i < messages.size(); i++) {
       OutboxMessage message = messages.get(i);
       PublishResult result = results.get(i);
-      if (result.isPublished()) {
-        published.add(message.id());
-        fates.add(new Fate(message, result, null));
-        continue;
-      }
-      if (result.isBrokerUnavailable()) {
-        // Nothing is known about the message: no attempt counted, the row is left as it was.
-        fates.add(new Fate(message, result, null));
-        continue;
-      }
-      String error = describe(result);
-      boolean dead = result.isPermanent() || message.attempt() >= config.maxAttempts();
-      if (dead) {
-        failures.add(new Failure(message.id(), null, error, now));
-        fates.add(new Fate(message, result, null));
-      } else {
-        Duration delay = config.backoff().delayAfter(message.attempt(), random);
-        failures.add(new Failure(message.id(), now.plus(delay), error, null));
-        fates.add(new Fate(message, result, delay));
+      switch (result.status()) {
+        case PUBLISHED -> {
+          published.add(message.id());
+          fates.add(new Fate(message, result, null));
+        }
+        case BROKER_UNAVAILABLE -> {
+          unavailable.add(message.id());
+          fates.add(new Fate(message, result, null));
+        }
+        case RETRYABLE_FAILURE, PERMANENT_FAILURE -> {
+          String error = describe(result);
+          if (result.isPermanent() || message.attempt() >= config.maxAttempts()) {
+            failures.add(new Failure(message.id(), null, error, now));
+            fates.add(new Fate(message, result, null));
+          } else {
+            Duration delay = config.backoff().delayAfter(message.attempt(), random);
+            failures.add(new Failure(message.id(), now.plus(delay), error, null));
+            fates.add(new Fate(message, result, delay));
+          }
+        }
       }
     }
-    return new BatchOutcome(published, failures, fates);
+    return new BatchOutcome(published, failures, unavailable, fates);
+  }
+
+  /** The outcome of a batch whose every claimed row was unreadable. */
+  static BatchOutcome unreadable(List<Failure> unreadable) {
+    return EMPTY.withUnreadable(unreadable);
+  }
+
+  /** This outcome plus rows that could not be read, recorded as dead letters. */
+  BatchOutcome withUnreadable(List<Failure> rows) {
+    if (rows.isEmpty()) {
+      return this;
+    }
+    List<Failure> all = new ArrayList<>(failures);
+    all.addAll(rows);
+    return new BatchOutcome(publishedIds, all, unavailableIds, fates, unreadable + rows.size());
   }
 
   private static String describe(PublishResult result) {
@@ -83,11 +115,11 @@ final class BatchOutcome {
     Throwable cause = result.cause();
     boolean told =
         cause == null
-            || (cause.getMessage() != null
+            || (result.reason() != null
+                && cause.getMessage() != null
                 && !cause.getMessage().isBlank()
                 && result.reason().contains(cause.getMessage()));
-    String text = told ? result.reason() : result.reason() + ": " + cause;
-    return text.length() <= MAX_ERROR_LENGTH ? text : text.substring(0, MAX_ERROR_LENGTH - 1) + "…";
+    return ErrorText.sanitize(told ? result.reason() : result.reason() + ": " + cause);
   }
 
   List<UUID> publishedIds() {
@@ -98,11 +130,32 @@ final class BatchOutcome {
     return failures;
   }
 
+  /** Events the broker was unavailable to; their rows are left as they were. */
+  List<UUID> unavailableIds() {
+    return unavailableIds;
+  }
+
+  /** Whether the broker answered any message, with any outcome but unavailable. */
+  boolean answered() {
+    return unavailableIds.size() < fates.size();
+  }
+
+  /** The first broker-unavailable reason of the batch, or null. */
+  String unavailableReason() {
+    return fates.stream()
+        .map(Fate::result)
+        .filter(PublishResult::isBrokerUnavailable)
+        .map(r -> r.cause() == null ? r.reason() : r.reason() + ": " + r.cause())
+        .findFirst()
+        .orElse(null);
+  }
+
   List<Fate> fates() {
     return fates;
   }
 
+  /** Rows claimed, including unreadable ones. */
   int claimed() {
-    return fates.size();
+    return fates.size() + unreadable;
   }
 }

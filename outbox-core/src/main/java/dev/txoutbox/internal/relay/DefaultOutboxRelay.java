@@ -1,13 +1,16 @@
 package dev.txoutbox.internal.relay;
 
+import dev.txoutbox.Backoff;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.internal.Durations;
 import dev.txoutbox.spi.Publisher;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
@@ -19,10 +22,9 @@ public final class DefaultOutboxRelay implements OutboxRelay {
 
   private static final Logger log = LoggerFactory.getLogger("dev.txoutbox.relay");
 
-  /** After a failed cycle the wait starts here and doubles up to {@link #MAX_ERROR_DELAY}. */
-  static final Duration MIN_ERROR_DELAY = Duration.ofMillis(100);
-
-  static final Duration MAX_ERROR_DELAY = Duration.ofSeconds(10);
+  /** The wait after consecutive failed cycles: 100 ms doubling to 10 s, with jitter. */
+  static final Backoff ERROR_BACKOFF =
+      Backoff.exponential(Duration.ofMillis(100), Duration.ofSeconds(10));
 
   private enum State {
     NEW,
@@ -33,6 +35,8 @@ public final class DefaultOutboxRelay implements OutboxRelay {
   private final RelayConfig config;
   private final String publisherDescription;
   private final RelayCycle cycle;
+  private final BrokerCircuit circuit;
+  private final DSLContext dsl;
   private final RelayListener listener;
   private final WakeUpSignal signal = new WakeUpSignal();
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
@@ -61,6 +65,9 @@ public final class DefaultOutboxRelay implements OutboxRelay {
     this.publisherDescription = describe(publisher);
     this.listener = new SafeListener(listeners);
     this.cycle = new RelayCycle(dsl, publisher, config, clock, listener);
+    this.circuit =
+        new BrokerCircuit(config.name(), config.brokerProbeBackoff(), listener, System::nanoTime);
+    this.dsl = dsl;
   }
 
   @Override
@@ -68,6 +75,12 @@ public final class DefaultOutboxRelay implements OutboxRelay {
     if (!state.compareAndSet(State.NEW, State.RUNNING)) {
       throw new IllegalStateException(
           "relay " + config.name() + " is " + state.get() + ", not NEW");
+    }
+    try {
+      RelayStore.requireTables(dsl);
+    } catch (IllegalStateException missing) {
+      state.set(State.NEW);
+      throw new IllegalStateException("relay " + config.name() + " " + missing.getMessage());
     }
     log.info(
         "outbox relay {} starting: {}; publisher {}", config.name(), config, publisherDescription);
@@ -103,23 +116,39 @@ public final class DefaultOutboxRelay implements OutboxRelay {
 
   @Override
   public int runOnce() throws InterruptedException {
-    return cycle.run();
+    return runCycle(config.batchSize()).claimed();
   }
 
   private void loop() {
     Duration idle = config.minPollInterval();
-    Duration errorDelay = MIN_ERROR_DELAY;
+    int failedCycles = 0;
     long seen = signal.generation();
     while (!stopping) {
       try {
-        int claimed = cycle.run();
-        errorDelay = MIN_ERROR_DELAY;
-        if (claimed >= config.batchSize()) {
+        BrokerCircuit.Permit permit = circuit.permit();
+        if (permit instanceof BrokerCircuit.Wait w) {
+          seen = signal.await(w.duration(), seen);
+          continue;
+        }
+        boolean probe = permit instanceof BrokerCircuit.Probe;
+        RelayCycle.Result result;
+        try {
+          result = runCycle(probe ? BrokerCircuit.PROBE_BATCH_SIZE : config.batchSize());
+        } finally {
+          if (probe) {
+            circuit.probed();
+          }
+        }
+        failedCycles = 0;
+        if (!circuit.isClosed()) {
+          continue; // the next permit says how long to wait
+        }
+        if (result.claimed() >= config.batchSize()) {
           idle = config.minPollInterval();
           continue;
         }
         idle =
-            claimed > 0
+            result.claimed() > 0
                 ? config.minPollInterval()
                 : min(idle.multipliedBy(2), config.maxPollInterval());
         seen = signal.await(idle, seen);
@@ -127,30 +156,36 @@ public final class DefaultOutboxRelay implements OutboxRelay {
         if (stopping) {
           break;
         }
-        Thread.interrupted(); // clear it, or every following wait would end at once
         log.warn("relay {} worker interrupted while running; carrying on", config.name());
       } catch (Throwable e) {
         if (e instanceof VirtualMachineError) {
           throw (VirtualMachineError) e;
         }
         listener.cycleFailed(e);
+        Duration delay = ERROR_BACKOFF.delayAfter(++failedCycles, ThreadLocalRandom.current());
         log.warn(
-            "relay {} cycle failed, retrying in {} ms: {}",
+            "relay {} cycle failed, retrying in {}: {}",
             config.name(),
-            errorDelay.toMillis(),
+            Durations.format(delay),
             e.toString(),
             e);
         try {
-          seen = signal.await(errorDelay, seen);
+          seen = signal.await(delay, seen);
         } catch (InterruptedException stop) {
           if (stopping) {
             break;
           }
         }
-        errorDelay = min(errorDelay.multipliedBy(2), MAX_ERROR_DELAY);
       }
     }
     log.debug("relay {} worker {} stopped", config.name(), Thread.currentThread().getName());
+  }
+
+  /** One cycle, its news of the broker reported to the circuit. */
+  private RelayCycle.Result runCycle(int limit) throws InterruptedException {
+    RelayCycle.Result result = cycle.run(limit);
+    circuit.report(result.unavailableReason(), result.answered());
+    return result;
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.txoutbox.internal.relay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
 import dev.txoutbox.internal.relay.BatchOutcome.Fate;
+import dev.txoutbox.internal.relay.RelayStore.Failure;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jooq.DSLContext;
 import org.slf4j.Logger;
@@ -61,39 +63,131 @@ final class RelayCycle {
     }
   }
 
+  /** Thrown through jOOQ's transaction when the claimed rows could not be read. */
+  private static final class UnreadableBatch extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    UnreadableBatch(RuntimeException cause) {
+      super(cause);
+    }
+  }
+
   /**
-   * Runs one cycle.
+   * What a cycle did, for the worker loop.
    *
-   * @return the number of events claimed
+   * @param claimed events claimed
+   * @param published events the broker acknowledged
+   * @param unavailableReason the reason when the broker was unavailable to every message of the
+   *     batch, else null
+   * @param answered whether the broker answered at least one message (with any outcome but
+   *     unavailable)
+   */
+  record Result(int claimed, int published, String unavailableReason, boolean answered) {
+    static final Result EMPTY = new Result(0, 0, null, false);
+  }
+
+  /**
+   * Runs one cycle of at most {@code limit} events. When the claimed rows cannot be read (a row
+   * another tool wrote with headers we cannot decode, a payload the server cannot render), the
+   * cycle is rolled back and run again reading the rows one by one: each unreadable row becomes a
+   * dead letter with the error, and the others are published.
+   *
    * @throws InterruptedException if interrupted while publishing; the transaction was rolled back
    */
-  int run() throws InterruptedException {
+  Result run(int limit) throws InterruptedException {
     long started = System.nanoTime();
     BatchOutcome outcome;
     try {
-      outcome = dsl.transactionResult(configuration -> claimPublishComplete(configuration.dsl()));
+      try {
+        outcome = dsl.transactionResult(c -> claimPublishComplete(c.dsl(), limit, false));
+      } catch (UnreadableBatch e) {
+        log.warn(
+            "relay {}: could not read a claimed batch; reading its rows one by one: {}",
+            config.name(),
+            e.getCause().toString());
+        outcome = dsl.transactionResult(c -> claimPublishComplete(c.dsl(), limit, true));
+      }
     } catch (Interrupted e) {
-      Thread.currentThread().interrupt();
       throw (InterruptedException) e.getCause();
     }
-    if (outcome.claimed() > 0) {
-      report(outcome, Duration.ofNanos(System.nanoTime() - started));
+    if (outcome.claimed() == 0) {
+      return Result.EMPTY;
     }
-    return outcome.claimed();
+    report(outcome, Duration.ofNanos(System.nanoTime() - started));
+    return new Result(
+        outcome.claimed(),
+        outcome.publishedIds().size(),
+        outcome.answered() ? null : outcome.unavailableReason(),
+        outcome.answered());
   }
 
-  private BatchOutcome claimPublishComplete(DSLContext tx) {
+  private BatchOutcome claimPublishComplete(DSLContext tx, int limit, boolean rowByRow) {
     OffsetDateTime now = OffsetDateTime.now(clock);
-    List<OutboxMessage> batch = RelayStore.claim(tx, config.batchSize(), now, config.ordering());
+    List<OutboxMessage> batch;
+    List<Failure> unreadable = List.of();
+    if (rowByRow) {
+      batch = new ArrayList<>();
+      unreadable = new ArrayList<>();
+      for (UUID id : RelayStore.claimIds(tx, limit, now, config.ordering())) {
+        try {
+          batch.add(tx.transactionResult(c -> RelayStore.read(c.dsl(), id)));
+        } catch (RuntimeException e) {
+          log.atError()
+              .addKeyValue("relay", config.name())
+              .addKeyValue("event_id", id)
+              .setCause(e)
+              .log("event {} cannot be read and is a dead letter: {}", id, e.toString());
+          unreadable.add(new Failure(id, null, ErrorText.sanitize("unreadable row: " + e), now));
+        }
+      }
+    } else {
+      try {
+        batch = RelayStore.claim(tx, limit, now, config.ordering());
+      } catch (RuntimeException e) {
+        throw new UnreadableBatch(e);
+      }
+    }
     if (batch.isEmpty()) {
-      return BatchOutcome.EMPTY;
+      RelayStore.fail(tx, unreadable);
+      return unreadable.isEmpty() ? BatchOutcome.EMPTY : BatchOutcome.unreadable(unreadable);
     }
     List<PublishResult> results = publish(batch);
     BatchOutcome outcome =
-        BatchOutcome.of(batch, results, config, now, ThreadLocalRandom.current());
+        BatchOutcome.of(batch, results, config, now, ThreadLocalRandom.current())
+            .withUnreadable(unreadable);
     RelayStore.complete(tx, outcome.publishedIds(), config.completionMode(), now);
-    RelayStore.fail(tx, outcome.failures());
+    if (outcome.answered()) {
+      // The broker took some of the batch: put the others back a little later, at no attempt.
+      RelayStore.defer(
+          tx, outcome.unavailableIds(), now.plus(config.brokerProbeBackoff().initialDelay()));
+    }
+    recordFailures(tx, outcome.failures());
     return outcome;
+  }
+
+  /**
+   * Records the failures inside a savepoint: should the statement fail, the acknowledged events of
+   * the batch must still be completed, so the failures are recorded again with a plain reason.
+   */
+  private void recordFailures(DSLContext tx, List<Failure> failures) {
+    if (failures.isEmpty()) {
+      return;
+    }
+    try {
+      tx.transaction(c -> RelayStore.fail(c.dsl(), failures));
+    } catch (RuntimeException e) {
+      log.warn(
+          "relay {}: could not record {} failures; recording them with a plain reason: {}",
+          config.name(),
+          failures.size(),
+          e.toString());
+      String plain = ErrorText.sanitize("failure reason could not be stored: " + e);
+      RelayStore.fail(
+          tx,
+          failures.stream()
+              .map(f -> new Failure(f.id(), f.retryAfter(), plain, f.deadLetteredAt()))
+              .toList());
+    }
   }
 
   /** Calls the publisher; whatever goes wrong becomes retryable failures, never a lost result. */
@@ -180,14 +274,15 @@ final class RelayCycle {
           config.name(),
           retries - MAX_RETRY_WARNINGS_PER_BATCH);
     }
-    int failed = outcome.claimed() - published;
+    int failed = outcome.claimed() - published - unavailable;
     log.debug(
-        "relay {}: batch of {} in {} ms: {} published, {} failed",
+        "relay {}: batch of {} in {} ms: {} published, {} failed, {} not sent (broker unavailable)",
         config.name(),
         outcome.claimed(),
         duration.toMillis(),
         published,
-        failed);
+        failed,
+        unavailable);
     listener.batchCompleted(outcome.claimed(), published, failed, duration);
   }
 

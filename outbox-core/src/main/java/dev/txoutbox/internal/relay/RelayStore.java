@@ -14,23 +14,98 @@ import java.util.UUID;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.JSONB;
 import org.jooq.Record4;
+import org.jooq.Record9;
 import org.jooq.Row4;
+import org.jooq.SelectJoinStep;
 import org.jooq.Table;
+import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** The relay's three statements: claim a batch, complete the published, record the failed. */
+/** The relay's statements: claim a batch, complete the published, record the failed. */
 final class RelayStore {
 
   private RelayStore() {}
 
+  private static final Logger log = LoggerFactory.getLogger("dev.txoutbox.relay");
+
+  /**
+   * Checks that the outbox table exists, so that a relay pointed at the wrong schema fails at start
+   * rather than logging the same error every cycle. A database that cannot be reached now is only
+   * logged: the relay waits it out like any other outage.
+   *
+   * @throws IllegalStateException if the table or its schema does not exist
+   */
+  static void requireTables(DSLContext dsl) {
+    try {
+      dsl.selectOne().from(OUTBOX_EVENTS).limit(0).fetch();
+    } catch (DataAccessException e) {
+      String state = e.sqlState();
+      if ("42P01".equals(state) || "3F000".equals(state)) {
+        String table = dsl.render(OUTBOX_EVENTS);
+        String schema = table.contains(".") ? table.substring(0, table.indexOf('.')) : "public";
+        throw new IllegalStateException(
+            "cannot start: table "
+                + table
+                + " does not exist. Create it with OutboxSchema.migrate(dataSource, "
+                + schema
+                + ") or `txoutbox migrate --schema "
+                + schema.replace("\"", "")
+                + "`, or give the relay the schema that holds it",
+            e);
+      }
+      log.warn("could not check the outbox table at start; carrying on: {}", e.toString());
+    }
+  }
+
   /**
    * Locks up to {@code limit} due pending events in insert order, skipping rows other relays hold.
    * In the per-aggregate orderings only an aggregate's first unprocessed event can be claimed.
+   *
+   * @throws RuntimeException if any claimed row cannot be read; see {@link #claimIds} and {@link
+   *     #read} for reading them one by one
    */
   static List<OutboxMessage> claim(
       DSLContext tx, int limit, OffsetDateTime now, Ordering ordering) {
+    return selectMessages(tx)
+        .where(OutboxConditions.due(now))
+        .and(headOfItsAggregate(ordering))
+        .orderBy(OUTBOX_EVENTS.SEQ)
+        .limit(limit)
+        .forUpdate()
+        .skipLocked()
+        .fetch(RelayStore::toMessage);
+  }
+
+  /** Locks the same rows as {@link #claim} but reads only their ids, which cannot fail. */
+  static List<UUID> claimIds(DSLContext tx, int limit, OffsetDateTime now, Ordering ordering) {
+    return tx.select(OUTBOX_EVENTS.ID)
+        .from(OUTBOX_EVENTS)
+        .where(OutboxConditions.due(now))
+        .and(headOfItsAggregate(ordering))
+        .orderBy(OUTBOX_EVENTS.SEQ)
+        .limit(limit)
+        .forUpdate()
+        .skipLocked()
+        .fetch(OUTBOX_EVENTS.ID);
+  }
+
+  /**
+   * Reads one claimed row.
+   *
+   * @throws RuntimeException if the row cannot be read or decoded
+   */
+  static OutboxMessage read(DSLContext tx, UUID id) {
+    return selectMessages(tx).where(OUTBOX_EVENTS.ID.eq(id)).fetchSingle(RelayStore::toMessage);
+  }
+
+  private static SelectJoinStep<
+          Record9<UUID, Long, String, String, String, JSONB, JSONB, OffsetDateTime, Integer>>
+      selectMessages(DSLContext tx) {
     return tx.select(
             OUTBOX_EVENTS.ID,
             OUTBOX_EVENTS.SEQ,
@@ -41,25 +116,35 @@ final class RelayStore {
             OUTBOX_EVENTS.HEADERS,
             OUTBOX_EVENTS.CREATED_AT,
             OUTBOX_EVENTS.ATTEMPTS)
-        .from(OUTBOX_EVENTS)
-        .where(OutboxConditions.due(now))
-        .and(headOfItsAggregate(ordering))
-        .orderBy(OUTBOX_EVENTS.SEQ)
-        .limit(limit)
-        .forUpdate()
-        .skipLocked()
-        .fetch(
-            r ->
-                new OutboxMessage(
-                    r.value1(),
-                    r.value2(),
-                    r.value3(),
-                    r.value4(),
-                    r.value5(),
-                    r.value6().data(),
-                    Json.readStringMap(r.value7().data()),
-                    r.value8().toInstant(),
-                    r.value9() + 1));
+        .from(OUTBOX_EVENTS);
+  }
+
+  private static OutboxMessage toMessage(
+      Record9<UUID, Long, String, String, String, JSONB, JSONB, OffsetDateTime, Integer> r) {
+    return new OutboxMessage(
+        r.value1(),
+        r.value2(),
+        r.value3(),
+        r.value4(),
+        r.value5(),
+        r.value6().data(),
+        Json.readStringMap(r.value7().data()),
+        r.value8().toInstant(),
+        r.value9() + 1);
+  }
+
+  /**
+   * Postpones events without counting an attempt: the broker was unavailable to them while it
+   * answered others of their batch.
+   */
+  static void defer(DSLContext tx, List<UUID> ids, OffsetDateTime until) {
+    if (ids.isEmpty()) {
+      return;
+    }
+    tx.update(OUTBOX_EVENTS)
+        .set(OUTBOX_EVENTS.RETRY_AFTER, until)
+        .where(OUTBOX_EVENTS.ID.eq(DSL.any(UuidArray.of(ids))))
+        .execute();
   }
 
   /**

@@ -54,4 +54,14 @@ final class SafeListener implements RelayListener {
   public void cycleFailed(Throwable error) {
     each(l -> l.cycleFailed(error));
   }
+
+  @Override
+  public void brokerUnavailable(String reason) {
+    each(l -> l.brokerUnavailable(reason));
+  }
+
+  @Override
+  public void brokerAvailable(Duration outage) {
+    each(l -> l.brokerAvailable(outage));
+  }
 }

@@ -1,0 +1,153 @@
+package dev.txoutbox.internal.relay;
+
+import dev.txoutbox.Backoff;
+import dev.txoutbox.RelayListener;
+import dev.txoutbox.internal.Durations;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Whether the relay may claim: closed while the broker answers, open while it is unavailable. While
+ * open, one worker at a time publishes a small probe batch after a backoff; the first probe the
+ * broker answers (with any outcome but "unavailable") closes the circuit again. Logs one line per
+ * state change and a summary at most every {@link #SUMMARY_INTERVAL}. Thread-safe.
+ */
+final class BrokerCircuit {
+
+  private static final Logger log = LoggerFactory.getLogger("dev.txoutbox.relay");
+
+  /** Events in a probe batch. */
+  static final int PROBE_BATCH_SIZE = 10;
+
+  /** The longest time between two WARN lines while the broker stays unavailable. */
+  static final Duration SUMMARY_INTERVAL = Duration.ofSeconds(30);
+
+  /** What a worker may do now. */
+  sealed interface Permit {}
+
+  /** Claim as usual. */
+  record Claim() implements Permit {}
+
+  /** Publish one probe batch of at most {@link #PROBE_BATCH_SIZE}, then report it. */
+  record Probe() implements Permit {}
+
+  /** Do not claim; ask again after {@code duration}. */
+  record Wait(Duration duration) implements Permit {}
+
+  private static final Claim CLAIM = new Claim();
+  private static final Probe PROBE = new Probe();
+
+  private final String relay;
+  private final Backoff backoff;
+  private final RelayListener listener;
+  private final LongSupplier nanoTime;
+
+  private boolean open;
+  private boolean probing;
+  private long openedAt;
+  private long nextProbeAt;
+  private long nextSummaryAt;
+  private int probes;
+  private int unavailableReports;
+
+  BrokerCircuit(String relay, Backoff backoff, RelayListener listener, LongSupplier nanoTime) {
+    this.relay = relay;
+    this.backoff = backoff;
+    this.listener = listener;
+    this.nanoTime = nanoTime;
+  }
+
+  /** Whether workers may claim full batches. */
+  synchronized boolean isClosed() {
+    return !open;
+  }
+
+  /** Claim, probe or wait. A {@link Probe} must be followed by {@link #probed}. */
+  synchronized Permit permit() {
+    if (!open) {
+      return CLAIM;
+    }
+    long now = nanoTime.getAsLong();
+    if (!probing && now - nextProbeAt >= 0) {
+      probing = true;
+      return PROBE;
+    }
+    long until = probing ? backoff.initialDelay().toNanos() : nextProbeAt - now;
+    return new Wait(Duration.ofNanos(Math.max(until, 1_000_000)));
+  }
+
+  /**
+   * Reports a cycle's view of the broker.
+   *
+   * @param unavailableReason why the broker was unavailable to the whole batch, or null if it
+   *     answered (an empty batch also counts as no news and keeps the state)
+   * @param answered whether the broker answered at least one message of the batch
+   */
+  void report(String unavailableReason, boolean answered) {
+    Runnable event = null;
+    synchronized (this) {
+      long now = nanoTime.getAsLong();
+      if (answered) {
+        if (open) {
+          Duration outage = Duration.ofNanos(now - openedAt);
+          int count = probes;
+          open = false;
+          log.info(
+              "relay {}: broker available again after {} ({} probes); resuming claims",
+              relay,
+              Durations.format(outage),
+              count);
+          event = () -> listener.brokerAvailable(outage);
+        }
+      } else if (unavailableReason != null) {
+        if (!open) {
+          open = true;
+          openedAt = now;
+          probes = 0;
+          unavailableReports = 0;
+          nextSummaryAt = now + SUMMARY_INTERVAL.toNanos();
+          log.warn(
+              "relay {}: broker unavailable, pausing claims and probing with up to {} events"
+                  + " (backoff {} to {}): {}",
+              relay,
+              PROBE_BATCH_SIZE,
+              Durations.format(backoff.initialDelay()),
+              Durations.format(backoff.maxDelay()),
+              unavailableReason);
+          String reason = unavailableReason;
+          event = () -> listener.brokerUnavailable(reason);
+        } else if (now - nextSummaryAt >= 0) {
+          nextSummaryAt = now + SUMMARY_INTERVAL.toNanos();
+          log.warn(
+              "relay {}: broker still unavailable after {} ({} probes): {}",
+              relay,
+              Durations.format(Duration.ofNanos(now - openedAt)),
+              probes,
+              unavailableReason);
+        }
+        nextProbeAt = now + delay(++unavailableReports);
+      }
+    }
+    if (event != null) {
+      event.run();
+    }
+  }
+
+  /** Ends a probe started by {@link #permit()}; call after {@link #report}, even on failure. */
+  synchronized void probed() {
+    probing = false;
+    probes++;
+    long now = nanoTime.getAsLong();
+    if (open && nextProbeAt - now < 0) {
+      // The probe failed without news of the broker (the database, say): wait before the next.
+      nextProbeAt = now + delay(Math.max(1, unavailableReports));
+    }
+  }
+
+  private long delay(int failures) {
+    return backoff.delayAfter(failures, ThreadLocalRandom.current()).toNanos();
+  }
+}

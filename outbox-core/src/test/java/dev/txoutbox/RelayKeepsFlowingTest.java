@@ -1,0 +1,302 @@
+package dev.txoutbox;
+
+import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.txoutbox.internal.json.Json;
+import dev.txoutbox.schema.model.tables.records.OutboxEventsRecord;
+import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.testing.TestDatabase;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import org.jooq.DSLContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One unreadable row, one failure reason the database refuses, or a broker outage longer than the
+ * retry budget: none of them stops the other events or costs a healthy event an attempt.
+ */
+class RelayKeepsFlowingTest {
+
+  /** Deeper than the relay reads headers. */
+  private static final int DEEP = Json.MAX_DEPTH + 10;
+
+  private static TestDatabase db;
+  private static DSLContext mapped;
+  private OutboxRelay relay;
+  private ListAppender<ILoggingEvent> logs;
+  private Logger relayLogger;
+
+  @BeforeAll
+  static void database() {
+    db = TestDatabase.create("flowing", 8);
+    mapped = TestSupport.mapped(db);
+  }
+
+  @AfterAll
+  static void drop() {
+    db.close();
+  }
+
+  @BeforeEach
+  void clean() {
+    db.execute("TRUNCATE " + db.schema() + ".outbox_events");
+    relayLogger = (Logger) LoggerFactory.getLogger("dev.txoutbox.relay");
+    logs = new ListAppender<>();
+    logs.start();
+    relayLogger.addAppender(logs);
+  }
+
+  @AfterEach
+  void stop() {
+    if (relay != null) {
+      relay.close(Duration.ofSeconds(5));
+    }
+    relayLogger.detachAppender(logs);
+  }
+
+  /** Inserts {@code n} healthy events by SQL, as another tool would. */
+  private void insertHealthy(int n, String prefix) {
+    db.execute(
+        "INSERT INTO "
+            + db.schema()
+            + ".outbox_events (id, aggregate_type, aggregate_id, event_type, payload)"
+            + " SELECT gen_random_uuid(), 'order', '"
+            + prefix
+            + "' || g, 'order.created', jsonb_build_object('n', g)"
+            + " FROM generate_series(1, "
+            + n
+            + ") g");
+  }
+
+  private UUID insertPoison(String payloadSql, String headersSql) {
+    UUID id = UUID.randomUUID();
+    db.execute(
+        "INSERT INTO "
+            + db.schema()
+            + ".outbox_events (id, aggregate_type, aggregate_id, event_type, payload, headers)"
+            + " VALUES ('"
+            + id
+            + "', 'order', 'poison', 'order.poison', "
+            + payloadSql
+            + ", "
+            + headersSql
+            + ")");
+    return id;
+  }
+
+  /** The row's state columns; not its payload, which may be one the server cannot render. */
+  private OutboxEventsRecord row(UUID id) {
+    return mapped
+        .select(
+            OUTBOX_EVENTS.ATTEMPTS,
+            OUTBOX_EVENTS.RETRY_AFTER,
+            OUTBOX_EVENTS.DEAD_LETTERED_AT,
+            OUTBOX_EVENTS.LAST_ERROR)
+        .from(OUTBOX_EVENTS)
+        .where(OUTBOX_EVENTS.ID.eq(id))
+        .fetchSingle()
+        .into(OUTBOX_EVENTS);
+  }
+
+  private int pending() {
+    return mapped.fetchCount(
+        OUTBOX_EVENTS,
+        OUTBOX_EVENTS.PROCESSED_AT.isNull().and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNull()));
+  }
+
+  @Test
+  void unreadableRowsBecomeDeadLettersWhileEveryOtherEventIsDelivered() {
+    insertHealthy(500, "a");
+    Map<String, UUID> poison =
+        Map.of(
+            "headers []", insertPoison("'{}'", "'[]'"),
+            "headers null", insertPoison("'{}'", "'null'"),
+            "headers nested too deep",
+                insertPoison("'{}'", "'{\"a\":" + "[".repeat(DEEP) + "]".repeat(DEEP) + "}'"),
+            "headers a string", insertPoison("'{}'", "'\"text\"'"),
+            // Stored in 2 KB, rendered as 1.09 GB: PostgreSQL cannot send it ("out of memory").
+            "payload huge numbers",
+                insertPoison(
+                    "(SELECT jsonb_agg(1e131071::numeric) FROM generate_series(1, 8300))", "'{}'"));
+    insertHealthy(500, "b");
+    ScriptedPublisher publisher = new ScriptedPublisher();
+    relay =
+        TestSupport.relayBuilder(db, publisher)
+            .config(RelayConfig.builder().batchSize(100).build())
+            .build();
+    relay.start();
+
+    await().atMost(Duration.ofSeconds(90)).until(() -> pending() == 0);
+
+    assertThat(publisher.acknowledgements).hasSize(1000);
+    assertThat(publisher.acknowledgements.values()).allMatch(n -> n.get() == 1);
+    poison.forEach(
+        (what, id) -> {
+          OutboxEventsRecord r = row(id);
+          assertThat(r.getDeadLetteredAt()).as(what).isNotNull();
+          assertThat(r.getLastError()).as(what).startsWith("unreadable row: ");
+        });
+    assertThat(row(poison.get("payload huge numbers")).getLastError()).contains("out of memory");
+    assertThat(publisher.attempted).noneMatch(m -> poison.containsValue(m.id()));
+  }
+
+  @Test
+  void aFailureReasonTheDatabaseRefusesIsStoredCleanedAndTheBatchStillCompletes() {
+    insertHealthy(99, "a");
+    UUID bad = insertPoison("'{\"bad\":true}'", "'{}'");
+    ScriptedPublisher publisher =
+        new ScriptedPublisher()
+            .answer(
+                m ->
+                    m.id().equals(bad)
+                        ? PublishResult.permanent(
+                            "broker said \u0000 and \uD800 " + "x".repeat(5000))
+                        : PublishResult.published());
+    relay = TestSupport.relayBuilder(db, publisher).build();
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> relay.runOnce() == 0);
+
+    assertThat(publisher.batches.get()).isEqualTo(1);
+    assertThat(publisher.acknowledgements).hasSize(99);
+    OutboxEventsRecord r = row(bad);
+    assertThat(r.getDeadLetteredAt()).isNotNull();
+    assertThat(r.getLastError())
+        .startsWith("broker said \uFFFD and \uFFFD x")
+        .hasSize(2000)
+        .endsWith("…")
+        .doesNotContain("\u0000");
+  }
+
+  @Test
+  void anOutageLongerThanTheRetryBudgetCostsNoAttemptAndPausesClaiming() throws Exception {
+    insertHealthy(2000, "a");
+    UUID unroutable = insertPoison("'{\"route\":\"nowhere\"}'", "'{}'");
+    AtomicBoolean brokerDown = new AtomicBoolean(true);
+    ScriptedPublisher publisher =
+        new ScriptedPublisher()
+            .answer(
+                m -> {
+                  if (brokerDown.get()) {
+                    return PublishResult.brokerUnavailable(
+                        "connection refused", new java.net.ConnectException("refused"));
+                  }
+                  return m.id().equals(unroutable)
+                      ? PublishResult.permanent("unroutable")
+                      : PublishResult.published();
+                });
+    Duration probe = Duration.ofMillis(200);
+    RelayConfig config =
+        RelayConfig.builder()
+            .batchSize(100)
+            .workers(2)
+            .maxAttempts(3)
+            .backoff(Backoff.exponential(Duration.ofMillis(10), Duration.ofMillis(20)))
+            .brokerProbeBackoff(new Backoff(probe, probe, 1.0, 0.0))
+            .build();
+    RecordingListener listener = new RecordingListener();
+    relay = TestSupport.relayBuilder(db, publisher).config(config).listener(listener).build();
+    relay.start();
+
+    // The whole retry budget is ~30 ms; the outage lasts until 8 probes have gone out.
+    await().atMost(Duration.ofSeconds(30)).until(() -> publisher.batches.get() >= 9);
+    int batchesDuringOutage = publisher.batches.get();
+    Set<UUID> attemptedDuringOutage =
+        publisher.attempted.stream().map(m -> m.id()).collect(Collectors.toSet());
+    assertThat(mapped.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.ATTEMPTS.gt(0))).isZero();
+    assertThat(mapped.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.DEAD_LETTERED_AT.isNotNull()))
+        .isZero();
+    // Only the first full batch of each worker and then one probe of at most 10 at a time.
+    assertThat(publisher.attempted.size())
+        .isLessThanOrEqualTo(2 * 100 + (batchesDuringOutage - 2) * 10);
+    assertThat(attemptedDuringOutage.size()).isLessThanOrEqualTo(200);
+    assertThat(listener.unavailable).hasSize(1);
+
+    brokerDown.set(false);
+    await().atMost(Duration.ofSeconds(30)).until(() -> pending() == 0);
+
+    assertThat(publisher.acknowledgements).hasSize(2000);
+    assertThat(mapped.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.ATTEMPTS.gt(0))).isEqualTo(1);
+    OutboxEventsRecord dead = row(unroutable);
+    assertThat(dead.getDeadLetteredAt()).isNotNull();
+    assertThat(dead.getAttempts()).isEqualTo(1);
+    assertThat(listener.available).hasSize(1);
+    List<ILoggingEvent> warnings =
+        logs.list.stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN)).toList();
+    // One WARN when it went down, the ERROR of the dead letter; no line per event or per probe.
+    assertThat(warnings).hasSizeLessThanOrEqualTo(3);
+    assertThat(logs.list.stream().filter(e -> e.getLevel() == Level.INFO))
+        .anyMatch(e -> e.getFormattedMessage().contains("broker available again"));
+  }
+
+  @Test
+  void eventsTheBrokerWasUnavailableToWhileItTookOthersAreDeferredAtNoAttempt() throws Exception {
+    insertHealthy(10, "a");
+    UUID stuck = insertPoison("'{}'", "'{}'");
+    ScriptedPublisher publisher =
+        new ScriptedPublisher()
+            .answer(
+                m ->
+                    m.id().equals(stuck)
+                        ? PublishResult.brokerUnavailable("partition leader not available")
+                        : PublishResult.published());
+    relay = TestSupport.relayBuilder(db, publisher).build();
+
+    assertThat(relay.runOnce()).isEqualTo(11);
+    assertThat(relay.runOnce()).isZero();
+
+    OutboxEventsRecord r = row(stuck);
+    assertThat(r.getAttempts()).isZero();
+    assertThat(r.getRetryAfter()).isNotNull();
+    assertThat(r.getDeadLetteredAt()).isNull();
+    assertThat(publisher.acknowledgements).hasSize(10);
+  }
+
+  @Test
+  void startFailsFastWhenTheSchemaHasNoOutboxTable() {
+    relay =
+        OutboxRelay.builder()
+            .dataSource(db.dataSource())
+            .schema("no_such_schema_" + Long.toHexString(System.nanoTime()))
+            .publisher(new ScriptedPublisher())
+            .build();
+    assertThatThrownBy(relay::start)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("outbox_events")
+        .hasMessageContaining("does not exist")
+        .hasMessageContaining("OutboxSchema.migrate");
+    assertThat(relay.isRunning()).isFalse();
+  }
+
+  /** Records the broker state changes the relay reports. */
+  private static final class RecordingListener implements RelayListener {
+    final List<String> unavailable = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final List<Duration> available = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @Override
+    public void brokerUnavailable(String reason) {
+      unavailable.add(reason);
+    }
+
+    @Override
+    public void brokerAvailable(Duration outage) {
+      available.add(outage);
+    }
+  }
+}
