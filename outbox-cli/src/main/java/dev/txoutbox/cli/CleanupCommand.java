@@ -44,9 +44,9 @@ final class CleanupCommand extends DatabaseCommand {
     if (olderThan.compareTo(OutboxAdmin.MAX_CLEANUP_AGE) > 0) {
       throw usageError(
           "--older-than must be at most "
-              + Durations.text(OutboxAdmin.MAX_CLEANUP_AGE)
+              + Durations.format(OutboxAdmin.MAX_CLEANUP_AGE)
               + " but was "
-              + Durations.text(olderThan));
+              + Durations.format(olderThan));
     }
     OutboxAdmin admin = admin(target());
     long deleted =

@@ -50,7 +50,8 @@ final class HealthCheck implements AutoCloseable {
     try {
       return current().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
-      return new Result(false, "database unreachable: no answer within " + Durations.text(timeout));
+      return new Result(
+          false, "database unreachable: no answer within " + Durations.format(timeout));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return new Result(false, "interrupted");
@@ -72,7 +73,7 @@ final class HealthCheck implements AutoCloseable {
     try (Connection c = pool.getConnection()) {
       if (!c.isValid(seconds)) { // the driver's own round trip, bounded by the timeout
         return new Result(
-            false, "database unreachable: no answer within " + Durations.text(timeout));
+            false, "database unreachable: no answer within " + Durations.format(timeout));
       }
       return new Result(true, "ok");
     } catch (SQLException e) {

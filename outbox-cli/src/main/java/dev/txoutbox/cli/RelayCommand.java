@@ -337,7 +337,7 @@ final class RelayCommand extends DatabaseCommand {
       log.info(
           "relay '{}' stopping: the batch in flight gets up to {}",
           config.name(),
-          Durations.text(config.shutdownTimeout()));
+          Durations.format(config.shutdownTimeout()));
     }
     log.info("relay stopped");
     if (interrupted) {
@@ -366,15 +366,15 @@ final class RelayCommand extends DatabaseCommand {
           case PER_AGGREGATE_SKIP_DEAD_LETTERS -> "per-aggregate-skip-dead-letters";
         }
         + ", poll "
-        + Durations.text(c.minPollInterval())
+        + Durations.format(c.minPollInterval())
         + " to "
-        + Durations.text(c.maxPollInterval())
+        + Durations.format(c.maxPollInterval())
         + ", backoff "
-        + Durations.text(c.backoff().initialDelay())
+        + Durations.format(c.backoff().initialDelay())
         + " to "
-        + Durations.text(c.backoff().maxDelay())
+        + Durations.format(c.backoff().maxDelay())
         + ", shutdown timeout "
-        + Durations.text(c.shutdownTimeout())
+        + Durations.format(c.shutdownTimeout())
         + (relay.listen ? ", listening for NOTIFY" : "");
   }
 

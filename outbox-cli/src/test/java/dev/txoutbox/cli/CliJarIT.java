@@ -207,7 +207,7 @@ class CliJarIT {
           .singleElement()
           .asString()
           .contains("relay 'default' starting")
-          .contains("poll 300ms to 1s, backoff 1s to 90s, shutdown timeout 30s")
+          .contains("poll 300ms to 1s, backoff 1s to 1m 30s, shutdown timeout 30s")
           .contains("metrics off");
       // Nor in the publisher's own lines: every duration reads as the flags take it.
       assertThat(p.err()).contains("confirmTimeout=30s").doesNotContain("PT");

@@ -46,13 +46,26 @@ class DurationsTest {
   }
 
   @Test
-  void writesWhatTheFlagsTakeBack() {
-    for (String text : new String[] {"300ms", "1250ms", "30s", "90s", "5m", "12h", "7d", "0ms"}) {
-      assertThat(Durations.text(Durations.parse(text))).isEqualTo(text);
+  void readsWhatItWritesAndWhatTheRelayLogs() {
+    assertThat(Durations.parse("1.25s")).isEqualTo(Duration.ofMillis(1250));
+    assertThat(Durations.parse("4m 5s")).isEqualTo(Duration.ofSeconds(245));
+    assertThat(Durations.parse("7d 2h")).isEqualTo(Duration.ofDays(7).plusHours(2));
+    assertThat(Durations.parse("0.5ms")).isEqualTo(Duration.ofNanos(500_000));
+    for (Duration d :
+        new Duration[] {
+          Duration.ofMillis(300),
+          Duration.ofMillis(1250),
+          Duration.ofSeconds(1),
+          Duration.ofSeconds(30),
+          Duration.ofSeconds(90),
+          Duration.ofMinutes(5),
+          Duration.ofHours(12).plusMinutes(3),
+          Duration.ofDays(36_500)
+        }) {
+      assertThat(Durations.parse(Durations.format(d))).as(Durations.format(d)).isEqualTo(d);
     }
-    assertThat(Durations.text(Duration.ofMillis(300))).isEqualTo("300ms");
-    assertThat(Durations.text(Duration.ofMinutes(90))).isEqualTo("90m");
-    assertThat(Durations.text(Duration.ofNanos(500))).isEqualTo("PT0.0000005S");
+    assertThat(Durations.format(Duration.ofSeconds(1))).isEqualTo("1s");
+    assertThat(Durations.format(Duration.ofMillis(1500))).isEqualTo("1.5s");
   }
 
   @Test
@@ -63,7 +76,7 @@ class DurationsTest {
                     + " retrying in PT1.2345S: PLAIN PT"))
         .isEqualTo(
             "RelayConfig[minPollInterval=25ms, maxPollInterval=1s, keep=7d];"
-                + " retrying in 1235ms: PLAIN PT");
+                + " retrying in 1.23s: PLAIN PT");
     assertThat(Durations.inText(null)).isNull();
   }
 }
