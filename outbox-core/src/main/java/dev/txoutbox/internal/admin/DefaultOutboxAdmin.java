@@ -17,14 +17,12 @@ import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.function.LongConsumer;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
-import org.jooq.DataType;
 import org.jooq.Field;
+import org.jooq.Record;
 import org.jooq.impl.DSL;
-import org.jooq.impl.SQLDataType;
 
 /** The {@link OutboxAdmin} over jOOQ; every bulk change in bounded chunks. */
 public final class DefaultOutboxAdmin implements OutboxAdmin {
@@ -42,7 +40,11 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
           + "|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
           + "|0x[0-9a-fA-F]+|(?<![[:alpha:]_])[0-9]+";
 
-  private static final DataType<UUID[]> UUID_ARRAY = SQLDataType.UUID.array();
+  /** Dead letters are walked by id. */
+  private static final Field<?>[] BY_ID = {OUTBOX_EVENTS.ID};
+
+  /** Processed rows by the time they were processed, along the index the cleanup uses. */
+  private static final Field<?>[] BY_PROCESSED_AT = {OUTBOX_EVENTS.PROCESSED_AT, OUTBOX_EVENTS.ID};
 
   private final DSLContext dsl;
   private final Clock clock;
@@ -139,29 +141,27 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
 
   @Override
   public long requeue(DeadLetterSelector selector) {
-    Condition deadLetter = selected(selector);
     return inChunks(
         DEFAULT_CHUNK_SIZE,
-        deadLetter,
-        true,
+        selected(selector),
+        BY_ID,
         chunk ->
             dsl.update(OUTBOX_EVENTS)
                 .setNull(OUTBOX_EVENTS.DEAD_LETTERED_AT)
                 .setNull(OUTBOX_EVENTS.RETRY_AFTER)
                 .set(OUTBOX_EVENTS.ATTEMPTS, 0)
-                .where(chunk.and(deadLetter))
+                .where(chunk)
                 .execute(),
         total -> {});
   }
 
   @Override
   public long purge(DeadLetterSelector selector) {
-    Condition deadLetter = selected(selector);
     return inChunks(
         DEFAULT_CHUNK_SIZE,
-        deadLetter,
-        true,
-        chunk -> dsl.deleteFrom(OUTBOX_EVENTS).where(chunk.and(deadLetter)).execute(),
+        selected(selector),
+        BY_ID,
+        chunk -> dsl.deleteFrom(OUTBOX_EVENTS).where(chunk).execute(),
         total -> {});
   }
 
@@ -178,70 +178,77 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
     }
     requireChunkSize(chunkSize);
     OffsetDateTime cutoff = OffsetDateTime.now(clock).minus(olderThan);
-    Condition oldProcessed = OUTBOX_EVENTS.PROCESSED_AT.lt(cutoff);
     return inChunks(
         chunkSize,
-        oldProcessed,
-        false,
-        chunk -> dsl.deleteFrom(OUTBOX_EVENTS).where(chunk.and(oldProcessed)).execute(),
+        OUTBOX_EVENTS.PROCESSED_AT.lt(cutoff),
+        BY_PROCESSED_AT,
+        chunk -> dsl.deleteFrom(OUTBOX_EVENTS).where(chunk).execute(),
         progress);
   }
 
-  /** One chunked change: given the condition selecting the chunk's ids, the rows it touched. */
+  /** One chunked change of the rows matching {@code chunk}; returns how many it touched. */
   private interface ChunkStatement {
     int apply(Condition chunk);
   }
 
   /**
-   * Applies {@code statement} to the rows matching {@code where}, at most {@code chunkSize} at a
-   * time, until a chunk comes back short; each statement commits on its own when the context is not
-   * in a transaction.
+   * Applies {@code statement} to the rows matching {@code where}, at most about {@code chunkSize}
+   * at a time, walking them in {@code key} order (each row at most once, so rows that match again
+   * while this runs, such as an event requeued here and dead-lettered again by a relay, cannot keep
+   * it going); each statement commits on its own when the context is not in a transaction.
    *
-   * <p>Each chunk is two statements: the ids that match now, then the change on those ids <b>and
-   * {@code where} again</b>. The change re-checks the predicate on the row it is about to change,
-   * after waiting for any concurrent change to that row (PostgreSQL re-evaluates the WHERE clause
-   * on the newest row version), so a row that stopped matching in between — requeued, purged,
-   * published, no longer processed — is left alone and not counted.
-   *
-   * @param byId walk the rows in id order, each at most once, so rows that match again while this
-   *     runs (an event requeued here and dead-lettered again by a relay) cannot keep it going; off
-   *     for the cleanup, whose deleted rows cannot come back and whose chunks follow the index on
-   *     {@code processed_at}
+   * <p>Each chunk is two statements: the key of the chunk's last row, then the change of the rows
+   * in that key range <b>that match {@code where}</b>. The change re-checks the predicate on the
+   * row it is about to change, after waiting for any concurrent change of that row (PostgreSQL
+   * re-evaluates the WHERE clause on the newest row version), so a row that stopped matching in
+   * between (requeued, purged, published, no longer processed) is left alone and not counted; a row
+   * that started matching in the range is changed as it should be. No id list travels to the
+   * server, so each statement is planned on the indexes whatever the table's size.
    */
   private long inChunks(
       int chunkSize,
       Condition where,
-      boolean byId,
+      Field<?>[] key,
       ChunkStatement statement,
       LongConsumer progress) {
     long total = 0;
-    UUID after = null;
+    Object[] after = null;
     while (true) {
-      Condition next = after == null ? where : where.and(OUTBOX_EVENTS.ID.gt(after));
-      List<UUID> ids =
-          dsl.select(OUTBOX_EVENTS.ID)
+      Condition rest = after == null ? where : where.and(after(key, after));
+      Record last =
+          dsl.select(key)
               .from(OUTBOX_EVENTS)
-              .where(next)
-              .orderBy(byId ? OUTBOX_EVENTS.ID : OUTBOX_EVENTS.PROCESSED_AT)
-              .limit(chunkSize)
-              .fetch(OUTBOX_EVENTS.ID);
-      if (ids.isEmpty()) {
-        return total;
-      }
-      int touched =
-          statement.apply(
-              OUTBOX_EVENTS.ID.eq(DSL.any(DSL.val(ids.toArray(UUID[]::new), UUID_ARRAY))));
+              .where(rest)
+              .orderBy(key)
+              .offset(chunkSize - 1)
+              .limit(1)
+              .fetchOne();
+      Condition chunk = last == null ? rest : rest.and(upTo(key, last.intoArray()));
+      int touched = statement.apply(chunk);
       total += touched;
       if (touched > 0) {
         progress.accept(total);
       }
-      if (ids.size() < chunkSize) {
+      if (last == null) {
         return total;
       }
-      if (byId) {
-        after = ids.get(ids.size() - 1);
-      }
+      after = last.intoArray();
     }
+  }
+
+  /**
+   * Rows after {@code values} in {@code key} order; the bound on the leading column alone lets the
+   * index on it limit the scan (a row comparison is not an index condition on a one-column index).
+   */
+  @SuppressWarnings("unchecked")
+  private static Condition after(Field<?>[] key, Object[] values) {
+    return DSL.row(key).gt(values).and(((Field<Object>) key[0]).ge(values[0]));
+  }
+
+  /** Rows up to {@code values} included, in {@code key} order; see {@link #after}. */
+  @SuppressWarnings("unchecked")
+  private static Condition upTo(Field<?>[] key, Object[] values) {
+    return DSL.row(key).le(values).and(((Field<Object>) key[0]).le(values[0]));
   }
 
   private static Condition selected(DeadLetterSelector selector) {
