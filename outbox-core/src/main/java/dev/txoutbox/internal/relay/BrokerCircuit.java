@@ -60,6 +60,11 @@ final class BrokerCircuit {
     this.nanoTime = nanoTime;
   }
 
+  /** Now on the circuit's clock, for {@link #report}'s {@code cycleStarted}. */
+  long now() {
+    return nanoTime.getAsLong();
+  }
+
   /** Whether workers may claim full batches. */
   synchronized boolean isClosed() {
     return !open;
@@ -85,13 +90,16 @@ final class BrokerCircuit {
    * @param unavailableReason why the broker was unavailable to the whole batch, or null if it
    *     answered (an empty batch also counts as no news and keeps the state)
    * @param answered whether the broker answered at least one message of the batch
+   * @param cycleStarted when the reporting cycle began, on the circuit's clock: a batch that was in
+   *     flight when another opened the circuit may have been partly confirmed before the broker
+   *     went away, which is no news that it is back
    */
-  void report(String unavailableReason, boolean answered) {
+  void report(String unavailableReason, boolean answered, long cycleStarted) {
     Runnable event = null;
     synchronized (this) {
       long now = nanoTime.getAsLong();
       if (answered) {
-        if (open) {
+        if (open && cycleStarted - openedAt >= 0) {
           Duration outage = Duration.ofNanos(now - openedAt);
           int count = probes;
           open = false;

@@ -38,15 +38,15 @@ class BrokerCircuitTest {
   @Test
   void claimsWhileTheBrokerAnswers() {
     assertThat(circuit.permit()).isInstanceOf(BrokerCircuit.Claim.class);
-    circuit.report(null, true);
-    circuit.report(null, false); // an empty batch is no news
+    circuit.report(null, true, now.get());
+    circuit.report(null, false, now.get()); // an empty batch is no news
     assertThat(circuit.permit()).isInstanceOf(BrokerCircuit.Claim.class);
     assertThat(events).isEmpty();
   }
 
   @Test
   void anUnavailableBatchStopsClaimingUntilAProbeIsAnswered() {
-    circuit.report("refused", false);
+    circuit.report("refused", false, now.get());
     assertThat(events).containsExactly("down: refused");
     assertThat(circuit.permit()).isInstanceOf(BrokerCircuit.Wait.class);
 
@@ -54,14 +54,14 @@ class BrokerCircuitTest {
     assertThat(circuit.permit()).isInstanceOf(BrokerCircuit.Probe.class);
     // A second worker must not probe at the same time.
     assertThat(circuit.permit()).isInstanceOf(BrokerCircuit.Wait.class);
-    circuit.report("refused", false);
+    circuit.report("refused", false, now.get());
     circuit.probed();
 
     advance(Duration.ofMillis(1500));
     assertThat(circuit.permit()).isInstanceOf(BrokerCircuit.Wait.class);
     advance(Duration.ofMillis(500));
     assertThat(circuit.permit()).isInstanceOf(BrokerCircuit.Probe.class);
-    circuit.report(null, true);
+    circuit.report(null, true, now.get());
     circuit.probed();
 
     assertThat(circuit.permit()).isInstanceOf(BrokerCircuit.Claim.class);
@@ -69,8 +69,19 @@ class BrokerCircuitTest {
   }
 
   @Test
+  void aBatchInFlightWhenTheCircuitOpenedDoesNotCloseIt() {
+    long inFlightSince = now.get();
+    advance(Duration.ofMillis(5));
+    circuit.report("refused", false, now.get());
+    advance(Duration.ofMillis(5));
+    circuit.report(null, true, inFlightSince); // partly confirmed before the broker went away
+    assertThat(circuit.permit()).isInstanceOf(BrokerCircuit.Wait.class);
+    assertThat(events).containsExactly("down: refused");
+  }
+
+  @Test
   void theWaitBetweenProbesGrowsToTheCap() {
-    circuit.report("refused", false);
+    circuit.report("refused", false, now.get());
     List<Long> waits = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       BrokerCircuit.Permit p = circuit.permit();
@@ -81,7 +92,7 @@ class BrokerCircuitTest {
         p = circuit.permit();
       }
       waits.add(waited);
-      circuit.report("refused", false);
+      circuit.report("refused", false, now.get());
       circuit.probed();
     }
     assertThat(waits).containsExactly(1000L, 2000L, 4000L, 4000L, 4000L);
@@ -90,7 +101,7 @@ class BrokerCircuitTest {
 
   @Test
   void aProbeThatFailsWithoutNewsOfTheBrokerStillWaitsBeforeTheNext() {
-    circuit.report("refused", false);
+    circuit.report("refused", false, now.get());
     advance(Duration.ofSeconds(1));
     assertThat(circuit.permit()).isInstanceOf(BrokerCircuit.Probe.class);
     advance(Duration.ofSeconds(5)); // the probe's cycle failed on the database, after a while
