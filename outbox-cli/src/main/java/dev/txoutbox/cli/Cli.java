@@ -2,6 +2,7 @@ package dev.txoutbox.cli;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
+import dev.txoutbox.spi.Printable;
 import java.io.PrintWriter;
 import java.sql.SQLException;
 import org.slf4j.LoggerFactory;

@@ -2,6 +2,7 @@ package dev.txoutbox.cli;
 
 import dev.txoutbox.DeadLetter;
 import dev.txoutbox.DeadLetterGroup;
+import dev.txoutbox.spi.Printable;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;

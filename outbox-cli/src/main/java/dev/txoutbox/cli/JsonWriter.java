@@ -1,5 +1,6 @@
 package dev.txoutbox.cli;
 
+import dev.txoutbox.spi.Printable;
 import java.time.Instant;
 import java.util.Map;
 

@@ -5,6 +5,7 @@ import ch.qos.logback.classic.pattern.MessageConverter;
 import ch.qos.logback.classic.pattern.ThrowableProxyConverter;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
+import dev.txoutbox.spi.Printable;
 
 /**
  * Logback converters of the CLI's log pattern ({@code logback.xml}): the message, the key-values

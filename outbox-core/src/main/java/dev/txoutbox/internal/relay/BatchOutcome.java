@@ -145,7 +145,7 @@ final class BatchOutcome {
     return fates.stream()
         .map(Fate::result)
         .filter(PublishResult::isBrokerUnavailable)
-        .map(r -> r.cause() == null ? r.reason() : r.reason() + ": " + r.cause())
+        .map(BatchOutcome::describe)
         .findFirst()
         .orElse(null);
   }

@@ -1,4 +1,4 @@
-package dev.txoutbox.cli;
+package dev.txoutbox.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

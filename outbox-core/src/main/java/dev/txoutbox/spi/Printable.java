@@ -1,22 +1,24 @@
-package dev.txoutbox.cli;
+package dev.txoutbox.spi;
 
 /**
  * Neutralises control characters in text meant for people (tables on a terminal, log lines): each
- * becomes a visible escape such as {@code \n} or {@code \u001b}, so text from the database can
- * neither move the cursor, recolour the terminal, reorder what is shown nor split a line. JSON
- * output does not go through here: it escapes by its own rules and stays exact. Thread-safe.
+ * becomes a visible escape such as {@code \n} or {@code \u001b}, so text from the database or a
+ * broker (an event type, an aggregate id, an error message) can neither move the cursor, recolour
+ * the terminal, reorder what is shown nor split a log line. The relay, the CLI and the publishers
+ * pass such text through here before logging it; JSON output does not: it escapes by its own rules
+ * and stays exact. Thread-safe.
  */
-final class Printable {
+public final class Printable {
 
   private Printable() {}
 
   /** {@code text} with every control character escaped, line breaks included. Null stays null. */
-  static String of(String text) {
+  public static String of(String text) {
     return escape(text, false);
   }
 
   /** {@code text} with every control character escaped except line feeds and tabs. */
-  static String keepingLines(String text) {
+  public static String keepingLines(String text) {
     return escape(text, true);
   }
 
@@ -47,7 +49,7 @@ final class Printable {
    * C0 and C1 controls and DEL, the line and paragraph separators, and the bidirectional controls
    * that can make a terminal show text in another order than it is.
    */
-  static boolean isControl(int cp) {
+  public static boolean isControl(int cp) {
     return Character.getType(cp) == Character.CONTROL
         || cp == 0x2028
         || cp == 0x2029
