@@ -1,9 +1,9 @@
 package dev.txoutbox.kafka;
 
+import dev.txoutbox.spi.SecretMasking;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -24,7 +24,6 @@ final class ProducerSettings {
 
   private static final ConfigDef PRODUCER = ProducerConfig.configDef();
   private static final int KAFKA_DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-  static final String HIDDEN = "[hidden]";
 
   private ProducerSettings() {}
 
@@ -94,28 +93,19 @@ final class ProducerSettings {
     return Collections.unmodifiableMap(config);
   }
 
-  /** The configuration sorted by name, with passwords and other secrets replaced by "[hidden]". */
-  static Map<String, Object> masked(Map<String, Object> config) {
-    Map<String, Object> masked = new TreeMap<>();
-    config.forEach((name, value) -> masked.put(name, isSecret(name) ? HIDDEN : value));
-    return masked;
+  /**
+   * The configuration sorted by name as it may be logged, secrets hidden by {@link SecretMasking}.
+   */
+  static Map<String, String> masked(Map<String, Object> config) {
+    Map<String, Object> shown = new TreeMap<>();
+    config.forEach((name, value) -> shown.put(name, isSecret(name) ? SecretMasking.MASK : value));
+    return SecretMasking.maskSettings(shown);
   }
 
-  /** Whether the setting holds a credential: Kafka's password type, or a secret-sounding name. */
+  /** Whether the setting holds a credential: Kafka's password type, or a secret by its name. */
   static boolean isSecret(String name) {
     ConfigDef.ConfigKey key = PRODUCER.configKeys().get(name);
-    if (key != null && key.type == ConfigDef.Type.PASSWORD) {
-      return true;
-    }
-    String lower = name.toLowerCase(Locale.ROOT);
-    return lower.contains("password")
-        || lower.contains("secret")
-        || lower.contains("jaas")
-        || lower.contains("token")
-        || lower.contains("credential")
-        || lower.endsWith(".key")
-        || lower.contains("apikey")
-        || lower.contains("api.key");
+    return (key != null && key.type == ConfigDef.Type.PASSWORD) || SecretMasking.isSecretKey(name);
   }
 
   /**

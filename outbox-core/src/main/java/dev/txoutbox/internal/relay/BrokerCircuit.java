@@ -124,7 +124,7 @@ final class BrokerCircuit {
               PROBE_BATCH_SIZE,
               Durations.format(backoff.initialDelay()),
               Durations.format(backoff.maxDelay()),
-              unavailableReason);
+              RelayCycle.safe(unavailableReason));
           String reason = unavailableReason;
           event = () -> listener.brokerUnavailable(reason);
         } else if (now - nextSummaryAt >= 0) {
@@ -134,7 +134,7 @@ final class BrokerCircuit {
               relay,
               Durations.format(Duration.ofNanos(now - openedAt)),
               probes,
-              unavailableReason);
+              RelayCycle.safe(unavailableReason));
         }
         nextProbeAt = now + delay(++unavailableReports);
       }
