@@ -40,9 +40,14 @@ public interface Outbox {
    * never opens, commits or rolls back a transaction: the event becomes visible to the relay when
    * the caller commits, and vanishes with a rollback.
    *
-   * <p>Every field is checked before anything is written: types and ids must be 1 to 255 characters
-   * without U+0000, the payload valid JSON of at most {@link Builder#maxPayloadBytes} bytes,
-   * headers string to string within the limits of {@link Builder}.
+   * <p>Every field is checked before anything is written, each in the unit PostgreSQL enforces for
+   * its column: types and ids 1 to 255 characters (code points) that are not all whitespace; the
+   * payload JSON that PostgreSQL's {@code jsonb} accepts, nested at most 500 arrays and objects
+   * deep, and at most {@link Builder#maxPayloadBytes} UTF-8 bytes both as given and as PostgreSQL
+   * writes it back; at most 64 headers, string to string, names 1 to 255 bytes and values at most
+   * 8,192 bytes of UTF-8; {@code notBefore} within PostgreSQL's timestamptz range. No text may hold
+   * U+0000 or an unpaired UTF-16 surrogate. A refused call throws before it touches the database,
+   * so the caller's transaction stays usable.
    *
    * @param tx the caller's transactional context, such as {@code configuration.dsl()} inside {@code
    *     dsl.transaction(...)}
@@ -52,7 +57,10 @@ public interface Outbox {
    * @throws IllegalArgumentException if a field breaks its limit; the message names the field and
    *     the limit
    * @throws IllegalStateException if {@code tx}'s connection is in auto-commit mode (no
-   *     transaction) and the writer was not built with {@link Builder#allowAutoCommit(boolean)}
+   *     transaction) and the writer was not built with {@link Builder#allowAutoCommit(boolean)}, or
+   *     if {@code tx} takes a new connection from a {@code DataSource} for each statement (a
+   *     context outside any jOOQ transaction) and the writer was not built with {@link
+   *     Builder#externallyManagedTransactions(boolean)}
    * @throws org.jooq.exception.DataAccessException if the INSERT fails
    */
   UUID publish(DSLContext tx, OutboxEvent event);
@@ -69,9 +77,11 @@ public interface Outbox {
   }
 
   /**
-   * Records several events with one multi-row INSERT (one statement per {@value
-   * DefaultOutbox#MAX_ROWS_PER_STATEMENT} events), in list order, in the caller's transaction. All
-   * events are checked first: one bad event rejects the call and nothing is written.
+   * Records several events with multi-row INSERTs (at most {@value
+   * DefaultOutbox#MAX_ROWS_PER_STATEMENT} events and 64 MiB per statement), in list order, in the
+   * caller's transaction. All events are checked first: one bad event rejects the call and nothing
+   * is written. With {@link Builder#allowAutoCommit(boolean)} on an auto-commit connection the call
+   * writes its statements in one transaction of its own: all of its events or none.
    *
    * @return the new ids, in the order of {@code events}
    * @throws NullPointerException if an argument or a required field is null
@@ -99,10 +109,18 @@ public interface Outbox {
     /** Default of {@link #maxPayloadBytes(int)}: 1 MiB. */
     public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
 
+    /**
+     * The largest {@link #maxPayloadBytes(int)}: 40 MiB (41,943,040). The binary jsonb of JSON text
+     * can be 6 times the text, and PostgreSQL refuses jsonb over 268,435,455 bytes, so every
+     * accepted payload fits.
+     */
+    public static final int MAX_PAYLOAD_BYTES_LIMIT = DefaultOutbox.MAX_PAYLOAD_BYTES_LIMIT;
+
     private String schema = OutboxSchema.DEFAULT_SCHEMA;
     private PayloadSerializer serializer;
     private HeadersProvider headersProvider = HeadersProvider.none();
     private boolean allowAutoCommit;
+    private boolean externallyManagedTransactions;
     private boolean lockPerAggregate;
     private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
     private final List<Runnable> afterCommit = new ArrayList<>();
@@ -130,8 +148,10 @@ public interface Outbox {
     }
 
     /**
-     * Whether to write on a connection in auto-commit mode, where the event commits on its own, not
-     * atomically with any business row. Defaults to {@code false}: such a call throws.
+     * Whether to write on a connection in auto-commit mode, where the events commit on their own,
+     * not atomically with any business row. One call still writes all of its events or none: when
+     * it needs more than one statement it runs them in a transaction of its own. Defaults to {@code
+     * false}: such a call throws {@link IllegalStateException}.
      */
     public Builder allowAutoCommit(boolean allowAutoCommit) {
       this.allowAutoCommit = allowAutoCommit;
@@ -139,11 +159,34 @@ public interface Outbox {
     }
 
     /**
-     * Whether each write first takes a transaction-scoped advisory lock per aggregate it writes, so
-     * that transactions writing events of one aggregate commit one after the other, in the order of
-     * their sequence numbers. Needed for the relay's {@link Ordering per-aggregate ordering} when
-     * such transactions may overlap without locking the aggregate's own row; costs one more
-     * statement per call and serialises those writers. Defaults to {@code false}.
+     * Whether to trust a {@code DSLContext} on a {@code DataSource} (jOOQ's {@code
+     * DataSourceConnectionProvider}) used outside any jOOQ transaction: right when that data source
+     * hands out the connection of a transaction managed elsewhere, such as Spring's {@code
+     * TransactionAwareDataSourceProxy} or a JTA data source. Defaults to {@code false}: such a
+     * context, on a connection that is not in auto-commit mode, is refused with {@link
+     * IllegalStateException}, because each statement would run on a pooled connection that nobody
+     * commits and the events would silently be rolled back.
+     */
+    public Builder externallyManagedTransactions(boolean externallyManagedTransactions) {
+      this.externallyManagedTransactions = externallyManagedTransactions;
+      return this;
+    }
+
+    /**
+     * Whether each call first takes transaction-scoped advisory locks for the aggregates it writes,
+     * so that transactions writing events of one aggregate commit one after the other, in the order
+     * of their sequence numbers. Needed for the relay's {@link Ordering per-aggregate ordering}
+     * when such transactions may overlap without locking the aggregate's own row. Costs one more
+     * statement per call and serialises those writers.
+     *
+     * <p>Aggregates are hashed onto 256 lock slots: a transaction holds at most 256 locks however
+     * many aggregates it writes, and two aggregates sharing a slot also wait for each other. A call
+     * takes its slots in ascending order, so transactions that write all their events in one call
+     * ({@code publish} of one aggregate, or one {@code publishAll} of any number) never deadlock. A
+     * transaction that calls the writer several times for different aggregates can deadlock with
+     * another doing the same in the opposite order; PostgreSQL then aborts one of them ({@code
+     * deadlock detected}). Write such a transaction's events with one {@code publishAll}. Defaults
+     * to {@code false}.
      */
     public Builder lockPerAggregate(boolean lockPerAggregate) {
       this.lockPerAggregate = lockPerAggregate;
@@ -151,7 +194,11 @@ public interface Outbox {
     }
 
     /**
-     * The largest payload accepted, in UTF-8 bytes of its JSON text. Defaults to 1 MiB (1,048,576).
+     * The largest payload accepted, in UTF-8 bytes, counted both on the JSON text given and on the
+     * text PostgreSQL writes back for it (jsonb's form: whitespace removed, one space after each
+     * {@code :} and {@code ,}, numbers in full, so {@code 1e100000} is 100,001 bytes), so that a
+     * relay always reads it back within this limit. From 1 to {@value #MAX_PAYLOAD_BYTES_LIMIT}.
+     * Defaults to 1 MiB (1,048,576).
      */
     public Builder maxPayloadBytes(int maxPayloadBytes) {
       this.maxPayloadBytes = maxPayloadBytes;
@@ -169,16 +216,18 @@ public interface Outbox {
     }
 
     /**
-     * @throws IllegalArgumentException if the schema is not a valid name, or {@code
-     *     maxPayloadBytes} is not between 1 and 268,435,455 (PostgreSQL's jsonb limit)
+     * @throws IllegalArgumentException if the schema is not a valid name ({@link
+     *     OutboxSchema#requireSchemaName(String)}), or {@code maxPayloadBytes} is not between 1 and
+     *     {@value #MAX_PAYLOAD_BYTES_LIMIT}
      */
     public Outbox build() {
       OutboxSchema.requireSchemaName(schema);
-      if (maxPayloadBytes < 1 || maxPayloadBytes > DefaultOutbox.JSONB_LIMIT) {
+      if (maxPayloadBytes < 1 || maxPayloadBytes > MAX_PAYLOAD_BYTES_LIMIT) {
         throw new IllegalArgumentException(
             "maxPayloadBytes must be between 1 and "
-                + DefaultOutbox.JSONB_LIMIT
-                + " but was "
+                + MAX_PAYLOAD_BYTES_LIMIT
+                + " (40 MiB: PostgreSQL's jsonb limit over the 6-fold growth of JSON text into"
+                + " jsonb) but was "
                 + maxPayloadBytes);
       }
       return new DefaultOutbox(
@@ -186,6 +235,7 @@ public interface Outbox {
           serializer,
           headersProvider,
           allowAutoCommit,
+          externallyManagedTransactions,
           lockPerAggregate,
           maxPayloadBytes,
           afterCommit);

@@ -14,8 +14,16 @@ import org.jooq.impl.DSL;
 
 /**
  * Operator actions on an outbox: backlog numbers, dead letters (list, requeue, purge) and retention
- * cleanup. Every bulk change runs in bounded chunks, never as one huge statement. This type is
- * thread-safe.
+ * cleanup. Every bulk change runs in bounded chunks, never as one huge statement.
+ *
+ * <p>The changes are safe to run while relays run and while other operators run changes: each one
+ * re-checks its condition in the statement that changes the row, after any concurrent change of
+ * that row has committed, so it never touches a row that stopped matching in the meantime. A purge
+ * never deletes an event that a concurrent requeue has just made pending, two requeues never count
+ * the same event twice, and the cleanup never deletes an event that is not processed. Counts are of
+ * rows actually changed.
+ *
+ * <p>This type is thread-safe.
  */
 public interface OutboxAdmin {
 
@@ -24,6 +32,9 @@ public interface OutboxAdmin {
 
   /** Largest rows per chunk: 100,000. */
   int MAX_CHUNK_SIZE = 100_000;
+
+  /** Longest age {@link #cleanupProcessed(Duration, int, LongConsumer)} accepts: 36,500 days. */
+  Duration MAX_CLEANUP_AGE = Duration.ofDays(36_500);
 
   /**
    * Admin operations on the outbox in {@code schema}, each statement in its own transaction.
@@ -68,16 +79,19 @@ public interface OutboxAdmin {
   List<DeadLetter> deadLetters(String eventType, int limit);
 
   /**
-   * Dead letters counted by event type and error fingerprint (the last error with numbers, ids and
-   * quoted values replaced by {@code ?}), the most recent group first.
+   * Dead letters counted by event type and error fingerprint, the most recent group first. The
+   * fingerprint is the last error with its varying parts replaced by {@code ?}: numbers (not those
+   * glued to a letter, as in {@code utf8}), UUIDs, hex numbers and quoted values of two characters
+   * or more ({@code 'orders-17'}, not the quoted punctuation of {@code expected ',' or ';'}).
    */
   List<DeadLetterGroup> deadLetterGroups();
 
   /**
    * Makes the selected dead letters pending again, with attempts reset to 0 and no retry delay, so
-   * relays publish them at their next poll. The last error is kept for reference.
+   * relays publish them at their next poll. The last error is kept for reference. Each dead letter
+   * is visited once: one that a relay dead-letters again while this runs stays a dead letter.
    *
-   * @return how many events were requeued
+   * @return how many events were requeued (dead letters when changed)
    */
   long requeue(DeadLetterSelector selector);
 
@@ -85,9 +99,9 @@ public interface OutboxAdmin {
   long count(DeadLetterSelector selector);
 
   /**
-   * Deletes the selected dead letters for good.
+   * Deletes the selected dead letters for good; an event requeued meanwhile is left alone.
    *
-   * @return how many were deleted
+   * @return how many were deleted (dead letters when deleted)
    */
   long purge(DeadLetterSelector selector);
 
@@ -106,8 +120,8 @@ public interface OutboxAdmin {
    *
    * @param progress called after each chunk with the total deleted so far
    * @return how many rows were deleted
-   * @throws IllegalArgumentException if {@code olderThan} is negative or {@code chunkSize} is not
-   *     between 1 and {@value #MAX_CHUNK_SIZE}
+   * @throws IllegalArgumentException if {@code olderThan} is negative or longer than {@link
+   *     #MAX_CLEANUP_AGE}, or {@code chunkSize} is not between 1 and {@value #MAX_CHUNK_SIZE}
    */
   long cleanupProcessed(Duration olderThan, int chunkSize, LongConsumer progress);
 }

@@ -12,15 +12,20 @@ import java.util.Objects;
  * <p>The writer checks every field against the column limits before it touches the database (see
  * {@link Outbox#publish(org.jooq.DSLContext, OutboxEvent)}); this record only rejects nulls.
  *
- * @param aggregateType the kind of entity, such as {@code order}; 1 to 255 characters
- * @param aggregateId the entity's id; 1 to 255 characters. Events of one aggregate share a
- *     partition key, message group or routing key downstream
- * @param eventType what happened, such as {@code order.created}; 1 to 255 characters
+ * @param aggregateType the kind of entity, such as {@code order}; 1 to 255 characters (code
+ *     points), not all whitespace
+ * @param aggregateId the entity's id; 1 to 255 characters (code points), not all whitespace. Events
+ *     of one aggregate share a partition key, message group or routing key downstream
+ * @param eventType what happened, such as {@code order.created}; 1 to 255 characters (code points),
+ *     not all whitespace
  * @param payload the event's JSON document: JSON text ({@link String}), UTF-8 JSON bytes ({@code
  *     byte[]}), {@link org.jooq.JSONB}, or any object the writer's {@link PayloadSerializer} turns
- *     into JSON
- * @param headers headers carried to the broker message, string to string; unmodifiable
- * @param notBefore the earliest time to publish (delayed delivery), or {@code null} for at once
+ *     into JSON; at most the writer's {@code maxPayloadBytes} (1 MiB by default)
+ * @param headers headers carried to the broker message, string to string, at most 64; names 1 to
+ *     255 bytes and values at most 8,192 bytes of UTF-8; unmodifiable
+ * @param notBefore the earliest time to publish (delayed delivery), or {@code null} for at once;
+ *     within PostgreSQL's timestamptz range (4714-11-24 BC to 294276-12-31 AD), stored to the
+ *     microsecond, rounded up
  */
 public record OutboxEvent(
     String aggregateType,

@@ -1,5 +1,6 @@
 package dev.txoutbox;
 
+import dev.txoutbox.internal.Durations;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -110,6 +111,44 @@ public record RelayConfig(
       throw new IllegalArgumentException(
           option + " must be between " + min + " and " + max + " but was " + value);
     }
+  }
+
+  /** The configuration for a log line, durations written the way the CLI reads them. */
+  @Override
+  public String toString() {
+    return "RelayConfig{name="
+        + name
+        + ", batchSize="
+        + batchSize
+        + ", workers="
+        + workers
+        + ", poll "
+        + Durations.format(minPollInterval)
+        + " to "
+        + Durations.format(maxPollInterval)
+        + ", maxAttempts="
+        + maxAttempts
+        + ", backoff "
+        + describe(backoff)
+        + ", completionMode="
+        + completionMode
+        + ", shutdownTimeout="
+        + Durations.format(shutdownTimeout)
+        + ", ordering="
+        + ordering
+        + ", brokerProbeBackoff "
+        + describe(brokerProbeBackoff)
+        + "}";
+  }
+
+  private static String describe(Backoff b) {
+    return Durations.format(b.initialDelay())
+        + " to "
+        + Durations.format(b.maxDelay())
+        + " x"
+        + b.multiplier()
+        + " jitter "
+        + b.jitter();
   }
 
   /** The defaults. */

@@ -4,52 +4,41 @@ import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.txoutbox.testing.TestDatabase;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.txoutbox.internal.writer.DefaultOutbox;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.Consumer;
 import org.jooq.DSLContext;
 import org.jooq.JSONB;
 import org.jooq.Record;
-import org.jooq.SQLDialect;
 import org.jooq.Table;
+import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class OutboxWriterTest {
 
-  private static TestDatabase db;
-  private static DSLContext dsl;
-  private static DSLContext mapped;
-  private static Table<Record> orders;
+  @RegisterExtension static final WriterFixture fx = new WriterFixture("writer");
+  private DSLContext dsl;
+  private DSLContext mapped;
+  private Table<Record> orders;
   private Outbox outbox;
 
-  @BeforeAll
-  static void database() {
-    db = TestDatabase.create("writer");
-    db.execute("CREATE TABLE " + db.schema() + ".orders (id text primary key)");
-    dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
-    mapped = TestSupport.mapped(db);
-    orders = DSL.table(DSL.name(db.schema(), "orders"));
-  }
-
-  @AfterAll
-  static void drop() {
-    db.close();
-  }
-
   @BeforeEach
-  void clean() {
-    db.execute("TRUNCATE " + db.schema() + ".orders, " + db.schema() + ".outbox_events");
-    outbox = Outbox.builder().schema(db.schema()).build();
+  void writer() {
+    dsl = fx.dsl;
+    mapped = fx.mapped;
+    orders = fx.orders;
+    outbox = fx.writer().build();
   }
 
   private int orderCount() {
@@ -57,7 +46,7 @@ class OutboxWriterTest {
   }
 
   private int eventCount() {
-    return mapped.fetchCount(OUTBOX_EVENTS);
+    return fx.eventCount();
   }
 
   @Test
@@ -105,9 +94,98 @@ class OutboxWriterTest {
         .hasMessageContaining("allowAutoCommit");
     assertThat(eventCount()).isZero();
 
-    Outbox standalone = Outbox.builder().schema(db.schema()).allowAutoCommit(true).build();
+    Outbox standalone = fx.writer().allowAutoCommit(true).build();
     standalone.publish(dsl, "order", "o-3", "order.created", "{}");
     assertThat(eventCount()).isEqualTo(1);
+  }
+
+  @Test
+  void publishAllInAutoCommitModeWritesAllItsStatementsOrNone() {
+    Outbox standalone = fx.writer().allowAutoCommit(true).build();
+    List<OutboxEvent> events = new ArrayList<>();
+    for (int i = 0; i < DefaultOutbox.MAX_ROWS_PER_STATEMENT + 1; i++) {
+      events.add(OutboxEvent.of("order", "o-" + i, "order.created", "{}"));
+    }
+    // The last event, alone in the second statement, breaks a constraint of this table only.
+    events.set(events.size() - 1, OutboxEvent.of("order", "poison", "order.created", "{}"));
+    fx.db.execute(
+        "ALTER TABLE "
+            + fx.db.schema()
+            + ".outbox_events ADD CONSTRAINT no_poison CHECK (aggregate_id <> 'poison')");
+    try {
+      assertThatThrownBy(() -> standalone.publishAll(dsl, events))
+          .isInstanceOf(DataAccessException.class)
+          .hasMessageContaining("no_poison");
+      assertThat(eventCount()).as("the first statement's 5,000 rows are rolled back").isZero();
+
+      events.set(events.size() - 1, OutboxEvent.of("order", "fine", "order.created", "{}"));
+      assertThat(standalone.publishAll(dsl, events)).hasSize(events.size());
+      assertThat(eventCount()).isEqualTo(events.size());
+      // The pooled connection went back in auto-commit mode.
+      assertThat(dsl.connectionResult(Connection::getAutoCommit)).isTrue();
+    } finally {
+      fx.db.execute("ALTER TABLE " + fx.db.schema() + ".outbox_events DROP CONSTRAINT no_poison");
+    }
+  }
+
+  @Test
+  void refusesAContextThatTakesAPooledConnectionPerStatementAndKeepsTheTransactionUsable() {
+    // A pool with autoCommit=false: the guard on auto-commit alone does not catch this mistake.
+    HikariConfig config = new HikariConfig();
+    config.setDataSource(fx.db.dataSource());
+    config.setAutoCommit(false);
+    config.setMaximumPoolSize(3);
+    try (HikariDataSource pool = new HikariDataSource(config)) {
+      DSLContext outer = DSL.using(pool, org.jooq.SQLDialect.POSTGRES);
+      outer.transaction(
+          tx -> {
+            tx.dsl().insertInto(orders).set(fx.orderId, "invoice-1").execute();
+            assertThatThrownBy(
+                    () -> outbox.publish(outer, "invoice", "invoice-1", "invoice.created", "{}"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not bound to a transaction")
+                .hasMessageContaining("outbox.publish(tx.dsl(), ...)")
+                .hasMessageContaining("externallyManagedTransactions(true)");
+            // The caller's transaction is untouched and the right call works.
+            outbox.publish(tx.dsl(), "invoice", "invoice-1", "invoice.created", "{}");
+          });
+      assertThat(fx.orderIds()).containsExactly("invoice-1");
+      assertThat(eventCount()).isEqualTo(1);
+
+      // Even with allowAutoCommit: this connection is not in auto-commit mode, nobody commits it.
+      Outbox standalone = fx.writer().allowAutoCommit(true).build();
+      assertThatThrownBy(() -> standalone.publish(outer, "invoice", "2", "invoice.created", "{}"))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("not bound to a transaction");
+      assertThat(eventCount()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void externallyManagedTransactionsTrustAThreadBoundDataSource() throws Exception {
+    // Stands in for Spring's TransactionAwareDataSourceProxy: every getConnection() on this thread
+    // returns the one connection of the transaction that the test commits itself.
+    try (Connection bound = fx.db.dataSource().getConnection()) {
+      bound.setAutoCommit(false);
+      DSLContext managed = DSL.using(ThreadBound.dataSource(bound), org.jooq.SQLDialect.POSTGRES);
+      assertThatThrownBy(() -> outbox.publish(managed, "order", "m-1", "order.created", "{}"))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("externallyManagedTransactions(true)");
+
+      Outbox trusting = fx.writer().externallyManagedTransactions(true).build();
+      managed.insertInto(orders).set(fx.orderId, "m-1").execute();
+      UUID id = trusting.publish(managed, "order", "m-1", "order.created", "{}");
+      assertThat(eventCount()).as("not committed yet").isZero();
+      bound.commit();
+      assertThat(fx.orderIds()).containsExactly("m-1");
+      assertThat(fx.payload(id)).isEqualTo("{}");
+
+      // Outside its transaction such a data source hands out auto-commit connections: refused.
+      bound.setAutoCommit(true);
+      assertThatThrownBy(() -> trusting.publish(managed, "order", "m-2", "order.created", "{}"))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("auto-commit");
+    }
   }
 
   @Test
@@ -133,8 +211,7 @@ class OutboxWriterTest {
   void acceptsEveryPayloadFormAndStoresHeadersAndDelay() {
     Instant later = Instant.parse("2030-01-01T00:00:00Z");
     Outbox withSerializer =
-        Outbox.builder()
-            .schema(db.schema())
+        fx.writer()
             .payloadSerializer(p -> "{\"serialised\":\"" + p + "\"}")
             .headersProvider(() -> Map.of("traceparent", "00-abc-def-01", "tenant", "provided"))
             .build();
@@ -176,9 +253,8 @@ class OutboxWriterTest {
   @Test
   void transactionListenerWakesAfterCommitOnlyWhenEventsWereWritten() {
     List<String> wakeUps = new ArrayList<>();
-    Outbox waking =
-        Outbox.builder().schema(db.schema()).afterCommit(() -> wakeUps.add("woken")).build();
-    DSLContext listening = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+    Outbox waking = fx.writer().afterCommit(() -> wakeUps.add("woken")).build();
+    DSLContext listening = DSL.using(fx.db.dataSource(), org.jooq.SQLDialect.POSTGRES);
     listening.configuration().set(waking.transactionListener());
 
     listening.transaction(tx -> tx.dsl().insertInto(orders).set(DSL.field("id"), "x").execute());
@@ -206,108 +282,84 @@ class OutboxWriterTest {
 
   // ---- bad input: each gets its error naming the field and limit, and nothing is written ----
 
-  private void rejects(Consumer<DSLContext> call, String... messageParts) {
-    assertThatThrownBy(() -> dsl.transaction(tx -> call.accept(tx.dsl())))
-        .isInstanceOfAny(IllegalArgumentException.class, NullPointerException.class)
-        .satisfies(
-            e -> {
-              for (String part : messageParts) {
-                assertThat(e).hasMessageContaining(part);
-              }
-            });
-    assertThat(eventCount()).isZero();
-  }
-
   @Test
   void rejectsNullAndBlankTypesAndIds() {
-    rejects(tx -> outbox.publish(tx, null, "1", "t", "{}"), "aggregateType");
-    rejects(tx -> outbox.publish(tx, "a", null, "t", "{}"), "aggregateId");
-    rejects(tx -> outbox.publish(tx, "a", "1", null, "{}"), "eventType");
-    rejects(tx -> outbox.publish(tx, " ", "1", "t", "{}"), "event.aggregateType", "blank");
-    rejects(tx -> outbox.publish(tx, "a", "", "t", "{}"), "event.aggregateId", "blank");
-    rejects(tx -> outbox.publish(tx, "a", "1", "\t", "{}"), "event.eventType", "blank");
-    rejects(tx -> outbox.publish(tx, "a", "1", "t", null), "payload");
-  }
-
-  @Test
-  void rejectsValuesBeyondColumnLimits() {
-    String tooLong = "x".repeat(256);
-    rejects(tx -> outbox.publish(tx, tooLong, "1", "t", "{}"), "event.aggregateType", "255", "256");
-    rejects(tx -> outbox.publish(tx, "a", tooLong, "t", "{}"), "event.aggregateId", "255");
-    rejects(tx -> outbox.publish(tx, "a", "1", tooLong, "{}"), "event.eventType", "255");
-    rejects(tx -> outbox.publish(tx, "a", "1\u0000", "t", "{}"), "event.aggregateId", "U+0000");
-    // 255 characters of a 3-byte character are fine: the limit is in characters, as in varchar.
-    dsl.transaction(tx -> outbox.publish(tx.dsl(), "\u20ac".repeat(255), "1", "t", "{}"));
-    assertThat(eventCount()).isEqualTo(1);
+    Class<NullPointerException> npe = NullPointerException.class;
+    Class<IllegalArgumentException> iae = IllegalArgumentException.class;
+    fx.rejects(npe, tx -> outbox.publish(tx, null, "1", "t", "{}"), "aggregateType");
+    fx.rejects(npe, tx -> outbox.publish(tx, "a", null, "t", "{}"), "aggregateId");
+    fx.rejects(npe, tx -> outbox.publish(tx, "a", "1", null, "{}"), "eventType");
+    fx.rejects(iae, tx -> outbox.publish(tx, " ", "1", "t", "{}"), "event.aggregateType", "blank");
+    fx.rejects(iae, tx -> outbox.publish(tx, "a", "", "t", "{}"), "event.aggregateId", "blank");
+    fx.rejects(iae, tx -> outbox.publish(tx, "a", "1", "\t", "{}"), "event.eventType", "blank");
+    fx.rejects(npe, tx -> outbox.publish(tx, "a", "1", "t", null), "payload");
   }
 
   @Test
   void rejectsInvalidOrOversizedPayloads() {
-    rejects(tx -> outbox.publish(tx, "a", "1", "t", "{\"a\":"), "event.payload", "not valid JSON");
-    rejects(tx -> outbox.publish(tx, "a", "1", "t", "{'a':1}"), "event.payload", "not valid JSON");
-    rejects(tx -> outbox.publish(tx, "a", "1", "t", "{} {}"), "event.payload", "not valid JSON");
-    rejects(tx -> outbox.publish(tx, "a", "1", "t", "\"\\u0000\""), "event.payload", "u0000");
-    rejects(
+    Class<IllegalArgumentException> iae = IllegalArgumentException.class;
+    fx.rejects(iae, tx -> outbox.publish(tx, "a", "1", "t", "{\"a\":"), "event.payload", "JSON");
+    fx.rejects(iae, tx -> outbox.publish(tx, "a", "1", "t", "{'a':1}"), "event.payload", "JSON");
+    fx.rejects(iae, tx -> outbox.publish(tx, "a", "1", "t", "{} {}"), "event.payload", "JSON");
+    fx.rejects(iae, tx -> outbox.publish(tx, "a", "1", "t", "\"\\u0000\""), "payload", "u0000");
+    fx.rejects(
+        iae,
         tx -> outbox.publish(tx, "a", "1", "t", new byte[] {(byte) 0xC3, (byte) 0x28}),
         "event.payload",
         "UTF-8");
-    rejects(
+    fx.rejects(
+        iae,
         tx -> outbox.publish(tx, "a", "1", "t", new Object()),
         "event.payload",
         "payloadSerializer");
-    Outbox small = Outbox.builder().schema(db.schema()).maxPayloadBytes(10).build();
-    rejects(
+    Outbox small = fx.writer().maxPayloadBytes(10).build();
+    fx.rejects(
+        iae,
         tx -> small.publish(tx, "a", "1", "t", "\"\u00e9\u00e9\u00e9\u00e9\u00e9\""),
         "event.payload",
         "at most 10 bytes",
         "12");
     Outbox failing =
-        Outbox.builder()
-            .schema(db.schema())
+        fx.writer()
             .payloadSerializer(
                 p -> {
                   throw new IllegalStateException("cannot map");
                 })
             .build();
-    rejects(tx -> failing.publish(tx, "a", "1", "t", 1), "event.payload", "cannot map");
+    fx.rejects(iae, tx -> failing.publish(tx, "a", "1", "t", 1), "event.payload", "cannot map");
   }
 
   @Test
   @SuppressWarnings({"unchecked", "rawtypes"})
-  void rejectsHeadersThatAreNotStringsOrTooLarge() {
+  void rejectsHeadersThatAreNotStringsOrTooMany() {
+    Class<IllegalArgumentException> iae = IllegalArgumentException.class;
     Map raw = new HashMap();
     raw.put("count", 3);
-    rejects(
+    fx.rejects(
+        iae,
         tx -> outbox.publish(tx, new OutboxEvent("a", "1", "t", "{}", raw, null)),
         "event.headers['count']",
         "must be a string",
         "java.lang.Integer");
     Map rawName = new HashMap();
     rawName.put(7, "x");
-    rejects(
+    fx.rejects(
+        iae,
         tx -> outbox.publish(tx, new OutboxEvent("a", "1", "t", "{}", rawName, null)),
         "event.headers names must be strings");
     Map<String, String> nullValue = new HashMap<>();
     nullValue.put("k", null);
-    rejects(
+    fx.rejects(
+        iae,
         tx -> outbox.publish(tx, new OutboxEvent("a", "1", "t", "{}", nullValue, null)),
         "event.headers['k']",
         "null");
-    rejects(
-        tx ->
-            outbox.publish(
-                tx,
-                OutboxEvent.builder("a", "1", "t")
-                    .payload("{}")
-                    .header("k", "v".repeat(8193))
-                    .build()),
-        "event.headers['k']",
-        "8192");
     Map<String, String> many = new HashMap<>();
     for (int i = 0; i < 65; i++) {
       many.put("h" + i, "v");
     }
-    rejects(
+    fx.rejects(
+        iae,
         tx ->
             outbox.publish(
                 tx, OutboxEvent.builder("a", "1", "t").payload("{}").headers(many).build()),
@@ -318,7 +370,8 @@ class OutboxWriterTest {
 
   @Test
   void oneBadEventInABatchWritesNothing() {
-    rejects(
+    fx.rejects(
+        IllegalArgumentException.class,
         tx ->
             outbox.publishAll(
                 tx,
@@ -334,8 +387,18 @@ class OutboxWriterTest {
   void rejectsBadBuilderSettings() {
     assertThatThrownBy(() -> Outbox.builder().maxPayloadBytes(0).build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("maxPayloadBytes")
-        .hasMessageContaining("268435455");
+        .hasMessageContaining("maxPayloadBytes must be between 1 and 41943040")
+        .hasMessageContaining("but was 0");
+    assertThatThrownBy(
+            () ->
+                Outbox.builder()
+                    .maxPayloadBytes(Outbox.Builder.MAX_PAYLOAD_BYTES_LIMIT + 1)
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("41943040")
+        .hasMessageContaining("but was 41943041");
+    assertThat(Outbox.builder().maxPayloadBytes(Outbox.Builder.MAX_PAYLOAD_BYTES_LIMIT).build())
+        .isNotNull();
     assertThatThrownBy(() -> Outbox.builder().schema("Bad-Name").build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("schema");

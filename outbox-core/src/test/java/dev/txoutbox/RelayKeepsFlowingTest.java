@@ -185,6 +185,32 @@ class RelayKeepsFlowingTest {
   }
 
   @Test
+  void textFromTheDatabaseOrTheBrokerCannotSplitALogLineOrLeakACredential() throws Exception {
+    db.execute(
+        "INSERT INTO "
+            + db.schema()
+            + ".outbox_events (id, aggregate_type, aggregate_id, event_type, payload) VALUES"
+            + " (gen_random_uuid(), 'order', E'o\\n1', E'order.created\\n\\u001b[31mFAKE', '{}')");
+    ScriptedPublisher publisher =
+        new ScriptedPublisher()
+            .answer(
+                m -> PublishResult.permanent("refused by amqp://app:s3cret-pw@rabbit:5672/\nnext"));
+    relay = TestSupport.relayBuilder(db, publisher).build();
+
+    assertThat(relay.runOnce()).isEqualTo(1);
+
+    ILoggingEvent dead =
+        logs.list.stream().filter(e -> e.getLevel() == Level.ERROR).findFirst().orElseThrow();
+    assertThat(dead.getFormattedMessage())
+        .contains("order.created\\n\\u001b[31mFAKE")
+        .doesNotContain("\n")
+        .doesNotContain("\u001b")
+        .doesNotContain("s3cret-pw");
+    assertThat(dead.getKeyValuePairs())
+        .anyMatch(kv -> kv.key.equals("aggregate_id") && kv.value.equals("o\\n1"));
+  }
+
+  @Test
   void anOutageLongerThanTheRetryBudgetCostsNoAttemptAndPausesClaiming() throws Exception {
     insertHealthy(2000, "a");
     UUID unroutable = insertPoison("'{\"route\":\"nowhere\"}'", "'{}'");

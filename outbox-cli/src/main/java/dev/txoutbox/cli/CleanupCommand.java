@@ -21,7 +21,7 @@ final class CleanupCommand extends DatabaseCommand {
       required = true,
       paramLabel = "AGE",
       converter = Durations.class,
-      description = "Such as 30m, 12h, 7d, or ISO-8601 (P7D).")
+      description = "Such as 30m, 12h, 7d, or ISO-8601 (P7D); at most 36500d.")
   Duration olderThan;
 
   @Option(
@@ -40,6 +40,13 @@ final class CleanupCommand extends DatabaseCommand {
     if (chunk < 1 || chunk > OutboxAdmin.MAX_CHUNK_SIZE) {
       throw usageError(
           "--chunk must be between 1 and " + OutboxAdmin.MAX_CHUNK_SIZE + " but was " + chunk);
+    }
+    if (olderThan.compareTo(OutboxAdmin.MAX_CLEANUP_AGE) > 0) {
+      throw usageError(
+          "--older-than must be at most "
+              + Durations.format(OutboxAdmin.MAX_CLEANUP_AGE)
+              + " but was "
+              + Durations.format(olderThan));
     }
     OutboxAdmin admin = admin(target());
     long deleted =

@@ -2,12 +2,17 @@ package dev.txoutbox.cli;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
+import dev.txoutbox.spi.Printable;
 import java.io.PrintWriter;
 import java.sql.SQLException;
 import org.slf4j.LoggerFactory;
+import org.slf4j.bridge.SLF4JBridgeHandler;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /** Assembles the command tree and runs one command line. */
 final class Cli {
@@ -22,6 +27,7 @@ final class Cli {
     // jOOQ prints a banner and tips on first use unless told not to.
     System.setProperty("org.jooq.no-logo", "true");
     System.setProperty("org.jooq.no-tips", "true");
+    routeJavaUtilLogging();
     TxoutboxCommand root = new TxoutboxCommand(context);
     CommandLine cli = commandLine(root);
     cli.setOut(new PrintWriter(context.out(), true));
@@ -32,7 +38,16 @@ final class Cli {
           return new CommandLine.RunLast().execute(parseResult);
         });
     cli.setExecutionExceptionHandler(new FailureHandler(root));
+    cli.setParameterExceptionHandler(new UsageHandler());
     return cli.execute(args);
+  }
+
+  /** The PostgreSQL driver logs through java.util.logging: to Logback, whose pattern masks. */
+  private static synchronized void routeJavaUtilLogging() {
+    if (!SLF4JBridgeHandler.isInstalled()) {
+      SLF4JBridgeHandler.removeHandlersForRootLogger();
+      SLF4JBridgeHandler.install();
+    }
   }
 
   static CommandLine commandLine(TxoutboxCommand root) {
@@ -54,6 +69,8 @@ final class Cli {
     if (LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext) {
       Logger txoutbox = (Logger) LoggerFactory.getLogger("dev.txoutbox");
       txoutbox.setLevel(verbose ? Level.DEBUG : null);
+      Logger flyway = (Logger) LoggerFactory.getLogger("org.flywaydb");
+      flyway.setLevel(verbose ? Level.INFO : Level.WARN);
     }
   }
 
@@ -72,7 +89,7 @@ final class Cli {
     public int handleExecutionException(
         Exception e, CommandLine commandLine, ParseResult parseResult) {
       CliContext context = root.context();
-      context.err().println("txoutbox: " + describe(e));
+      context.err().println("txoutbox: " + Printable.of(OutputMasking.mask(describe(e))));
       if (root.verbose) {
         e.printStackTrace(context.err());
       }
@@ -82,7 +99,7 @@ final class Cli {
 
     private String describe(Exception e) {
       if (e instanceof DatabaseUnavailableException || e instanceof CliException) {
-        return e.getMessage(); // written for the user, with secrets already masked
+        return e.getMessage(); // written for the user
       }
       SQLException sql = find(e, SQLException.class);
       if (sql != null) {
@@ -103,8 +120,7 @@ final class Cli {
       }
       String message = e.getMessage() == null ? "" : e.getMessage();
       String firstLine = message.lines().findFirst().orElse("");
-      return Secrets.mask(
-          e.getClass().getSimpleName() + (firstLine.isEmpty() ? "" : ": " + firstLine));
+      return e.getClass().getSimpleName() + (firstLine.isEmpty() ? "" : ": " + firstLine);
     }
 
     private static <T extends Throwable> T find(Throwable e, Class<T> type) {
@@ -114,6 +130,24 @@ final class Cli {
         }
       }
       return null;
+    }
+  }
+
+  /**
+   * Bad arguments: the message (masked, one line) and the usage on stderr, exit code 2, as
+   * picocli's own handler does; an argument may be a misplaced secret.
+   */
+  private static final class UsageHandler implements IParameterExceptionHandler {
+    @Override
+    public int handleParseException(ParameterException e, String[] args) {
+      CommandLine command = e.getCommandLine();
+      PrintWriter err = command.getErr();
+      err.println(Printable.of(OutputMasking.mask(e.getMessage())));
+      if (!UnmatchedArgumentException.printSuggestions(e, err)) {
+        command.usage(err, command.getColorScheme());
+      }
+      err.flush();
+      return command.getCommandSpec().exitCodeOnInvalidInput();
     }
   }
 }

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.spi.SecretMasking;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.net.UnknownHostException;
@@ -21,7 +22,8 @@ import org.postgresql.ds.PGSimpleDataSource;
 /**
  * Where the outbox lives: JDBC URL, credentials and schema, resolved from the options and the
  * environment, and the ways to connect to it. Immutable; the password never appears in {@link
- * #toString()}.
+ * #toString()}, and once resolved, the password and the secrets of the URL are {@linkplain
+ * OutputMasking hidden} from everything the CLI prints or logs.
  */
 final class DatabaseTarget {
 
@@ -54,16 +56,20 @@ final class DatabaseTarget {
       throw new IllegalArgumentException(
           "Missing the database: give --jdbc-url or set " + ENV_JDBC_URL);
     }
+    OutputMasking.hide(SecretMasking.secretsIn(url));
     if (!url.startsWith("jdbc:postgresql:")) {
       throw new IllegalArgumentException(
           "--jdbc-url must be a PostgreSQL JDBC URL (jdbc:postgresql://host:port/database) but was "
-              + Secrets.mask(url));
+              + SecretMasking.maskUri(url));
     }
     String user = firstNonBlank(options.user, env.get(ENV_USER));
     String password =
         options.passwordFile != null
             ? readPassword(options.passwordFile)
             : firstNonBlank(env.get(ENV_PASSWORD), null);
+    if (password != null) {
+      OutputMasking.hide(List.of(password));
+    }
     String schema = options.schema == null ? OutboxSchema.DEFAULT_SCHEMA : options.schema;
     try {
       OutboxSchema.requireSchemaName(schema);
@@ -85,7 +91,7 @@ final class DatabaseTarget {
 
   /** The JDBC URL with any password in it hidden. */
   String maskedUrl() {
-    return Secrets.mask(jdbcUrl);
+    return SecretMasking.maskUri(jdbcUrl);
   }
 
   /**
@@ -123,20 +129,6 @@ final class DatabaseTarget {
     return new HikariDataSource(config);
   }
 
-  /**
-   * A data source for health checks: a fresh connection each time, connecting and reading within
-   * {@code timeout}.
-   */
-  DataSource healthCheckDataSource(Duration timeout) {
-    PGSimpleDataSource ds = simpleDataSource();
-    int seconds = (int) Math.max(1, timeout.toSeconds());
-    ds.setConnectTimeout(seconds);
-    ds.setLoginTimeout(seconds);
-    ds.setSocketTimeout(seconds + 1);
-    ds.setApplicationName(APPLICATION_NAME + "-health");
-    return ds;
-  }
-
   /** What the database refused or why it could not be reached, in one line. */
   static String reason(SQLException e) {
     Throwable root = e;
@@ -147,7 +139,7 @@ final class DatabaseTarget {
         root instanceof UnknownHostException
             ? "unknown host " + root.getMessage()
             : root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
-    return Secrets.mask(message.lines().findFirst().orElse(message).trim());
+    return OutputMasking.mask(message.lines().findFirst().orElse(message).trim());
   }
 
   @Override
@@ -156,8 +148,8 @@ final class DatabaseTarget {
         + maskedUrl()
         + ", user="
         + (user == null ? "(driver default)" : user)
-        + ", password="
-        + (password == null ? "(none)" : Secrets.MASK)
+        + ", password "
+        + (password == null ? "none" : "given")
         + ", schema="
         + schema;
   }

@@ -2,12 +2,17 @@ package dev.txoutbox.cli;
 
 import dev.txoutbox.DeadLetter;
 import dev.txoutbox.DeadLetterGroup;
+import dev.txoutbox.spi.Printable;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Renders dead letters and their groups as text tables or JSON. Stateless. */
+/**
+ * Renders dead letters and their groups as text tables, with control characters escaped, or as
+ * JSON, where every string is exact (escaped by JSON's rules). Error texts are masked in both, like
+ * everything the CLI prints. Stateless.
+ */
 final class DeadLetterFormat {
 
   private static final int ERROR_WIDTH = 100;
@@ -25,8 +30,8 @@ final class DeadLetterFormat {
       rows.add(
           new String[] {
             d.id().toString(),
-            d.eventType(),
-            d.aggregateType() + "/" + d.aggregateId(),
+            Printable.of(d.eventType()),
+            Printable.of(d.aggregateType() + "/" + d.aggregateId()),
             Integer.toString(d.attempts()),
             time(d.deadLetteredAt()),
             oneLine(d.lastError())
@@ -48,7 +53,7 @@ final class DeadLetterFormat {
           .value(d.createdAt())
           .name("dead_lettered_at")
           .value(d.deadLetteredAt())
-          .field("last_error", d.lastError())
+          .field("last_error", OutputMasking.mask(d.lastError()))
           .name("headers")
           .value(d.headers())
           .name("payload")
@@ -67,7 +72,10 @@ final class DeadLetterFormat {
     for (DeadLetterGroup g : groups) {
       rows.add(
           new String[] {
-            Long.toString(g.count()), g.eventType(), time(g.newest()), oneLine(g.errorFingerprint())
+            Long.toString(g.count()),
+            Printable.of(g.eventType()),
+            time(g.newest()),
+            oneLine(g.errorFingerprint())
           });
     }
     return columns(rows);
@@ -78,11 +86,11 @@ final class DeadLetterFormat {
     for (DeadLetterGroup g : groups) {
       w.beginObject()
           .field("event_type", g.eventType())
-          .field("error_fingerprint", g.errorFingerprint())
+          .field("error_fingerprint", OutputMasking.mask(g.errorFingerprint()))
           .field("count", g.count())
           .name("newest")
           .value(g.newest())
-          .field("sample_error", g.sampleError())
+          .field("sample_error", OutputMasking.mask(g.sampleError()))
           .endObject();
     }
     return w.endArray().toString();
@@ -96,7 +104,7 @@ final class DeadLetterFormat {
     if (text == null) {
       return "-";
     }
-    String s = text.replaceAll("\\s+", " ").trim();
+    String s = Printable.of(OutputMasking.mask(text.replaceAll("[ \\t\\r\\n]+", " ").trim()));
     return s.length() <= ERROR_WIDTH ? s : s.substring(0, ERROR_WIDTH - 1) + "…";
   }
 

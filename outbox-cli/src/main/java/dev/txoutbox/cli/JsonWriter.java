@@ -1,5 +1,6 @@
 package dev.txoutbox.cli;
 
+import dev.txoutbox.spi.Printable;
 import java.time.Instant;
 import java.util.Map;
 
@@ -134,7 +135,7 @@ final class JsonWriter {
         case '\b' -> out.append("\\b");
         case '\f' -> out.append("\\f");
         default -> {
-          if (c < 0x20 || c == '\u2028' || c == '\u2029') {
+          if (Printable.isControl(c)) { // escaped, so a terminal showing the JSON never acts on it
             out.append(String.format("\\u%04x", (int) c));
           } else {
             out.append(c);

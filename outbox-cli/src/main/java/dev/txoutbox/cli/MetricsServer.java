@@ -44,7 +44,13 @@ final class MetricsServer implements AutoCloseable {
       server = HttpServer.create(new InetSocketAddress(host, port), 16);
     } catch (IOException e) {
       throw new CliException(
-          "cannot serve metrics on " + host + ":" + port + ": " + e.getMessage(), e);
+          "cannot serve metrics on "
+              + host
+              + ":"
+              + port
+              + " (--metrics-host, --metrics-port): "
+              + e.getMessage(),
+          e);
     }
     AtomicInteger n = new AtomicInteger();
     ExecutorService executor =
@@ -106,7 +112,11 @@ final class MetricsServer implements AutoCloseable {
         response = handler.get();
       } catch (RuntimeException e) {
         log.warn("{} failed", exchange.getRequestURI().getPath(), e);
-        response = new Response(500, "text/plain; charset=utf-8", "error: " + e + "\n");
+        response =
+            new Response(
+                500,
+                "text/plain; charset=utf-8",
+                "error: " + OutputMasking.mask(e.toString()) + "\n");
       }
       byte[] bytes = response.body().getBytes(StandardCharsets.UTF_8);
       exchange.getResponseHeaders().set("Content-Type", response.contentType());

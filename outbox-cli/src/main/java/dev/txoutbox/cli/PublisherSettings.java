@@ -1,5 +1,6 @@
 package dev.txoutbox.cli;
 
+import dev.txoutbox.spi.SecretMasking;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -123,7 +124,7 @@ final class PublisherSettings {
   @Override
   public String toString() {
     StringJoiner j = new StringJoiner(", ", "{", "}");
-    values.forEach((k, v) -> j.add(k + "=" + Secrets.maskSetting(k, v)));
+    values.forEach((k, v) -> j.add(k + "=" + SecretMasking.maskSetting(k, v)));
     return j.toString();
   }
 

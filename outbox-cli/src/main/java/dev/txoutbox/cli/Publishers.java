@@ -35,7 +35,33 @@ final class Publishers {
               "confirm-timeout",
               "unroutable-is-permanent"));
 
+  /** Per publisher, the flag that sets each option of its builder, for error messages. */
+  private static final Map<String, Map<String, String>> FLAGS =
+      Map.of(
+          KAFKA,
+          Map.of(
+              "bootstrapServers", "--bootstrap-servers",
+              "topicPrefix", "--topic-prefix",
+              "topics", "--topic",
+              "producerConfig", "--kafka-property",
+              "sendTimeout", "--send-timeout"),
+          SQS,
+          Map.of(
+              "routes", "--queue",
+              "queue", "--queue",
+              "requestTimeout", "--sqs-request-timeout"),
+          RABBIT,
+          Map.of(
+              "uri", "--amqp-uri",
+              "exchange", "--exchange",
+              "confirmTimeout", "--confirm-timeout"));
+
   private Publishers() {}
+
+  /** The flag of each builder option of {@code publisher}. */
+  static Map<String, String> flags(String publisher) {
+    return FLAGS.getOrDefault(publisher, Map.of());
+  }
 
   static boolean accepts(String publisher, String key) {
     for (String s : SETTINGS.getOrDefault(publisher, List.of())) {
@@ -102,7 +128,7 @@ final class Publishers {
     } catch (RuntimeException e) {
       throw new CliException(
           "cannot set up the SQS client: "
-              + Secrets.mask(e.getMessage())
+              + OutputMasking.mask(e.getMessage())
               + " (give --sqs-region or set AWS_REGION)",
           e);
     }

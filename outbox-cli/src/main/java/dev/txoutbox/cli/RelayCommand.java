@@ -14,6 +14,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,6 +38,24 @@ import picocli.CommandLine.Option;
 final class RelayCommand extends DatabaseCommand {
 
   private static final Logger log = LoggerFactory.getLogger(RelayCommand.class);
+
+  /** Where {@code /metrics} and {@code /health} listen unless {@code --metrics-host} widens it. */
+  static final String DEFAULT_METRICS_HOST = "127.0.0.1";
+
+  /** The flag that sets each option of {@link RelayConfig} and {@link Backoff}. */
+  private static final Map<String, String> RELAY_FLAGS =
+      Map.ofEntries(
+          Map.entry("name", "--relay-name"),
+          Map.entry("batchSize", "--batch-size"),
+          Map.entry("workers", "--workers"),
+          Map.entry("maxAttempts", "--max-attempts"),
+          Map.entry("completionMode", "--completion"),
+          Map.entry("ordering", "--ordering"),
+          Map.entry("minPollInterval", "--min-poll-interval"),
+          Map.entry("maxPollInterval", "--max-poll-interval"),
+          Map.entry("initialDelay", "--backoff-initial"),
+          Map.entry("maxDelay", "--backoff-max"),
+          Map.entry("shutdownTimeout", "--shutdown-timeout"));
 
   @Option(
       names = "--publisher",
@@ -179,14 +198,18 @@ final class RelayCommand extends DatabaseCommand {
     @Option(
         names = "--metrics-host",
         paramLabel = "HOST",
-        description = "The address to listen on. Default: 0.0.0.0.")
+        description =
+            "The address to listen on; 0.0.0.0 for every interface (the endpoint has no"
+                + " authentication). Default: 127.0.0.1.")
     String host;
 
     @Option(
         names = "--health-timeout",
         paramLabel = "DURATION",
         converter = Durations.class,
-        description = "/health answers 503 unless the database answers within it. Default: 2s.")
+        description =
+            "/health answers 503 unless the database answers within it, on a pooled"
+                + " connection. Default: 2s.")
     Duration healthTimeout;
 
     @Option(
@@ -197,6 +220,14 @@ final class RelayCommand extends DatabaseCommand {
             "How often the backlog gauges (pending, dead letters, oldest age) are read from the"
                 + " database; scrapes never query it. Default: 15s.")
     Duration refresh;
+
+    @Option(
+        names = "--metrics-max-event-types",
+        paramLabel = "N",
+        description =
+            "Event types with an event_type tag value of their own, 1 to 10000; later ones are"
+                + " counted as event_type=\"other\". Default: 200.")
+    Integer maxEventTypes;
   }
 
   @Override
@@ -218,43 +249,58 @@ final class RelayCommand extends DatabaseCommand {
       throw usageError("--metrics-port must be between 0 and 65535 but was " + port);
     }
     if (metrics.refresh != null && metrics.refresh.isZero()) {
-      throw usageError("--metrics-refresh must be positive");
+      throw usageError("--metrics-refresh must be positive but was 0ms");
     }
     if (metrics.healthTimeout != null && metrics.healthTimeout.isZero()) {
-      throw usageError("--health-timeout must be positive");
+      throw usageError("--health-timeout must be positive but was 0ms");
     }
-    String host = metrics.host == null ? "0.0.0.0" : metrics.host;
+    int maxEventTypes =
+        metrics.maxEventTypes == null
+            ? OutboxMetrics.DEFAULT_MAX_EVENT_TYPES
+            : metrics.maxEventTypes;
+    if (maxEventTypes < 1 || maxEventTypes > OutboxMetrics.MAX_EVENT_TYPES) {
+      throw usageError(
+          "--metrics-max-event-types must be between 1 and "
+              + OutboxMetrics.MAX_EVENT_TYPES
+              + " but was "
+              + maxEventTypes);
+    }
+    String host = metrics.host == null ? DEFAULT_METRICS_HOST : metrics.host;
     Duration healthTimeout =
         metrics.healthTimeout == null ? Duration.ofSeconds(2) : metrics.healthTimeout;
+    Publisher broker = newPublisher(settings, config.name());
+    // Every argument is checked: only now is the relay said to start.
     log.info(
         "relay '{}' starting: database {}; publisher {} {}; {}; pool size {}; metrics {}",
         config.name(),
         target,
         settings.publisher(),
         settings,
-        config,
+        describe(config),
         poolSize,
         port == null ? "off" : "on " + host + ":" + port);
 
-    Publisher broker = newPublisher(settings, config.name());
     boolean interrupted = false;
     try (Closer closer = new Closer()) {
-      // Registered in reverse order of closing: the relay first, then the publisher, the pool
-      // and the HTTP endpoint.
+      // Closed in reverse order: the relay first, then its meters, the publisher, the HTTP
+      // endpoint and its health check, the pool and the registry.
       HikariDataSource pool;
       PrometheusMeterRegistry registry = null;
       AtomicReference<OutboxRelay> running = new AtomicReference<>();
       try {
         if (port != null) {
           registry = closer.add(new Registry()).registry;
-          HealthCheck health =
-              new HealthCheck(
-                  target.healthCheckDataSource(healthTimeout),
-                  healthTimeout,
-                  () -> running.get() != null && running.get().isRunning());
-          closer.add(MetricsServer.start(host, port, registry, health));
         }
         pool = closer.add(target.pool("txoutbox-relay-" + config.name(), poolSize, registry));
+        if (port != null) {
+          HealthCheck health =
+              closer.add(
+                  new HealthCheck(
+                      pool,
+                      healthTimeout,
+                      () -> running.get() != null && running.get().isRunning()));
+          closer.add(MetricsServer.start(host, port, registry, health));
+        }
       } finally {
         closer.add(broker);
       }
@@ -274,7 +320,8 @@ final class RelayCommand extends DatabaseCommand {
                     OutboxAdmin.create(pool, target.schema()),
                     metrics.refresh == null
                         ? OutboxMetrics.DEFAULT_REFRESH_INTERVAL
-                        : metrics.refresh));
+                        : metrics.refresh,
+                    maxEventTypes));
         builder.listener(meters.listener());
       }
       OutboxRelay outboxRelay = builder.build();
@@ -290,13 +337,45 @@ final class RelayCommand extends DatabaseCommand {
       log.info(
           "relay '{}' stopping: the batch in flight gets up to {}",
           config.name(),
-          config.shutdownTimeout());
+          Durations.format(config.shutdownTimeout()));
     }
     log.info("relay stopped");
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
     return ExitCodes.OK;
+  }
+
+  /** The relay's configuration in the words and units of its flags. */
+  private String describe(RelayConfig c) {
+    return "batch size "
+        + c.batchSize()
+        + ", workers "
+        + c.workers()
+        + ", max attempts "
+        + c.maxAttempts()
+        + ", completion "
+        + switch (c.completionMode()) {
+          case MARK_PROCESSED -> "mark";
+          case DELETE -> "delete";
+        }
+        + ", ordering "
+        + switch (c.ordering()) {
+          case NONE -> "none";
+          case PER_AGGREGATE -> "per-aggregate";
+          case PER_AGGREGATE_SKIP_DEAD_LETTERS -> "per-aggregate-skip-dead-letters";
+        }
+        + ", poll "
+        + Durations.format(c.minPollInterval())
+        + " to "
+        + Durations.format(c.maxPollInterval())
+        + ", backoff "
+        + Durations.format(c.backoff().initialDelay())
+        + " to "
+        + Durations.format(c.backoff().maxDelay())
+        + ", shutdown timeout "
+        + Durations.format(c.shutdownTimeout())
+        + (relay.listen ? ", listening for NOTIFY" : "");
   }
 
   /** The Prometheus registry, closed last. */
@@ -347,7 +426,7 @@ final class RelayCommand extends DatabaseCommand {
       }
       return b.build();
     } catch (IllegalArgumentException e) {
-      throw usageError("relay option: " + e.getMessage());
+      throw usageError(FlagNames.of(e.getMessage(), RELAY_FLAGS));
     }
   }
 
@@ -393,7 +472,11 @@ final class RelayCommand extends DatabaseCommand {
     try {
       return Publishers.create(settings, relayName);
     } catch (IllegalArgumentException | IllegalStateException e) {
-      throw usageError("--publisher " + settings.publisher() + ": " + e.getMessage());
+      String message = FlagNames.of(e.getMessage(), Publishers.flags(settings.publisher()));
+      throw usageError(
+          message.startsWith("--")
+              ? message
+              : "--publisher " + settings.publisher() + ": " + message);
     }
   }
 }

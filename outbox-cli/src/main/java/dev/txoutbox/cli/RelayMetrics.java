@@ -32,10 +32,15 @@ final class RelayMetrics implements AutoCloseable {
 
   /**
    * Registers the meters of relay {@code relayName} in {@code registry}; the backlog gauges are
-   * read through {@code admin} every {@code refreshInterval}, and once now.
+   * read through {@code admin} every {@code refreshInterval}, and once now; at most {@code
+   * maxEventTypes} event types get a tag value of their own.
    */
   static RelayMetrics bind(
-      MeterRegistry registry, String relayName, OutboxAdmin admin, Duration refreshInterval) {
+      MeterRegistry registry,
+      String relayName,
+      OutboxAdmin admin,
+      Duration refreshInterval,
+      int maxEventTypes) {
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     new ProcessorMetrics().bindTo(registry);
@@ -47,6 +52,7 @@ final class RelayMetrics implements AutoCloseable {
             .relayName(relayName)
             .admin(admin)
             .refreshInterval(refreshInterval)
+            .maxEventTypes(maxEventTypes)
             .build();
     try {
       outbox.refresh();

@@ -44,4 +44,39 @@ class DurationsTest {
     assertThat(Durations.format(Duration.ofDays(7))).isEqualTo("7d");
     assertThat(Durations.format(Duration.ofDays(7).plusHours(2).plusSeconds(9))).isEqualTo("7d 2h");
   }
+
+  @Test
+  void readsWhatItWritesAndWhatTheRelayLogs() {
+    assertThat(Durations.parse("1.25s")).isEqualTo(Duration.ofMillis(1250));
+    assertThat(Durations.parse("4m 5s")).isEqualTo(Duration.ofSeconds(245));
+    assertThat(Durations.parse("7d 2h")).isEqualTo(Duration.ofDays(7).plusHours(2));
+    assertThat(Durations.parse("0.5ms")).isEqualTo(Duration.ofNanos(500_000));
+    for (Duration d :
+        new Duration[] {
+          Duration.ofMillis(300),
+          Duration.ofMillis(1250),
+          Duration.ofSeconds(1),
+          Duration.ofSeconds(30),
+          Duration.ofSeconds(90),
+          Duration.ofMinutes(5),
+          Duration.ofHours(12).plusMinutes(3),
+          Duration.ofDays(36_500)
+        }) {
+      assertThat(Durations.parse(Durations.format(d))).as(Durations.format(d)).isEqualTo(d);
+    }
+    assertThat(Durations.format(Duration.ofSeconds(1))).isEqualTo("1s");
+    assertThat(Durations.format(Duration.ofMillis(1500))).isEqualTo("1.5s");
+  }
+
+  @Test
+  void rewritesIsoDurationsInText() {
+    assertThat(
+            Durations.inText(
+                "RelayConfig[minPollInterval=PT0.025S, maxPollInterval=PT1S, keep=P7D];"
+                    + " retrying in PT1.2345S: PLAIN PT"))
+        .isEqualTo(
+            "RelayConfig[minPollInterval=25ms, maxPollInterval=1s, keep=7d];"
+                + " retrying in 1.23s: PLAIN PT");
+    assertThat(Durations.inText(null)).isNull();
+  }
 }

@@ -1,6 +1,7 @@
 package dev.txoutbox.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Logger;
@@ -10,16 +11,12 @@ import dev.txoutbox.testing.TestDatabase;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,11 +29,7 @@ import org.slf4j.LoggerFactory;
 class RelayCommandTest {
 
   private static final Duration WAIT = Duration.ofSeconds(60);
-  private static final Pattern SERVING =
-      Pattern.compile("/health on http://127\\.0\\.0\\.1:(\\d+)");
 
-  private final HttpClient http =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private TestDatabase db;
   private OutboxFixture outbox;
   private RabbitQueue rabbit;
@@ -69,26 +62,16 @@ class RelayCommandTest {
     dev.txoutbox.schema.OutboxSchema.migrateNotifyTrigger(db.dataSource(), db.schema());
     CliRunner cli = new CliRunner().env("OUTBOX_DB_USER", "postgres");
     CompletableFuture<CliRunner.Result> run =
-        CompletableFuture.supplyAsync(
-            () ->
-                cli.run(
-                    "relay",
-                    "--jdbc-url",
-                    TestDatabase.jdbcUrl(),
-                    "--schema",
-                    db.schema(),
-                    "--publisher",
-                    "rabbit",
-                    "--amqp-uri",
-                    RabbitQueue.URI,
-                    "--exchange",
-                    rabbit.exchange,
-                    "--listen",
-                    // Polling every 5 minutes: only a notification can publish within the test.
-                    "--min-poll-interval",
-                    "5m",
-                    "--max-poll-interval",
-                    "5m"));
+        startRelay(
+            cli,
+            TestDatabase.jdbcUrl(),
+            RabbitQueue.URI,
+            "--listen",
+            // Polling every 5 minutes: only a notification can publish within the test.
+            "--min-poll-interval",
+            "5m",
+            "--max-poll-interval",
+            "5m");
     await()
         .atMost(WAIT)
         .until(
@@ -120,30 +103,20 @@ class RelayCommandTest {
     CliRunner cli = new CliRunner().env("OUTBOX_DB_USER", "postgres");
 
     CompletableFuture<CliRunner.Result> run =
-        CompletableFuture.supplyAsync(
-            () ->
-                cli.run(
-                    "relay",
-                    "--jdbc-url",
-                    proxiedJdbcUrl(),
-                    "--schema",
-                    db.schema(),
-                    "--publisher",
-                    "rabbit",
-                    "--amqp-uri",
-                    RabbitQueue.URI,
-                    "--exchange",
-                    rabbit.exchange,
-                    "--batch-size",
-                    "50",
-                    "--max-poll-interval",
-                    "200ms",
-                    "--metrics-host",
-                    "127.0.0.1",
-                    "--metrics-refresh",
-                    "200ms",
-                    "--metrics-port",
-                    "0"));
+        startRelay(
+            cli,
+            proxiedJdbcUrl(),
+            RabbitQueue.URI,
+            "--batch-size",
+            "50",
+            "--max-poll-interval",
+            "200ms",
+            "--metrics-host",
+            "127.0.0.1",
+            "--metrics-refresh",
+            "200ms",
+            "--metrics-port",
+            "0");
     int port = await().atMost(WAIT).until(this::metricsPort, p -> p > 0);
 
     await().atMost(WAIT).until(() -> rabbit.receivedCount() == ids.size());
@@ -151,8 +124,8 @@ class RelayCommandTest {
         .containsExactlyInAnyOrderElementsOf(ids.stream().map(UUID::toString).toList());
     await().atMost(WAIT).until(() -> outbox.count("processed_at is null") == 0);
 
-    await().atMost(WAIT).until(() -> get(port, "/health").statusCode() == 200);
-    HttpResponse<String> metrics = get(port, "/metrics");
+    await().atMost(WAIT).until(() -> MetricsEndpoint.get(port, "/health").statusCode() == 200);
+    HttpResponse<String> metrics = MetricsEndpoint.get(port, "/metrics");
     assertThat(metrics.statusCode()).isEqualTo(200);
     assertThat(metrics.headers().firstValue("Content-Type"))
         .hasValue(MetricsServer.PROMETHEUS_TEXT);
@@ -169,17 +142,17 @@ class RelayCommandTest {
         .atMost(WAIT)
         .until(
             () ->
-                get(port, "/metrics")
+                MetricsEndpoint.get(port, "/metrics")
                     .body()
                     .contains("outbox_events_pending{relay=\"default\"} 0.0"));
-    assertThat(get(port, "/nothing-here").statusCode()).isEqualTo(404);
+    assertThat(MetricsEndpoint.get(port, "/nothing-here").statusCode()).isEqualTo(404);
 
     proxy.stop();
-    await().atMost(WAIT).until(() -> get(port, "/health").statusCode() == 503);
-    assertThat(get(port, "/health").body()).startsWith("database unreachable");
+    await().atMost(WAIT).until(() -> MetricsEndpoint.get(port, "/health").statusCode() == 503);
+    assertThat(MetricsEndpoint.get(port, "/health").body()).startsWith("database unreachable");
 
     proxy.start();
-    await().atMost(WAIT).until(() -> get(port, "/health").statusCode() == 200);
+    await().atMost(WAIT).until(() -> MetricsEndpoint.get(port, "/health").statusCode() == 200);
 
     cli.stop.countDown();
     CliRunner.Result result = run.get(WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -189,27 +162,48 @@ class RelayCommandTest {
   }
 
   @Test
+  void healthBorrowsFromThePoolAndTheEndpointListensOnLoopbackByDefault() throws Exception {
+    CliRunner cli = new CliRunner().env("OUTBOX_DB_USER", "postgres");
+    CompletableFuture<CliRunner.Result> run =
+        startRelay(cli, proxiedJdbcUrl(), RabbitQueue.URI, "--metrics-port", "0");
+    int port = await().atMost(WAIT).until(this::metricsPort, p -> p > 0);
+    await().atMost(WAIT).until(() -> MetricsEndpoint.get(port, "/health").statusCode() == 200);
+    // The start-up probe, then the pool of workers + 2 = 3 connections, filled in the background.
+    await().atMost(WAIT).until(() -> proxy.accepted() == 4);
+
+    for (int i = 0; i < 20; i++) {
+      HttpResponse<String> health = MetricsEndpoint.get(port, "/health");
+      assertThat(health.statusCode()).isEqualTo(200);
+      assertThat(health.body()).isEqualTo("ok\n");
+    }
+    int opened = proxy.accepted() - 4;
+    System.out.printf("connections opened by 20 /health requests: %d%n", opened);
+    assertThat(opened).isZero();
+
+    // Bound to 127.0.0.1 only: another loopback address is refused.
+    assertThat(messages()).anyMatch(m -> m.contains("on http://127.0.0.1:" + port));
+    try (java.net.Socket other = new java.net.Socket()) {
+      assertThatThrownBy(
+              () -> other.connect(new java.net.InetSocketAddress("127.0.0.2", port), 2_000))
+          .isInstanceOf(java.net.ConnectException.class);
+    }
+
+    cli.stop.countDown();
+    assertThat(run.get(WAIT.toSeconds(), TimeUnit.SECONDS).exitCode()).isZero();
+  }
+
+  @Test
   void logsTheEffectiveConfigurationOnceWithSecretsMasked() throws Exception {
     CliRunner cli = new CliRunner().env("OUTBOX_DB_USER", "postgres");
     CompletableFuture<CliRunner.Result> run =
-        CompletableFuture.supplyAsync(
-            () ->
-                cli.run(
-                    "relay",
-                    "--jdbc-url",
-                    proxiedJdbcUrl() + "?password=db-s3cret",
-                    "--schema",
-                    db.schema(),
-                    "--publisher",
-                    "rabbit",
-                    "--amqp-uri",
-                    "amqp://guest:guest@127.0.0.1:5672/%2F",
-                    "--exchange",
-                    rabbit.exchange,
-                    "--relay-name",
-                    "orders",
-                    "--workers",
-                    "2"));
+        startRelay(
+            cli,
+            proxiedJdbcUrl() + "?password=db-s3cret",
+            "amqp://guest:guest@127.0.0.1:5672/%2F",
+            "--relay-name",
+            "orders",
+            "--workers",
+            "2");
     await().atMost(WAIT).until(() -> messages().stream().anyMatch(m -> m.contains("running")));
 
     cli.stop.countDown();
@@ -220,20 +214,38 @@ class RelayCommandTest {
         .contains("relay 'orders' starting")
         .contains("password=****")
         .contains("amqp://guest:****@127.0.0.1:5672/%2F")
-        .contains("workers=2")
+        .contains("workers 2")
         .contains("pool size 4")
+        .contains("poll 25ms to 1s, backoff 1s to 5m, shutdown timeout 30s")
+        .doesNotContain("PT")
         .doesNotContain("db-s3cret")
         .doesNotContain("guest:guest");
   }
 
+  /** Runs {@code txoutbox relay} to this test's exchange in the background until stopped. */
+  private CompletableFuture<CliRunner.Result> startRelay(
+      CliRunner cli, String jdbcUrl, String amqpUri, String... options) {
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of(
+                "relay",
+                "--jdbc-url",
+                jdbcUrl,
+                "--schema",
+                db.schema(),
+                "--publisher",
+                "rabbit",
+                "--amqp-uri",
+                amqpUri,
+                "--exchange",
+                rabbit.exchange));
+    args.addAll(List.of(options));
+    return CompletableFuture.supplyAsync(() -> cli.run(args.toArray(String[]::new)));
+  }
+
   /** The port the relay's HTTP endpoint logged, or 0 before it did. */
   private int metricsPort() {
-    return messages().stream()
-        .map(SERVING::matcher)
-        .filter(Matcher::find)
-        .map(m -> Integer.parseInt(m.group(1)))
-        .findFirst()
-        .orElse(0);
+    return MetricsEndpoint.port(String.join(" ", messages()));
   }
 
   private List<String> messages() {
@@ -244,14 +256,6 @@ class RelayCommandTest {
     String url = TestDatabase.jdbcUrl();
     URI uri = URI.create(url.substring(5));
     return "jdbc:postgresql://127.0.0.1:" + proxy.port() + uri.getPath();
-  }
-
-  private HttpResponse<String> get(int port, String path) throws IOException, InterruptedException {
-    return http.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-            .timeout(Duration.ofSeconds(10))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
   }
 
   private static void assertThatPortIsClosed(int port) throws IOException {

@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A TCP forwarder on 127.0.0.1 to a local server, so a test can cut the database away from a
@@ -19,6 +20,7 @@ final class TcpProxy implements AutoCloseable {
 
   private final int targetPort;
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+  private final AtomicInteger accepted = new AtomicInteger();
   private volatile ServerSocket server;
   private int port;
 
@@ -43,6 +45,11 @@ final class TcpProxy implements AutoCloseable {
     return port;
   }
 
+  /** How many connections clients have opened through the proxy so far. */
+  int accepted() {
+    return accepted.get();
+  }
+
   /** Closes the listener and every forwarded connection. */
   synchronized void stop() throws IOException {
     server.close();
@@ -61,6 +68,7 @@ final class TcpProxy implements AutoCloseable {
     while (!s.isClosed()) {
       try {
         Socket client = s.accept();
+        accepted.incrementAndGet();
         Socket upstream = new Socket(InetAddress.getLoopbackAddress(), targetPort);
         sockets.add(client);
         sockets.add(upstream);

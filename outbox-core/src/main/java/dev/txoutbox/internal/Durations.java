@@ -8,11 +8,16 @@ public final class Durations {
 
   private Durations() {}
 
-  /** {@code d} as people write it: {@code 300ms}, {@code 1.25s}, {@code 4m 5s}, {@code 2h 3m}. */
+  /**
+   * {@code d} as people write it: {@code 300ms}, {@code 1s}, {@code 1.25s}, {@code 4m 5s}, {@code
+   * 2h 3m}.
+   */
   public static String format(Duration d) {
     if (d.compareTo(Duration.ofMinutes(1)) < 0) {
       long ms = d.toMillis();
-      return ms < 1000 ? ms + "ms" : String.format(Locale.ROOT, "%.2fs", ms / 1000.0);
+      return ms < 1000
+          ? ms + "ms"
+          : String.format(Locale.ROOT, "%.2f", ms / 1000.0).replaceAll("\\.?0+$", "") + "s";
     }
     long days = d.toDays();
     StringBuilder sb = new StringBuilder();

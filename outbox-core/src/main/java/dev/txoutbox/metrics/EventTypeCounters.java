@@ -7,8 +7,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * One counter per event type, registered on first use and all removed by {@link #close()}; none is
- * registered after it. Thread-safe.
+ * One counter per event type tag value ({@link EventTypeTags}: the event type, or {@value
+ * EventTypeTags#OTHER} beyond the cap), registered on first use and all removed by {@link
+ * #close()}; none is registered after it. Thread-safe.
  */
 final class EventTypeCounters {
 
@@ -16,21 +17,29 @@ final class EventTypeCounters {
   private final String name;
   private final String description;
   private final Tags tags;
+  private final EventTypeTags eventTypes;
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
   private boolean closed; // guarded by this
 
-  EventTypeCounters(MeterRegistry registry, String name, String description, Tags tags) {
+  EventTypeCounters(
+      MeterRegistry registry,
+      String name,
+      String description,
+      Tags tags,
+      EventTypeTags eventTypes) {
     this.registry = registry;
     this.name = name;
     this.description = description;
     this.tags = tags;
+    this.eventTypes = eventTypes;
   }
 
   /** Adds one to the counter of {@code eventType}; does nothing once closed. */
   void increment(String eventType) {
-    Counter counter = counters.get(eventType);
+    String tag = eventTypes.tagFor(eventType);
+    Counter counter = counters.get(tag);
     if (counter == null) {
-      counter = register(eventType);
+      counter = register(tag);
       if (counter == null) {
         return;
       }

@@ -52,6 +52,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     .build();
  * }</pre>
  *
+ * <p>The {@code event_type} tag has at most {@link Builder#maxEventTypes(int) maxEventTypes} values
+ * (200 by default): the first event types seen get their own, every later one is counted under
+ * {@code event_type="other"} (logged once at WARN), so an outbox with unbounded event types cannot
+ * flood the registry with time series. A real event type named {@code other} shares that value.
+ *
  * <p>{@link #close()} stops the refresh thread and removes every meter from the registry; close it
  * after the relay. Use one instance per relay name and registry.
  *
@@ -61,6 +66,12 @@ public final class OutboxMetrics implements RelayListener, AutoCloseable {
 
   /** Default {@link Builder#refreshInterval(Duration)}: 15 s. */
   public static final Duration DEFAULT_REFRESH_INTERVAL = Duration.ofSeconds(15);
+
+  /** Default {@link Builder#maxEventTypes(int)}: 200. */
+  public static final int DEFAULT_MAX_EVENT_TYPES = 200;
+
+  /** Largest {@link Builder#maxEventTypes(int)}: 10,000. */
+  public static final int MAX_EVENT_TYPES = 10_000;
 
   private final MeterRegistry registry;
   private final Counter published;
@@ -95,15 +106,21 @@ public final class OutboxMetrics implements RelayListener, AutoCloseable {
             .minimumExpectedValue(Duration.ofMillis(1))
             .maximumExpectedValue(Duration.ofMinutes(2))
             .register(registry);
+    EventTypeTags eventTypes = new EventTypeTags(b.maxEventTypes, b.relayName);
     this.failed =
         new EventTypeCounters(
             registry,
             MeterNames.FAILED,
             "Failed publish attempts, whether retried or dead-lettered",
-            tags);
+            tags,
+            eventTypes);
     this.deadLettered =
         new EventTypeCounters(
-            registry, MeterNames.DEAD_LETTERED, "Events that became dead letters", tags);
+            registry,
+            MeterNames.DEAD_LETTERED,
+            "Events that became dead letters",
+            tags,
+            eventTypes);
     this.brokerAvailableGauge =
         Gauge.builder(MeterNames.BROKER_AVAILABLE, brokerAvailable, AtomicInteger::get)
             .description(
@@ -205,6 +222,7 @@ public final class OutboxMetrics implements RelayListener, AutoCloseable {
     private String relayName = RelayConfig.DEFAULT_NAME;
     private OutboxAdmin admin;
     private Duration refreshInterval = DEFAULT_REFRESH_INTERVAL;
+    private int maxEventTypes = DEFAULT_MAX_EVENT_TYPES;
 
     private Builder(MeterRegistry registry) {
       this.registry = registry;
@@ -231,6 +249,23 @@ public final class OutboxMetrics implements RelayListener, AutoCloseable {
      */
     public Builder refreshInterval(Duration refreshInterval) {
       this.refreshInterval = Objects.requireNonNull(refreshInterval, "refreshInterval");
+      return this;
+    }
+
+    /**
+     * How many event types get an {@code event_type} tag value of their own on the failure
+     * counters; later ones are counted under {@code other}. Defaults to {@value
+     * OutboxMetrics#DEFAULT_MAX_EVENT_TYPES}.
+     *
+     * @throws IllegalArgumentException if {@code maxEventTypes} is not between 1 and {@value
+     *     OutboxMetrics#MAX_EVENT_TYPES}
+     */
+    public Builder maxEventTypes(int maxEventTypes) {
+      if (maxEventTypes < 1 || maxEventTypes > MAX_EVENT_TYPES) {
+        throw new IllegalArgumentException(
+            "maxEventTypes must be between 1 and " + MAX_EVENT_TYPES + " but was " + maxEventTypes);
+      }
+      this.maxEventTypes = maxEventTypes;
       return this;
     }
 

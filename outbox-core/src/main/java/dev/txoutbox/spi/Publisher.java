@@ -89,7 +89,8 @@ public interface Publisher extends AutoCloseable {
   /**
    * The publisher's effective configuration for the relay's start-up log line, such as {@code
    * kafka{bootstrap.servers=k1:9092, acks=all, sasl.jaas.config=****}}. Must never contain a
-   * secret: mask passwords, tokens and credentials in URIs. Defaults to {@link #name()}.
+   * secret: mask settings, URIs and texts with {@link SecretMasking}, the rule every module shares.
+   * Defaults to {@link #name()}.
    */
   default String describe() {
     return name();

@@ -55,7 +55,9 @@ class OutboxMetricsBacklogTest {
             .refreshInterval(Duration.ofHours(1))
             .build();
     // The refresh thread's first run, at once; the next one is an hour away.
-    await().until(() -> admin.statusCalls.get() == 1);
+    // Wait for the gauges too: the status call returns before its values are set.
+    await()
+        .until(() -> admin.statusCalls.get() == 1 && !Double.isNaN(gauge("outbox.events.pending")));
   }
 
   @AfterEach

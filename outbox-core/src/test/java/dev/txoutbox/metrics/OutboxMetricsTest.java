@@ -116,6 +116,62 @@ class OutboxMetricsTest {
   }
 
   @Test
+  void foldsEventTypesBeyondTheCapIntoOther() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    ListAppender<ILoggingEvent> warnings = new ListAppender<>();
+    warnings.start();
+    Logger logger = (Logger) LoggerFactory.getLogger(EventTypeTags.class);
+    logger.addAppender(warnings);
+    try {
+      OutboxMetrics m =
+          OutboxMetrics.builder(registry)
+              .relayName("orders")
+              .admin(CountingAdmin.fixed(STATUS))
+              .refreshInterval(HOUR)
+              .maxEventTypes(3)
+              .build();
+      opened.add(m);
+      PublishResult no = PublishResult.permanent("too large");
+      for (int i = 0; i < 50; i++) {
+        m.deadLettered(message("type-" + (i % 10), 1), no);
+      }
+
+      Set<String> failedTags =
+          registry.find("outbox.events.failed").counters().stream()
+              .map(c -> c.getId().getTag("event_type"))
+              .collect(Collectors.toSet());
+      assertThat(failedTags).containsExactlyInAnyOrder("type-0", "type-1", "type-2", "other");
+      assertThat(counter(registry, "outbox.events.failed", "event_type", "type-0")).isEqualTo(5);
+      assertThat(counter(registry, "outbox.events.failed", "event_type", "other")).isEqualTo(35);
+      assertThat(counter(registry, "outbox.events.dead.lettered", "event_type", "other"))
+          .isEqualTo(35);
+      assertThat(registry.find("outbox.events.dead.lettered").counters()).hasSize(4);
+      assertThat(warnings.list)
+          .singleElement()
+          .extracting(ILoggingEvent::getFormattedMessage)
+          .asString()
+          .contains("more than 3 event types", "event_type=\"other\"");
+    } finally {
+      logger.detachAppender(warnings);
+    }
+    assertThatThrownBy(() -> OutboxMetrics.builder(registry).maxEventTypes(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("maxEventTypes must be between 1 and 10000 but was 0");
+  }
+
+  @Test
+  void theEventTypeCapDefaultsTo200() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    OutboxMetrics m = metrics(registry, CountingAdmin.fixed(STATUS), HOUR);
+    for (int i = 0; i < 250; i++) {
+      m.willRetry(message("type-" + i, 1), PublishResult.retryable("no"), Duration.ofSeconds(1));
+    }
+
+    assertThat(registry.find("outbox.events.failed").counters()).hasSize(201);
+    assertThat(counter(registry, "outbox.events.failed", "event_type", "other")).isEqualTo(50);
+  }
+
+  @Test
   void everyMeterHasADescriptionAndTheRelayTag() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     reportKnownSequence(metrics(registry, CountingAdmin.fixed(STATUS), HOUR));

@@ -1,6 +1,7 @@
 package dev.txoutbox.schema;
 
 import java.util.Objects;
+import java.util.Set;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
@@ -58,8 +59,124 @@ public final class OutboxSchema {
   /** Flyway history table of the opt-in NOTIFY trigger. */
   public static final String NOTIFY_HISTORY_TABLE = "outbox_notify_schema_history";
 
-  /** PostgreSQL identifiers are at most 63 bytes; we accept plain lower-case names only. */
-  private static final Pattern SCHEMA_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+  /** The NOTIFY channel of a schema is this prefix followed by the schema name. */
+  private static final String NOTIFY_CHANNEL_PREFIX = "txoutbox_";
+
+  /**
+   * Longest schema name accepted: 54 characters (bytes: names are ASCII), so that the NOTIFY
+   * channel {@code txoutbox_<schema>} fits PostgreSQL's 63-byte identifiers.
+   */
+  public static final int MAX_SCHEMA_NAME_LENGTH = 54;
+
+  /** Plain lower-case identifiers only: they mean the same quoted and unquoted. */
+  private static final Pattern SCHEMA_NAME = Pattern.compile("[a-z_][a-z0-9_]*");
+
+  /**
+   * PostgreSQL's reserved key words (categories R and T of {@code pg_get_keywords()} in PostgreSQL
+   * 15): unquoted they cannot name a schema, so every hand-written query would have to quote them.
+   */
+  private static final Set<String> RESERVED_WORDS =
+      Set.of(
+          "all",
+          "analyse",
+          "analyze",
+          "and",
+          "any",
+          "array",
+          "as",
+          "asc",
+          "asymmetric",
+          "authorization",
+          "binary",
+          "both",
+          "case",
+          "cast",
+          "check",
+          "collate",
+          "collation",
+          "column",
+          "concurrently",
+          "constraint",
+          "create",
+          "cross",
+          "current_catalog",
+          "current_date",
+          "current_role",
+          "current_schema",
+          "current_time",
+          "current_timestamp",
+          "current_user",
+          "default",
+          "deferrable",
+          "desc",
+          "distinct",
+          "do",
+          "else",
+          "end",
+          "except",
+          "false",
+          "fetch",
+          "for",
+          "foreign",
+          "freeze",
+          "from",
+          "full",
+          "grant",
+          "group",
+          "having",
+          "ilike",
+          "in",
+          "initially",
+          "inner",
+          "intersect",
+          "into",
+          "is",
+          "isnull",
+          "join",
+          "lateral",
+          "leading",
+          "left",
+          "like",
+          "limit",
+          "localtime",
+          "localtimestamp",
+          "natural",
+          "not",
+          "notnull",
+          "null",
+          "offset",
+          "on",
+          "only",
+          "or",
+          "order",
+          "outer",
+          "overlaps",
+          "placing",
+          "primary",
+          "references",
+          "returning",
+          "right",
+          "select",
+          "session_user",
+          "similar",
+          "some",
+          "symmetric",
+          "table",
+          "tablesample",
+          "then",
+          "to",
+          "trailing",
+          "true",
+          "union",
+          "unique",
+          "user",
+          "using",
+          "variadic",
+          "verbose",
+          "when",
+          "where",
+          "window",
+          "with");
 
   private OutboxSchema() {}
 
@@ -71,8 +188,8 @@ public final class OutboxSchema {
    * @param schema the target schema, a lower-case PostgreSQL identifier such as {@code billing}
    * @return the number of migrations applied by this call (0 when already up to date)
    * @throws NullPointerException if an argument is null
-   * @throws IllegalArgumentException if {@code schema} is not a plain lower-case identifier of at
-   *     most 63 characters
+   * @throws IllegalArgumentException if {@code schema} is not a valid schema name (see {@link
+   *     #requireSchemaName(String)})
    */
   public static int migrate(DataSource dataSource, String schema) {
     return flyway(dataSource, schema, LOCATION, HISTORY_TABLE).migrate().migrationsExecuted;
@@ -118,7 +235,7 @@ public final class OutboxSchema {
    * @throws IllegalArgumentException if {@code schema} is not a valid schema name
    */
   public static String notifyChannel(String schema) {
-    return "txoutbox_" + requireSchemaName(schema);
+    return NOTIFY_CHANNEL_PREFIX + requireSchemaName(schema);
   }
 
   /**
@@ -142,23 +259,62 @@ public final class OutboxSchema {
   }
 
   /**
-   * Checks a schema name.
+   * Checks a schema name against what works at every step: Flyway's migration, jOOQ's rendering,
+   * hand-written SQL with or without quotes, and the NOTIFY channel {@code txoutbox_<schema>}. The
+   * writer, the relay, the admin API, the Guice module and the CLI's {@code --schema} all call this
+   * one check.
    *
    * @return {@code schema}
    * @throws NullPointerException if {@code schema} is null
-   * @throws IllegalArgumentException if {@code schema} is not a lower-case identifier of 1 to 63
-   *     characters made of {@code a-z}, {@code 0-9} and {@code _}, not starting with a digit
+   * @throws IllegalArgumentException if {@code schema} is not 1 to {@value #MAX_SCHEMA_NAME_LENGTH}
+   *     characters of {@code a-z}, {@code 0-9} and {@code _} not starting with a digit, or starts
+   *     with {@code pg_} (reserved for PostgreSQL's system schemas), or is {@code
+   *     information_schema}, or is a reserved SQL key word such as {@code user}
    */
   public static String requireSchemaName(String schema) {
     Objects.requireNonNull(schema, "schema");
     if (!SCHEMA_NAME.matcher(schema).matches()) {
       throw new IllegalArgumentException(
-          "schema must be a lower-case identifier of 1 to 63 characters [a-z0-9_], not starting"
-              + " with a digit, but was '"
+          "schema must be a lower-case identifier of 1 to "
+              + MAX_SCHEMA_NAME_LENGTH
+              + " characters [a-z0-9_], not starting with a digit, but was '"
+              + abbreviate(schema)
+              + "'");
+    }
+    if (schema.length() > MAX_SCHEMA_NAME_LENGTH) {
+      throw new IllegalArgumentException(
+          "schema must be at most "
+              + MAX_SCHEMA_NAME_LENGTH
+              + " characters, so that its NOTIFY channel "
+              + NOTIFY_CHANNEL_PREFIX
+              + "<schema> fits PostgreSQL's 63-byte identifiers, but has "
+              + schema.length()
+              + ": '"
+              + abbreviate(schema)
+              + "'");
+    }
+    if (schema.startsWith("pg_")) {
+      throw new IllegalArgumentException(
+          "schema must not start with pg_ (PostgreSQL reserves it for system schemas) but was '"
+              + schema
+              + "'");
+    }
+    if (schema.equals("information_schema")) {
+      throw new IllegalArgumentException(
+          "schema must not be information_schema (PostgreSQL's catalog views)");
+    }
+    if (RESERVED_WORDS.contains(schema)) {
+      throw new IllegalArgumentException(
+          "schema must not be a reserved SQL key word (it would need quotes in every query) but"
+              + " was '"
               + schema
               + "'");
     }
     return schema;
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() <= 80 ? s : s.substring(0, 80) + "…";
   }
 
   private static Flyway flyway(

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.txoutbox.schema.model.Outbox;
 import dev.txoutbox.testing.TestDatabase;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record2;
@@ -144,12 +146,85 @@ class OutboxSchemaTest {
   void rejectsSchemaNamesThatAreNotPlainIdentifiers() {
     assertThatThrownBy(() -> OutboxSchema.migrate(db.dataSource(), "Billing"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("schema")
-        .hasMessageContaining("63");
+        .hasMessageContaining("schema must be a lower-case identifier of 1 to 54 characters")
+        .hasMessageContaining("'Billing'");
     assertThatThrownBy(() -> OutboxSchema.migrate(db.dataSource(), "x; drop table y"))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> OutboxSchema.renderMapping("a".repeat(64)))
+    assertThatThrownBy(() -> OutboxSchema.renderMapping(""))
         .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> OutboxSchema.renderMapping(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("schema");
+  }
+
+  @Test
+  void refusesSchemaNamesWhoseNotifyChannelWouldExceedPostgresIdentifiers() {
+    String longest = "s".repeat(OutboxSchema.MAX_SCHEMA_NAME_LENGTH);
+    assertThat(OutboxSchema.notifyChannel(longest).getBytes(StandardCharsets.UTF_8)).hasSize(63);
+    assertThatThrownBy(() -> OutboxSchema.notifyChannel(longest + "s"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("schema must be at most 54 characters")
+        .hasMessageContaining("63-byte")
+        .hasMessageContaining("has 55");
+    assertThatThrownBy(() -> OutboxSchema.migrate(db.dataSource(), "a".repeat(63)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at most 54");
+  }
+
+  @Test
+  void refusesSystemSchemasAndReservedWords() {
+    assertThatThrownBy(() -> OutboxSchema.migrate(db.dataSource(), "pg_outbox"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("schema must not start with pg_");
+    assertThatThrownBy(() -> OutboxSchema.migrate(db.dataSource(), "information_schema"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("schema must not be information_schema");
+    for (String word : List.of("user", "select", "order", "table", "verbose")) {
+      assertThatThrownBy(() -> OutboxSchema.renderMapping(word))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("reserved SQL key word")
+          .hasMessageContaining("'" + word + "'");
+    }
+    // Unreserved key words and names merely containing pg_ are fine.
+    assertThat(OutboxSchema.requireSchemaName("public")).isEqualTo("public");
+    assertThat(OutboxSchema.requireSchemaName("events")).isEqualTo("events");
+    assertThat(OutboxSchema.requireSchemaName("app_pg_x")).isEqualTo("app_pg_x");
+  }
+
+  @Test
+  void reservedWordsAreExactlyThoseTheServerRefusesUnquoted() {
+    // Every name the check lets through works unquoted; every reserved word it refuses does not.
+    List<String> serverReserved =
+        DSL.using(db.dataSource(), org.jooq.SQLDialect.POSTGRES)
+            .resultQuery("select word from pg_get_keywords() where catcode in ('R', 'T')")
+            .fetch(0, String.class);
+    assertThat(serverReserved).isNotEmpty();
+    for (String word : serverReserved) {
+      assertThatThrownBy(() -> OutboxSchema.requireSchemaName(word))
+          .as(word)
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void migratesIntoTheLongestAcceptedSchemaNameWithTheNotifyTrigger() throws SQLException {
+    String schema = ("long_" + UUID.randomUUID().toString().replace("-", "")).substring(0, 37);
+    schema = schema + "_".repeat(OutboxSchema.MAX_SCHEMA_NAME_LENGTH - schema.length());
+    try {
+      OutboxSchema.migrate(db.dataSource(), schema);
+      OutboxSchema.migrateNotifyTrigger(db.dataSource(), schema);
+      try (Connection c = db.dataSource().getConnection();
+          var s = c.createStatement()) {
+        // The trigger's pg_notify('txoutbox_' || schema) must not fail for the longest name.
+        s.execute(
+            "insert into "
+                + schema
+                + ".outbox_events (id, aggregate_type, aggregate_id, event_type, payload)"
+                + " values (gen_random_uuid(), 'a', '1', 't', '{}')");
+      }
+    } finally {
+      db.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+    }
   }
 
   private static List<String> triggers(TestDatabase target) throws SQLException {

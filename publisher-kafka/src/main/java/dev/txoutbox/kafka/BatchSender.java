@@ -2,24 +2,32 @@ package dev.txoutbox.kafka;
 
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
-import java.time.Duration;
 import java.util.Arrays;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.TimeoutException;
 
 /**
- * Publishes one batch: hands every record to the producer without waiting, then waits for all
- * acknowledgements against one deadline, and reports each message's own outcome. Thread-safe: it
- * keeps no state between batches.
+ * Publishes one batch: hands every record to the producer without waiting for acknowledgements,
+ * then waits for the producer's own outcome of each record, and reports each message's result.
+ *
+ * <p>There is no deadline of ours racing the producer. A record handed over is awaited until the
+ * producer completes it, which Kafka does within {@code delivery.timeout.ms} (plus a {@linkplain
+ * SendLimits#margin() margin}); so a record reported as failed is one the producer has given up on,
+ * not one it may still send. The hand-over itself is bounded by {@code max.block.ms} per blocking
+ * send: a send that times out waiting for metadata or buffer space stops the hand-over when the
+ * cluster did not answer meanwhile, and a second one stops it in any case; what is not handed over
+ * is reported as broker unavailable, which costs it no attempt. Thread-safe: it keeps no state
+ * between batches.
  */
 final class BatchSender {
 
@@ -27,72 +35,152 @@ final class BatchSender {
   record Outcome(List<PublishResult> results, boolean producerBroken) {}
 
   private final TopicRouter router;
-  private final Duration sendTimeout;
+  private final SendLimits limits;
 
-  BatchSender(TopicRouter router, Duration sendTimeout) {
+  BatchSender(TopicRouter router, SendLimits limits) {
     this.router = router;
-    this.sendTimeout = sendTimeout;
+    this.limits = limits;
   }
 
   Outcome send(Producer<String, byte[]> producer, List<OutboxMessage> messages)
       throws InterruptedException {
-    long deadline = System.nanoTime() + sendTimeout.toNanos();
-    int size = messages.size();
-    PublishResult[] results = new PublishResult[size];
-    @SuppressWarnings("unchecked")
-    Future<RecordMetadata>[] pending = new Future[size];
-    Set<String> timedOutTopics = new HashSet<>();
-    boolean broken = false;
+    Batch batch = new Batch(messages.size());
+    handOver(producer, messages, batch);
+    awaitOutcomes(batch);
+    return batch.outcome();
+  }
 
-    for (int i = 0; i < size; i++) {
+  private void handOver(
+      Producer<String, byte[]> producer, List<OutboxMessage> messages, Batch batch)
+      throws InterruptedException {
+    long started = System.nanoTime();
+    Map<String, PublishResult> missingTopics = new HashMap<>();
+    int blockingTimeouts = 0;
+    String stopped = null;
+    for (int i = 0; i < messages.size(); i++) {
       OutboxMessage message = messages.get(i);
       String topic;
       try {
         topic = topic(message);
       } catch (UnroutableException e) {
-        results[i] = PublishResult.permanent(e.getMessage(), e.getCause());
+        batch.results[i] = PublishResult.permanent(e.getMessage(), e.getCause());
         continue;
       }
-      if (timedOutTopics.contains(topic)) {
-        results[i] =
-            PublishResult.retryable(
-                "not sent: an earlier send to topic " + topic + " in this batch timed out");
-      } else if (System.nanoTime() - deadline >= 0) {
-        results[i] = PublishResult.retryable("not sent: sendTimeout " + sendTimeout + " passed");
-      } else {
-        try {
-          pending[i] = producer.send(RecordMapper.toRecord(topic, message));
-        } catch (InterruptException e) {
-          throw interrupted(e);
-        } catch (RuntimeException e) {
-          FailureClassifier.Failure failure = FailureClassifier.classify(e);
-          results[i] = failure.result();
-          broken |= failure.producerBroken();
-          if (e instanceof org.apache.kafka.common.errors.TimeoutException) {
-            // The producer blocked max.block.ms (metadata or buffer); do not block again.
-            timedOutTopics.add(topic);
-          }
-        }
+      if (stopped == null && System.nanoTime() - started >= limits.handOver().toNanos()) {
+        stopped = "not sent: handing this batch to the producer took longer than 2 x max.block.ms";
       }
-    }
-
-    for (int i = 0; i < size; i++) {
-      if (pending[i] == null) {
+      if (stopped != null) {
+        batch.results[i] = PublishResult.brokerUnavailable(stopped);
         continue;
       }
+      PublishResult missing = missingTopics.get(topic);
+      if (missing != null) {
+        batch.results[i] = missing;
+        continue;
+      }
+      long sendStartedMillis = System.currentTimeMillis();
+      TimeoutException blocked;
       try {
-        pending[i].get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        results[i] = PublishResult.published();
-      } catch (ExecutionException e) {
-        FailureClassifier.Failure failure = FailureClassifier.classify(e.getCause());
-        results[i] = failure.result();
-        broken |= failure.producerBroken();
+        Future<RecordMetadata> future = producer.send(RecordMapper.toRecord(topic, message));
+        blocked = blockingTimeoutOf(future);
+        if (blocked == null) {
+          batch.pending[i] = future;
+          batch.handedOverAt[i] = System.nanoTime();
+          continue;
+        }
+      } catch (InterruptException e) {
+        throw interrupted(e);
       } catch (TimeoutException e) {
-        results[i] =
-            PublishResult.retryable("no acknowledgement within sendTimeout " + sendTimeout);
+        blocked = e;
+      } catch (RuntimeException e) {
+        fail(batch, i, e);
+        continue;
+      }
+      batch.results[i] = blockingTimeout(producer, topic, blocked, sendStartedMillis);
+      blockingTimeouts++;
+      if (batch.results[i].isBrokerUnavailable()) {
+        stopped = "not sent: the cluster did not answer while an earlier send of this batch waited";
+      } else if (blockingTimeouts > 1) {
+        stopped = "not sent: two sends of this batch already waited max.block.ms for metadata";
+      } else {
+        missingTopics.put(
+            topic,
+            PublishResult.retryable(
+                "not sent: topic "
+                    + topic
+                    + " is not in the cluster's metadata (an earlier event of this batch waited"
+                    + " max.block.ms for it)"));
       }
     }
-    return new Outcome(Arrays.asList(results), broken);
+  }
+
+  /**
+   * The result of a send that gave up waiting for metadata or buffer space within {@code
+   * max.block.ms}. If the cluster answered a metadata request meanwhile, it is reachable and the
+   * topic does not exist: a retryable failure of this message (with auto-creation off, create the
+   * topic; the event becomes a dead letter after {@code maxAttempts}). Otherwise, and always for a
+   * full buffer, the broker is unavailable.
+   */
+  private static PublishResult blockingTimeout(
+      Producer<String, byte[]> producer,
+      String topic,
+      TimeoutException timeout,
+      long sendStartedMillis) {
+    String reason = FailureClassifier.describe(timeout);
+    if (!(timeout instanceof BufferExhaustedException)
+        && MetadataAge.answeredSince(producer, sendStartedMillis)) {
+      return PublishResult.retryable(
+          "topic "
+              + topic
+              + " is not in the cluster's metadata although the cluster answered; does it exist? "
+              + reason,
+          timeout);
+    }
+    return PublishResult.brokerUnavailable(reason, timeout);
+  }
+
+  /**
+   * The timeout a send already failed with when it returned, if any: Kafka reports a metadata or
+   * buffer wait that exceeded {@code max.block.ms} as a failed future rather than by throwing. A
+   * record that was handed over cannot have failed this early with a delivery timeout.
+   */
+  private static TimeoutException blockingTimeoutOf(Future<RecordMetadata> future)
+      throws InterruptedException {
+    if (!future.isDone()) {
+      return null;
+    }
+    try {
+      future.get();
+      return null;
+    } catch (ExecutionException e) {
+      return e.getCause() instanceof TimeoutException timeout ? timeout : null;
+    }
+  }
+
+  private void awaitOutcomes(Batch batch) throws InterruptedException {
+    long wait = limits.outcomeWait().toNanos();
+    for (int i = 0; i < batch.size(); i++) {
+      Future<RecordMetadata> future = batch.pending[i];
+      if (future == null) {
+        continue;
+      }
+      long remaining = batch.handedOverAt[i] + wait - System.nanoTime();
+      try {
+        future.get(Math.max(0, remaining), TimeUnit.NANOSECONDS);
+        batch.results[i] = PublishResult.published();
+      } catch (ExecutionException e) {
+        fail(batch, i, e.getCause());
+      } catch (java.util.concurrent.TimeoutException e) {
+        // Kafka broke its promise to complete the future within delivery.timeout.ms: the producer
+        // is stuck, and is replaced so that it cannot deliver this record after we reported it.
+        batch.results[i] =
+            PublishResult.retryable(
+                "the Kafka producer reported no outcome within delivery.timeout.ms + "
+                    + limits.margin().toMillis()
+                    + " ms");
+        batch.producerBroken = true;
+      }
+    }
   }
 
   private String topic(OutboxMessage message) throws UnroutableException {
@@ -119,6 +207,35 @@ final class BatchSender {
     InterruptedException interrupted = new InterruptedException(e.getMessage());
     interrupted.initCause(e);
     return interrupted;
+  }
+
+  private static void fail(Batch batch, int index, Throwable error) {
+    FailureClassifier.Failure failure = FailureClassifier.classify(error);
+    batch.results[index] = failure.result();
+    batch.producerBroken |= failure.producerBroken();
+  }
+
+  /** The state of one batch in flight: per message a result or a pending future. */
+  private static final class Batch {
+    final PublishResult[] results;
+    final Future<RecordMetadata>[] pending;
+    final long[] handedOverAt;
+    boolean producerBroken;
+
+    @SuppressWarnings("unchecked")
+    Batch(int size) {
+      results = new PublishResult[size];
+      pending = new Future[size];
+      handedOverAt = new long[size];
+    }
+
+    int size() {
+      return results.length;
+    }
+
+    Outcome outcome() {
+      return new Outcome(Arrays.asList(results), producerBroken);
+    }
   }
 
   /** A message that has no valid topic: a permanent failure of that message alone. */

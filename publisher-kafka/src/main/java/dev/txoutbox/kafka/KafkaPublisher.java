@@ -4,11 +4,13 @@ import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
@@ -22,11 +24,13 @@ import org.slf4j.LoggerFactory;
  * the {@link dev.txoutbox.spi.OutboxHeaders} identity headers plus the event's stored headers. The
  * topic comes from a {@link TopicRouter}; by default it is the aggregate type.
  *
- * <p>A batch is sent at once: every record is handed to the producer without waiting, then all
- * acknowledgements are awaited against one deadline ({@link Builder#sendTimeout(Duration)}). Each
- * message gets its own outcome: {@code PUBLISHED} only when the broker acknowledged it with {@code
- * acks=all}; a retryable failure for timeouts and broker outages; a permanent failure for a record
- * that can never be accepted (too large, invalid or unroutable topic, not authorized). A producer
+ * <p>A batch is sent at once: every record is handed to the producer without waiting, then the
+ * producer's own outcome of each record is awaited (Kafka reports every record within {@code
+ * delivery.timeout.ms}; see {@link Builder#sendTimeout(Duration)}). Each message gets its own
+ * outcome: {@code PUBLISHED} only when the broker acknowledged it with {@code acks=all}; broker
+ * unavailable when the cluster cannot be reached or refuses every write (which costs the event no
+ * attempt); a permanent failure for a record that can never be accepted (too large, invalid or
+ * unroutable topic, not authorized for the topic); a retryable failure for the rest. A producer
  * that failed fatally (fenced, authentication failed) is replaced before the next batch.
  *
  * <pre>{@code
@@ -53,14 +57,19 @@ public final class KafkaPublisher implements Publisher {
 
   private KafkaPublisher(Builder builder, Map<String, Object> producerConfig, TopicRouter router) {
     this.sendTimeout = builder.sendTimeout;
-    this.sender = new BatchSender(router, sendTimeout);
+    SendLimits limits = SendLimits.of(producerConfig);
+    this.sender = new BatchSender(router, limits);
     this.producers = new ProducerHolder(builder.producerFactory, producerConfig);
     this.description =
         "kafka{routing "
             + builder.routeDescription()
             + ", sendTimeout "
             + sendTimeout
-            + ", producer "
+            + ", waits "
+            + limits
+            + ", a batch at most "
+            + limits.batchBound().toMillis()
+            + " ms, producer "
             + ProducerSettings.masked(producerConfig)
             + "}";
   }
@@ -71,7 +80,13 @@ public final class KafkaPublisher implements Publisher {
   }
 
   /**
-   * Sends the batch and waits at most the send timeout for the acknowledgements.
+   * Sends the batch and waits for the producer's outcome of every record handed to it: Kafka
+   * reports each within {@code delivery.timeout.ms} after {@code send()} returned, and the
+   * publisher waits that long plus a margin (a tenth of it, at least one second) before it calls
+   * the producer stuck. Handing the batch over may block up to {@code max.block.ms} per send that
+   * waits for metadata or buffer space, twice at most. So a call takes at most {@code 2 x
+   * max.block.ms + delivery.timeout.ms} plus the margin; with the defaults and a reachable cluster
+   * it returns as soon as the acknowledgements are in.
    *
    * @throws InterruptedException if interrupted while sending or waiting; messages already handed
    *     to the producer may still be delivered (and will be again when the relay retries them)
@@ -87,15 +102,21 @@ public final class KafkaPublisher implements Publisher {
       producers.discard(producer);
     }
     if (log.isDebugEnabled()) {
-      long published = outcome.results().stream().filter(PublishResult::isPublished).count();
-      long permanent = outcome.results().stream().filter(PublishResult::isPermanent).count();
+      Map<PublishResult.Status, Long> counts =
+          outcome.results().stream()
+              .collect(
+                  Collectors.groupingBy(
+                      PublishResult::status,
+                      () -> new EnumMap<>(PublishResult.Status.class),
+                      Collectors.counting()));
       log.debug(
-          "Kafka batch of {}: {} published, {} retryable, {} permanent in {} ms",
+          "Kafka batch of {} in {} ms: {}",
           messages.size(),
-          published,
-          messages.size() - published - permanent,
-          permanent,
-          (System.nanoTime() - start) / 1_000_000);
+          (System.nanoTime() - start) / 1_000_000,
+          counts);
+    }
+    if (outcome.results().stream().anyMatch(PublishResult::isPublished)) {
+      producers.served();
     }
     return outcome.results();
   }
@@ -218,11 +239,15 @@ public final class KafkaPublisher implements Publisher {
     }
 
     /**
-     * How long one {@link KafkaPublisher#publish(List)} call may take: the deadline for handing the
-     * batch to the producer and for all acknowledgements. A message not acknowledged by then is a
-     * retryable failure. Unless set in {@link #producerConfig(Map)}, the producer's {@code
-     * max.block.ms} and {@code delivery.timeout.ms} follow this value. Also bounds {@link
-     * KafkaPublisher#close()}. Defaults to 30 seconds.
+     * How long the producer may try to deliver one record: unless set in {@link
+     * #producerConfig(Map)}, the producer's {@code delivery.timeout.ms} (the time within which
+     * Kafka reports every record as acknowledged or failed) and {@code max.block.ms} (the longest
+     * one {@code send()} waits for metadata or buffer space) are this value, and {@code
+     * request.timeout.ms} is made to fit. The publisher waits for the producer's outcome of each
+     * record rather than a deadline of its own, so one {@link KafkaPublisher#publish(List)} call
+     * takes at most {@code 2 x max.block.ms + delivery.timeout.ms} plus a margin (see {@link
+     * KafkaPublisher#publish(List)}). Also bounds {@link KafkaPublisher#close()}. Defaults to 30
+     * seconds.
      *
      * @throws NullPointerException if {@code timeout} is null
      * @throws IllegalArgumentException if it is not positive or longer than {@code
@@ -270,11 +295,7 @@ public final class KafkaPublisher implements Publisher {
       } catch (KafkaException e) {
         throw new IllegalArgumentException("producerConfig: " + e.getMessage(), e);
       }
-      log.info(
-          "Kafka publisher created: routing {}, sendTimeout {}, producer {}",
-          routeDescription(),
-          sendTimeout,
-          ProducerSettings.masked(effective));
+      log.info("Kafka publisher created: {}", publisher.describe());
       return publisher;
     }
 

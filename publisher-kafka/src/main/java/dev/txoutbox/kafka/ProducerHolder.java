@@ -5,10 +5,15 @@ import java.util.Map;
 import org.apache.kafka.clients.producer.Producer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Owns the publisher's current producer: creates it, replaces it after a fatal failure, closes it.
- * Thread-safe.
+ *
+ * <p>A cluster that keeps failing producers (failed authentication, a broker too old) makes every
+ * batch replace its producer. Only the first replacement of such a streak is logged at WARN; the
+ * rest go to DEBUG until a batch is acknowledged again, which is logged once at INFO with the
+ * count. Thread-safe.
  */
 final class ProducerHolder {
 
@@ -18,6 +23,8 @@ final class ProducerHolder {
   private final Map<String, Object> config;
   private Producer<String, byte[]> current;
   private boolean closed;
+  private volatile boolean failing;
+  private int replacements;
 
   /** Creates the first producer at once, so configuration errors surface when building. */
   ProducerHolder(ProducerFactory factory, Map<String, Object> config) {
@@ -37,7 +44,9 @@ final class ProducerHolder {
     }
     if (current == null) {
       current = create();
-      log.info("Created a new Kafka producer to replace one that failed fatally");
+      replacements++;
+      log.atLevel(replacements == 1 ? Level.INFO : Level.DEBUG)
+          .log("Created a new Kafka producer to replace one that failed fatally");
     }
     return current;
   }
@@ -47,14 +56,40 @@ final class ProducerHolder {
    * producer. Does nothing if {@code broken} was already replaced.
    */
   void discard(Producer<String, byte[]> broken) {
+    boolean first;
     synchronized (this) {
       if (current != broken) {
         return;
       }
       current = null;
+      first = !failing;
+      failing = true;
     }
-    log.warn("Kafka producer failed fatally; closing it, the next batch gets a new one");
+    if (first) {
+      log.warn(
+          "Kafka producer failed fatally; closing it, the next batch gets a new one (further"
+              + " replacements are logged at DEBUG until a batch is acknowledged)");
+    } else {
+      log.debug("Kafka producer failed fatally again; closing it");
+    }
     closeQuietly(broken, Duration.ZERO);
+  }
+
+  /** Records that a batch was acknowledged: a streak of replacements, if any, is over. */
+  void served() {
+    if (!failing) {
+      return;
+    }
+    int replaced;
+    synchronized (this) {
+      if (!failing) {
+        return;
+      }
+      failing = false;
+      replaced = replacements;
+      replacements = 0;
+    }
+    log.info("Kafka producer works again after {} replacement(s)", replaced);
   }
 
   /** Closes the current producer, waiting at most {@code timeout} for records in flight. */

@@ -1,9 +1,9 @@
 package dev.txoutbox.kafka;
 
+import dev.txoutbox.spi.SecretMasking;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -16,14 +16,14 @@ import org.apache.kafka.common.config.ConfigException;
  *
  * <p>Defaults: {@code enable.idempotence=true}, {@code acks=all}, {@code max.block.ms} and {@code
  * delivery.timeout.ms} equal to the send timeout, and {@code request.timeout.ms} small enough to
- * fit in it (at most Kafka's 30 s), so the producer stops trying about when the publisher stops
- * waiting, and a record the relay will retry is not still sent later by the old attempt.
+ * fit in it (at most Kafka's 30 s), as Kafka requires. The publisher waits for the producer's own
+ * outcome of each record (see {@link SendLimits}), so these settings, not a deadline of the
+ * publisher, decide how long a record is tried.
  */
 final class ProducerSettings {
 
   private static final ConfigDef PRODUCER = ProducerConfig.configDef();
   private static final int KAFKA_DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-  static final String HIDDEN = "[hidden]";
 
   private ProducerSettings() {}
 
@@ -93,31 +93,27 @@ final class ProducerSettings {
     return Collections.unmodifiableMap(config);
   }
 
-  /** The configuration sorted by name, with passwords and other secrets replaced by "[hidden]". */
-  static Map<String, Object> masked(Map<String, Object> config) {
-    Map<String, Object> masked = new TreeMap<>();
-    config.forEach((name, value) -> masked.put(name, isSecret(name) ? HIDDEN : value));
-    return masked;
+  /**
+   * The configuration sorted by name as it may be logged, secrets hidden by {@link SecretMasking}.
+   */
+  static Map<String, String> masked(Map<String, Object> config) {
+    Map<String, Object> shown = new TreeMap<>();
+    config.forEach((name, value) -> shown.put(name, isSecret(name) ? SecretMasking.MASK : value));
+    return SecretMasking.maskSettings(shown);
   }
 
-  /** Whether the setting holds a credential: Kafka's password type, or a secret-sounding name. */
+  /** Whether the setting holds a credential: Kafka's password type, or a secret by its name. */
   static boolean isSecret(String name) {
     ConfigDef.ConfigKey key = PRODUCER.configKeys().get(name);
-    if (key != null && key.type == ConfigDef.Type.PASSWORD) {
-      return true;
-    }
-    String lower = name.toLowerCase(Locale.ROOT);
-    return lower.contains("password")
-        || lower.contains("secret")
-        || lower.contains("jaas")
-        || lower.contains("token")
-        || lower.contains("credential")
-        || lower.endsWith(".key")
-        || lower.contains("apikey")
-        || lower.contains("api.key");
+    return (key != null && key.type == ConfigDef.Type.PASSWORD) || SecretMasking.isSecretKey(name);
   }
 
-  private static long number(Map<String, Object> config, String name) {
+  /**
+   * A numeric producer setting: the configured value, or Kafka's default when it is not set.
+   *
+   * @throws IllegalArgumentException if the value cannot be parsed
+   */
+  static long number(Map<String, Object> config, String name) {
     ConfigDef.ConfigKey key = PRODUCER.configKeys().get(name);
     Object value = config.getOrDefault(name, key.defaultValue);
     try {

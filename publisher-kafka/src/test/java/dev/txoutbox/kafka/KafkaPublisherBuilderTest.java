@@ -155,11 +155,11 @@ class KafkaPublisherBuilderTest {
           .anySatisfy(
               line ->
                   assertThat(line)
-                      .contains("Kafka publisher created", "SASL_SSL", "[hidden]")
+                      .contains("Kafka publisher created", "SASL_SSL", "****")
                       .doesNotContain("s3cret"));
       // What the relay logs at start.
       assertThat(publisher.describe())
-          .contains("k:9092", "SASL_SSL", "[hidden]")
+          .contains("k:9092", "SASL_SSL", "****")
           .doesNotContain("s3cret");
     } finally {
       logger.detachAppender(appender);

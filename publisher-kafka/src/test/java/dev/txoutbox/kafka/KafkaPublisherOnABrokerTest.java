@@ -116,7 +116,7 @@ class KafkaPublisherOnABrokerTest {
   }
 
   @Test
-  void anUnreachableBrokerIsARetryableFailure() throws Exception {
+  void anUnreachableBrokerIsBrokerUnavailable() throws Exception {
     String nobodyListens;
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       nobodyListens = "127.0.0.1:" + socket.getLocalPort();
@@ -133,7 +133,8 @@ class KafkaPublisherOnABrokerTest {
 
     assertThat(results)
         .extracting(PublishResult::status)
-        .containsExactly(Status.RETRYABLE_FAILURE, Status.RETRYABLE_FAILURE);
+        .containsExactly(Status.BROKER_UNAVAILABLE, Status.BROKER_UNAVAILABLE);
+    assertThat(results.get(0).reason()).contains("not present in metadata");
   }
 
   private static String header(ConsumerRecord<String, byte[]> record, String name) {

@@ -13,19 +13,25 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.UnknownServerException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -45,6 +51,67 @@ class KafkaPublisherTest {
   private static MockProducer<String, byte[]> mock(boolean autoComplete) {
     return new MockProducer<>(
         autoComplete, null, new StringSerializer(), new ByteArraySerializer());
+  }
+
+  private static final MetricName METADATA_AGE =
+      new MetricName("metadata-age", "producer-metrics", "", Map.of());
+
+  /** The producer's metadata-age metric, fixed at {@code seconds}. */
+  private static Metric metadataAge(double seconds) {
+    return new Metric() {
+      @Override
+      public MetricName metricName() {
+        return METADATA_AGE;
+      }
+
+      @Override
+      public Object metricValue() {
+        return seconds;
+      }
+    };
+  }
+
+  /**
+   * A producer that, like KafkaProducer, returns a failed future after {@code max.block.ms} for a
+   * topic whose metadata never arrives, and reports its metadata as {@code ageSeconds} old.
+   */
+  private static final class MetadataTimeouts extends MockProducer<String, byte[]> {
+    final AtomicInteger blockedSends = new AtomicInteger();
+    private final Set<String> unknownTopics;
+
+    MetadataTimeouts(Set<String> unknownTopics, double ageSeconds) {
+      super(true, null, new StringSerializer(), new ByteArraySerializer());
+      this.unknownTopics = unknownTopics;
+      setMockMetrics(METADATA_AGE, metadataAge(ageSeconds));
+    }
+
+    @Override
+    public synchronized Future<RecordMetadata> send(
+        ProducerRecord<String, byte[]> record, Callback callback) {
+      if (unknownTopics.contains(record.topic())) {
+        blockedSends.incrementAndGet();
+        return CompletableFuture.failedFuture(
+            new TimeoutException(
+                "Topic " + record.topic() + " not present in metadata after 60000 ms."));
+      }
+      return super.send(record, callback);
+    }
+  }
+
+  private KafkaPublisher publisher(MockProducer<String, byte[]> producer) {
+    producers.add(producer);
+    return KafkaPublisher.builder()
+        .bootstrapServers("unused:9092")
+        .producerFactory(config -> producer)
+        .build();
+  }
+
+  private static List<OutboxMessage> orders(String... aggregateIds) {
+    List<OutboxMessage> batch = new ArrayList<>();
+    for (String id : aggregateIds) {
+      batch.add(message("order", id));
+    }
+    return batch;
   }
 
   private KafkaPublisher.Builder publisher(boolean autoComplete) {
@@ -80,32 +147,60 @@ class KafkaPublisherTest {
     try (KafkaPublisher publisher = publisher(false).build()) {
       MockProducer<String, byte[]> producer = producers.get(0);
       Future<List<PublishResult>> results =
-          executor.submit(
-              () ->
-                  publisher.publish(
-                      List.of(
-                          message("order", "a"), message("order", "b"), message("order", "c"))));
+          executor.submit(() -> publisher.publish(orders("a", "b", "c", "d", "e")));
 
-      await().until(() -> producer.history().size() == 3);
+      await().until(() -> producer.history().size() == 5);
       producer.completeNext();
       producer.errorNext(new RecordTooLargeException("too large"));
       producer.errorNext(new TimeoutException("Expiring 1 record(s)"));
+      producer.errorNext(new NotLeaderOrFollowerException("no leader for order-2"));
+      producer.errorNext(new UnknownServerException("an error the publisher does not know"));
 
       assertThat(results.get(10, TimeUnit.SECONDS))
           .extracting(PublishResult::status)
-          .containsExactly(Status.PUBLISHED, Status.PERMANENT_FAILURE, Status.RETRYABLE_FAILURE);
+          .containsExactly(
+              Status.PUBLISHED,
+              Status.PERMANENT_FAILURE,
+              Status.BROKER_UNAVAILABLE,
+              Status.BROKER_UNAVAILABLE,
+              Status.RETRYABLE_FAILURE);
     }
   }
 
   @Test
-  void anUnacknowledgedMessageIsRetryableOnceTheSendTimeoutPasses() throws Exception {
+  void waitsForTheProducersOutcomeLongAfterTheSendTimeout() throws Exception {
+    try (KafkaPublisher publisher =
+        publisher(false)
+            .sendTimeout(Duration.ofMillis(100))
+            .producerProperty("delivery.timeout.ms", 60_000)
+            .build()) {
+      MockProducer<String, byte[]> producer = producers.get(0);
+      Future<List<PublishResult>> results = executor.submit(() -> publisher.publish(orders("a")));
+      await().until(() -> producer.history().size() == 1);
+
+      // The producer may still deliver the record: the publisher must not give up on it.
+      await()
+          .during(Duration.ofMillis(600))
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> !results.isDone());
+      producer.completeNext();
+
+      assertThat(results.get(10, TimeUnit.SECONDS))
+          .extracting(PublishResult::status)
+          .containsExactly(Status.PUBLISHED);
+    }
+  }
+
+  @Test
+  void aRecordTheProducerNeverReportsIsRetryableAndTheStuckProducerIsReplaced() throws Exception {
     try (KafkaPublisher publisher = publisher(false).sendTimeout(Duration.ofMillis(200)).build()) {
-      List<PublishResult> results = publisher.publish(List.of(message("order", "a")));
+      List<PublishResult> results = publisher.publish(orders("a"));
 
       assertThat(results)
           .extracting(PublishResult::status)
           .containsExactly(Status.RETRYABLE_FAILURE);
-      assertThat(results.get(0).reason()).contains("sendTimeout");
+      assertThat(results.get(0).reason()).contains("no outcome within delivery.timeout.ms");
+      assertThat(producers.get(0).closed()).isTrue();
     }
   }
 
@@ -170,33 +265,70 @@ class KafkaPublisherTest {
   }
 
   @Test
-  void aTopicWithoutMetadataIsNotWaitedForTwiceInOneBatch() throws Exception {
-    AtomicInteger slowSends = new AtomicInteger();
-    MockProducer<String, byte[]> producer =
-        new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer()) {
-          @Override
-          public synchronized Future<RecordMetadata> send(
-              ProducerRecord<String, byte[]> record, Callback callback) {
-            if (record.topic().equals("slow")) {
-              slowSends.incrementAndGet();
-              throw new TimeoutException("Topic slow not present in metadata after 60000 ms.");
-            }
-            return super.send(record, callback);
-          }
-        };
-    try (KafkaPublisher publisher =
-        KafkaPublisher.builder()
-            .bootstrapServers("unused:9092")
-            .producerFactory(config -> producer)
-            .build()) {
+  void aMetadataTimeoutWithoutAnswerFromTheClusterStopsTheBatchAsBrokerUnavailable()
+      throws Exception {
+    MetadataTimeouts producer = new MetadataTimeouts(Set.of("slow"), 3600.0);
+    try (KafkaPublisher publisher = publisher(producer)) {
       List<PublishResult> results =
           publisher.publish(
-              List.of(message("slow", "a"), message("slow", "b"), message("fast", "c")));
+              List.of(message("slow", "a"), message("fast", "b"), message("fast", "c")));
+
+      assertThat(results).extracting(PublishResult::status).containsOnly(Status.BROKER_UNAVAILABLE);
+      assertThat(results.get(0).reason()).contains("not present in metadata");
+      assertThat(results.get(1).reason()).startsWith("not sent");
+      assertThat(producer.history()).isEmpty();
+      assertThat(producer.blockedSends).hasValue(1);
+    }
+  }
+
+  @Test
+  void aMetadataTimeoutWhileTheClusterAnswersIsAMissingTopicAndTheRestIsSent() throws Exception {
+    MetadataTimeouts producer = new MetadataTimeouts(Set.of("missing"), 0.0);
+    try (KafkaPublisher publisher = publisher(producer)) {
+      List<PublishResult> results =
+          publisher.publish(
+              List.of(message("missing", "a"), message("missing", "b"), message("order", "c")));
 
       assertThat(results)
           .extracting(PublishResult::status)
           .containsExactly(Status.RETRYABLE_FAILURE, Status.RETRYABLE_FAILURE, Status.PUBLISHED);
-      assertThat(slowSends).hasValue(1);
+      assertThat(results.get(0).reason()).contains("topic missing", "does it exist");
+      assertThat(producer.blockedSends).hasValue(1);
+    }
+  }
+
+  @Test
+  void aSecondBlockingSendStopsTheBatch() throws Exception {
+    MetadataTimeouts producer = new MetadataTimeouts(Set.of("missing1", "missing2"), 0.0);
+    try (KafkaPublisher publisher = publisher(producer)) {
+      List<PublishResult> results =
+          publisher.publish(
+              List.of(
+                  message("missing1", "a"),
+                  message("missing2", "b"),
+                  message("missing3", "c"),
+                  message("order", "d")));
+
+      assertThat(results)
+          .extracting(PublishResult::status)
+          .containsExactly(
+              Status.RETRYABLE_FAILURE,
+              Status.RETRYABLE_FAILURE,
+              Status.BROKER_UNAVAILABLE,
+              Status.BROKER_UNAVAILABLE);
+      assertThat(producer.blockedSends).hasValue(2);
+    }
+  }
+
+  @Test
+  void aFullBufferIsBrokerUnavailableEvenWhenTheClusterAnswers() throws Exception {
+    MockProducer<String, byte[]> producer = mock(true);
+    producer.sendException = new BufferExhaustedException("Failed to allocate memory");
+    producer.setMockMetrics(METADATA_AGE, metadataAge(0.0));
+    try (KafkaPublisher publisher = publisher(producer)) {
+      assertThat(publisher.publish(orders("a", "b")))
+          .extracting(PublishResult::status)
+          .containsOnly(Status.BROKER_UNAVAILABLE);
     }
   }
 

@@ -3,6 +3,7 @@ package dev.txoutbox.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.txoutbox.spi.SecretMasking;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -105,7 +106,7 @@ class ProducerSettingsTest {
 
   @Test
   void masksCredentialsForLogging() {
-    Map<String, Object> masked =
+    Map<String, String> masked =
         ProducerSettings.masked(
             Map.of(
                 "sasl.jaas.config",
@@ -123,10 +124,10 @@ class ProducerSettingsTest {
                 "all"));
 
     assertThat(masked)
-        .containsEntry("sasl.jaas.config", ProducerSettings.HIDDEN)
-        .containsEntry("ssl.truststore.password", ProducerSettings.HIDDEN)
-        .containsEntry("ssl.keystore.key", ProducerSettings.HIDDEN)
-        .containsEntry("my.vendor.api.key", ProducerSettings.HIDDEN)
+        .containsEntry("sasl.jaas.config", SecretMasking.MASK)
+        .containsEntry("ssl.truststore.password", SecretMasking.MASK)
+        .containsEntry("ssl.keystore.key", SecretMasking.MASK)
+        .containsEntry("my.vendor.api.key", SecretMasking.MASK)
         .containsEntry("acks", "all");
     assertThat(masked.toString()).doesNotContain("password=\"p\"", "changeit", "PRIVATE");
   }

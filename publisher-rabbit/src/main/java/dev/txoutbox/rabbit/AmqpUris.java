@@ -1,43 +1,73 @@
 package dev.txoutbox.rabbit;
 
 import com.rabbitmq.client.ConnectionFactory;
+import dev.txoutbox.spi.SecretMasking;
+import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.util.regex.Pattern;
 
-/** Reads AMQP URIs and renders broker addresses for logs and messages without their password. */
+/**
+ * Reads AMQP URIs and renders broker addresses for logs and messages without their password (masked
+ * by {@link SecretMasking}).
+ */
 final class AmqpUris {
-
-  private static final Pattern USER_INFO_PASSWORD =
-      Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*://[^:@/?#]*):[^@/?#]*@");
 
   private AmqpUris() {}
 
   /**
    * A connection factory set from {@code uri}.
    *
-   * @throws IllegalArgumentException if {@code uri} is not a valid AMQP URI; the message shows the
-   *     URI masked and carries no cause, since the client's own messages may quote the password
+   * @throws IllegalArgumentException if {@code uri} is not a valid AMQP URI, or its password holds
+   *     a character that must be percent-encoded (a raw {@code /}, {@code #}, {@code ?} or
+   *     {@code @} would make the client connect elsewhere, with the rest of the password as the
+   *     virtual host); the message shows the URI masked and carries no cause, since the client's
+   *     own messages may quote the password
    */
   static ConnectionFactory parse(String uri) {
+    requireEncodedUserInfo(uri);
     ConnectionFactory factory = new ConnectionFactory();
     try {
       factory.setUri(uri);
       return factory;
     } catch (URISyntaxException e) {
       throw new IllegalArgumentException(
-          "uri is not a valid AMQP URI: " + mask(uri) + " (" + e.getReason() + ")");
+          "uri is not a valid AMQP URI: "
+              + SecretMasking.maskUri(uri)
+              + " ("
+              + e.getReason()
+              + ")");
     } catch (GeneralSecurityException | RuntimeException e) {
       throw new IllegalArgumentException(
-          "uri is not a valid AMQP URI: " + mask(uri) + " (" + e.getClass().getSimpleName() + ")");
+          "uri is not a valid AMQP URI: "
+              + SecretMasking.maskUri(uri)
+              + " ("
+              + e.getClass().getSimpleName()
+              + ")");
     }
   }
 
-  /** {@code uri} with any password in its user info replaced by {@code ****}. */
-  static String mask(String uri) {
-    return USER_INFO_PASSWORD.matcher(uri).replaceFirst("$1:****@");
+  /** The user info a parser sees must be all that comes before the last {@code @}. */
+  private static void requireEncodedUserInfo(String uri) {
+    int authority = uri.indexOf("://") + 3;
+    int at = uri.lastIndexOf('@');
+    if (authority < 3 || at < authority) {
+      return;
+    }
+    String raw = uri.substring(authority, at);
+    String parsed;
+    try {
+      parsed = new URI(uri).getRawUserInfo();
+    } catch (URISyntaxException e) {
+      parsed = null;
+    }
+    if (!raw.equals(parsed)) {
+      throw new IllegalArgumentException(
+          "uri is not a valid AMQP URI: "
+              + SecretMasking.maskUri(uri)
+              + " (percent-encode / # ? @ in the user name and password: %2F %23 %3F %40)");
+    }
   }
 
   /** Where {@code factory} connects, as {@code amqp://user@host:port/vhost}, without password. */

@@ -45,37 +45,54 @@ final class BatchSender implements AutoCloseable {
       open = connection.get();
       String blocked = connection.blockedReason();
       if (blocked != null) {
-        return fillUnset(
-            results, PublishResult.retryable("RabbitMQ blocks publishing: " + blocked));
+        log.debug("Not sending {} messages: RabbitMQ blocks publishing: {}", batch.size(), blocked);
+        return fillUnset(results, RabbitFailures.blocked(config.endpoint(), blocked));
       }
       channel = channels.borrow(open);
     } catch (IOException | TimeoutException | ShutdownSignalException e) {
-      log.warn("Cannot publish to RabbitMQ at {}: {}", config.endpoint(), e.toString());
-      return fillUnset(
-          results,
-          PublishResult.retryable("cannot reach RabbitMQ at " + config.endpoint() + ": " + e, e));
+      // Per batch, so DEBUG: the relay reports the outage once, and the connection its loss.
+      log.debug("Cannot publish to RabbitMQ at {}: {}", config.endpoint(), e.toString());
+      return fillUnset(results, RabbitFailures.unreachable(config.endpoint(), e));
     }
     ConfirmTracker tracker = new ConfirmTracker(batch.size(), config.unroutableIsPermanent());
     boolean reusable = false;
+    PublishResult notSent;
     channel.begin(tracker);
     try {
       long deadline = System.nanoTime() + config.confirmTimeout().toNanos();
-      boolean allSent = sendAll(batch, results, open, channel, tracker);
-      boolean allConfirmed = tracker.await(deadline, config.confirmTimeout());
-      reusable = allSent && allConfirmed;
+      notSent = sendAll(batch, results, open, channel, tracker);
+      boolean allConfirmed = tracker.await(deadline);
+      if (!allConfirmed) {
+        String blocked = connection.blockedReason();
+        boolean answered = tracker.brokerAnswered();
+        tracker.expire(
+            RabbitFailures.confirmTimedOut(
+                config.confirmTimeout(), config.endpoint(), blocked, answered));
+        if (blocked == null && !answered) {
+          connection.abandon(open); // else closing the channel would wait for the silent broker
+        }
+      }
+      reusable = notSent == null && allConfirmed;
       tracker.copyTo(results);
     } finally {
       channel.end();
       channels.giveBack(channel, reusable);
     }
-    return fillUnset(results, PublishResult.retryable("not sent: the RabbitMQ channel failed"));
+    return fillUnset(
+        results,
+        notSent != null
+            ? notSent
+            : PublishResult.retryable("not sent: the RabbitMQ channel failed"));
   }
 
   /**
    * Converts and sends each message in turn; a message that can never be sent, or whose exchange is
-   * missing, gets its result at once. Returns false if sending broke off.
+   * missing, gets its result at once.
+   *
+   * @return null if every message was sent or settled, otherwise the outcome of those that were not
+   *     sent because sending broke off
    */
-  private boolean sendAll(
+  private PublishResult sendAll(
       List<OutboxMessage> batch,
       PublishResult[] results,
       Connection open,
@@ -94,20 +111,20 @@ final class BatchSender implements AutoCloseable {
           continue;
         }
       } catch (IOException | ShutdownSignalException e) {
-        log.warn("Cannot check RabbitMQ exchange '{}': {}", message.exchange(), e.toString());
-        return false;
+        log.debug("Cannot check RabbitMQ exchange '{}': {}", message.exchange(), e.toString());
+        return RabbitFailures.sendFailed(e);
       }
       tracker.beforePublish(i, channel.nextPublishSeqNo(), batch.get(i).id().toString());
       try {
         channel.publish(
             message.exchange(), message.routingKey(), message.properties(), message.body());
       } catch (IOException | RuntimeException e) {
-        log.warn("Sending to RabbitMQ at {} failed: {}", config.endpoint(), e.toString());
+        log.debug("Sending to RabbitMQ at {} failed: {}", config.endpoint(), e.toString());
         tracker.publishFailed(e);
-        return false;
+        return RabbitFailures.sendFailed(e);
       }
     }
-    return true;
+    return null;
   }
 
   private boolean exchangeExists(Connection open, String exchange, Map<String, Boolean> checked)

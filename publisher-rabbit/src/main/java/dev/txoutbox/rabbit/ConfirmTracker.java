@@ -2,7 +2,6 @@ package dev.txoutbox.rabbit;
 
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.txoutbox.spi.PublishResult;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -31,6 +30,7 @@ final class ConfirmTracker {
   private int settled;
   private int lowestUnsettled;
   private PublishResult closedOutcome;
+  private boolean brokerAnswered;
 
   /**
    * @param capacity the most messages this batch will send
@@ -66,7 +66,7 @@ final class ConfirmTracker {
   /** The last registered message could not be sent. */
   synchronized void publishFailed(Exception cause) {
     if (sent > 0) {
-      settle(sent - 1, PublishResult.retryable("sending to RabbitMQ failed: " + cause, cause));
+      settle(sent - 1, RabbitFailures.sendFailed(cause));
     }
   }
 
@@ -76,6 +76,7 @@ final class ConfirmTracker {
     if (positions == null) {
       return;
     }
+    brokerAnswered = true;
     String reason = "unroutable: " + replyCode + " " + replyText + " (" + route + ")";
     for (int position : positions) {
       returnedReason[position] = reason;
@@ -90,6 +91,7 @@ final class ConfirmTracker {
     if (firstTag < 0 || last < 0 || last >= sent) {
       return; // not this batch's tag
     }
+    brokerAnswered = true;
     int from = multiple ? lowestUnsettled : (int) last;
     for (int position = from; position <= last; position++) {
       if (outcome[position] != null) {
@@ -108,9 +110,7 @@ final class ConfirmTracker {
 
   /** The channel closed: nothing unconfirmed will be confirmed any more. */
   synchronized void channelClosed(ShutdownSignalException cause) {
-    closedOutcome =
-        PublishResult.retryable(
-            "RabbitMQ channel closed before the broker confirmed: " + cause.getMessage(), cause);
+    closedOutcome = RabbitFailures.channelClosed(cause);
     for (int position = lowestUnsettled; position < sent; position++) {
       if (outcome[position] == null) {
         settle(position, closedOutcome);
@@ -120,31 +120,34 @@ final class ConfirmTracker {
 
   /**
    * Waits until every sent message is settled or {@code deadlineNanos} (of {@link
-   * System#nanoTime()}) passes; what is still unsettled then is a retryable failure.
+   * System#nanoTime()}) passes.
    *
    * @return whether the broker settled every message, so no confirm is still outstanding
    * @throws InterruptedException if interrupted while waiting
    */
-  synchronized boolean await(long deadlineNanos, Duration timeout) throws InterruptedException {
+  synchronized boolean await(long deadlineNanos) throws InterruptedException {
     while (settled < sent) {
       long remaining = deadlineNanos - System.nanoTime();
       if (remaining <= 0) {
-        break;
+        return false;
       }
       TimeUnit.NANOSECONDS.timedWait(this, remaining);
     }
-    if (settled == sent) {
-      return true;
-    }
-    PublishResult timedOut =
-        PublishResult.retryable(
-            "no confirm from RabbitMQ within " + timeout + " (outcome unknown)");
+    return true;
+  }
+
+  /** Whether the broker confirmed or returned any message of this batch so far. */
+  synchronized boolean brokerAnswered() {
+    return brokerAnswered;
+  }
+
+  /** Gives every sent message still unsettled the outcome {@code timedOut}. */
+  synchronized void expire(PublishResult timedOut) {
     for (int position = lowestUnsettled; position < sent; position++) {
       if (outcome[position] == null) {
         settle(position, timedOut);
       }
     }
-    return false;
   }
 
   /** Copies every sent message's outcome to its place in {@code results}. */

@@ -19,6 +19,11 @@ final class RabbitConnection implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RabbitConnection.class);
   private static final int CLOSE_TIMEOUT_MILLIS = 10_000;
 
+  /**
+   * How long {@link #abandon} waits for the broker to answer the close before closing the socket.
+   */
+  private static final int ABANDON_TIMEOUT_MILLIS = 1_000;
+
   private final RabbitPublisherConfig config;
   private final Runnable onConnect;
   private final ReentrantLock lock = new ReentrantLock();
@@ -122,6 +127,16 @@ final class RabbitConnection implements AutoCloseable {
     } finally {
       channel.abort();
     }
+  }
+
+  /**
+   * Drops {@code silent}, a connection on which the broker answered nothing in time: waits at most
+   * a second for the broker, then closes the socket. Every channel on it closes, so nothing blocks
+   * on them; the next {@link #get()} opens a new connection.
+   */
+  void abandon(Connection silent) {
+    log.debug("RabbitMQ at {} answers nothing; dropping the connection", config.endpoint());
+    silent.abort(ABANDON_TIMEOUT_MILLIS);
   }
 
   /**

@@ -26,8 +26,12 @@ import org.slf4j.LoggerFactory;
  *   <li>returned as unroutable ({@code basic.return}, such as 312 NO_ROUTE), or routed to an
  *       exchange that does not exist: a failure, even though the broker also acks it; retryable
  *       unless {@link Builder#unroutableIsPermanent(boolean)};
- *   <li>nacked, not confirmed in time, or cut off by a lost connection: a retryable failure (the
- *       message may reach consumers twice, never zero times);
+ *   <li>nacked, not confirmed in time, or its channel closed by a channel error: a retryable
+ *       failure (the message may reach consumers twice, never zero times);
+ *   <li>not sent or not confirmed because the broker is unavailable (the connection cannot be
+ *       opened, is lost mid-batch, or is blocked by a resource alarm): {@link
+ *       PublishResult#brokerUnavailable(String, Throwable) broker unavailable}, which costs the
+ *       event no attempt;
  *   <li>impossible to send (larger than {@link Builder#maxMessageBytes(int)}, a name or routing key
  *       longer than AMQP allows, a router that throws): a permanent failure, sent nowhere.
  * </ul>
@@ -201,10 +205,11 @@ public final class RabbitPublisher implements Publisher {
 
     /**
      * How long a batch waits for the broker's confirms, counted from when its first message is
-     * sent; messages unconfirmed by then are retryable failures. It also caps the connection
-     * factory's connection timeout, so a batch that has to connect first waits at most this long
-     * for the TCP connection. Keep it well below the relay's transaction limits. Defaults to 30
-     * seconds.
+     * sent; messages unconfirmed by then are retryable failures, or the broker unavailable if it
+     * answered none of the batch (the connection is then dropped, and the next batch opens a new
+     * one). It also caps the connection factory's connection, handshake and channel RPC timeouts,
+     * so a batch that has to connect first, or whose broker stops answering, waits at most about
+     * this long more. Keep it well below the relay's transaction limits. Defaults to 30 seconds.
      *
      * @throws NullPointerException if {@code confirmTimeout} is null
      */
@@ -292,17 +297,28 @@ public final class RabbitPublisher implements Publisher {
       return new RabbitPublisher(config);
     }
 
-    /** The publisher's own copy: no automatic recovery, connecting bounded by confirmTimeout. */
+    /**
+     * The publisher's own copy: no automatic recovery; connecting, the handshake and every channel
+     * RPC (opening a channel, a declaration, closing a channel) bounded by confirmTimeout, so that
+     * a broker that stops answering cannot hold a batch much longer.
+     */
     private ConnectionFactory connectionFactory() {
       ConnectionFactory factory =
           connectionFactory != null ? connectionFactory.clone() : AmqpUris.parse(uri);
       factory.setAutomaticRecoveryEnabled(false);
       factory.setTopologyRecoveryEnabled(false);
-      int timeout = factory.getConnectionTimeout();
-      if (timeout == 0 || timeout > confirmTimeout.toMillis()) {
-        factory.setConnectionTimeout((int) Math.min(Integer.MAX_VALUE, confirmTimeout.toMillis()));
-      }
+      int bound = (int) Math.min(Integer.MAX_VALUE, confirmTimeout.toMillis());
+      factory.setConnectionTimeout(capped(factory.getConnectionTimeout(), bound));
+      factory.setHandshakeTimeout(capped(factory.getHandshakeTimeout(), bound));
+      factory.setChannelRpcTimeout(capped(factory.getChannelRpcTimeout(), bound));
       return factory;
+    }
+
+    /**
+     * {@code timeout} in milliseconds, no longer than {@code bound}; 0 (no limit) is {@code bound}.
+     */
+    private static int capped(int timeout, int bound) {
+      return timeout == 0 || timeout > bound ? bound : timeout;
     }
   }
 }

@@ -42,7 +42,7 @@ class ConfirmTrackerTest {
     tracker.confirmed(19, true, true);
     tracker.confirmed(20, false, true);
 
-    assertThat(tracker.await(deadline(), TIMEOUT)).isTrue();
+    assertThat(tracker.await(deadline())).isTrue();
     assertThat(statuses(tracker, 4)).containsOnly(Status.PUBLISHED);
   }
 
@@ -53,7 +53,7 @@ class ConfirmTrackerTest {
     tracker.confirmed(2, false, false);
     tracker.confirmed(4, true, true);
 
-    assertThat(tracker.await(deadline(), TIMEOUT)).isTrue();
+    assertThat(tracker.await(deadline())).isTrue();
     assertThat(statuses(tracker, 4))
         .containsExactly(
             Status.PUBLISHED, Status.RETRYABLE_FAILURE, Status.PUBLISHED, Status.PUBLISHED);
@@ -66,7 +66,7 @@ class ConfirmTrackerTest {
     tracker.returned("id-1", 312, "NO_ROUTE", "exchange 'x', routing key 'y'");
     tracker.confirmed(4, true, true);
 
-    tracker.await(deadline(), TIMEOUT);
+    tracker.await(deadline());
     PublishResult[] results = new PublishResult[4];
     tracker.copyTo(results);
     assertThat(results[1].status()).isEqualTo(Status.RETRYABLE_FAILURE);
@@ -82,16 +82,19 @@ class ConfirmTrackerTest {
     tracker.returned("id-3", 312, "NO_ROUTE", "exchange 'x', routing key 'y'");
     tracker.confirmed(4, true, true);
 
-    tracker.await(deadline(), TIMEOUT);
+    tracker.await(deadline());
     assertThat(statuses(tracker, 4)[3]).isEqualTo(Status.PERMANENT_FAILURE);
   }
 
   @Test
-  void unconfirmedMessagesAreRetryableWhenTheDeadlinePasses() throws Exception {
+  void unconfirmedMessagesGetTheTimeoutOutcomeWhenTheDeadlinePasses() throws Exception {
     ConfirmTracker tracker = sentFour(1, false);
     tracker.confirmed(2, true, true);
 
-    boolean allConfirmed = tracker.await(System.nanoTime(), Duration.ofMillis(1));
+    boolean allConfirmed = tracker.await(System.nanoTime());
+    tracker.expire(
+        RabbitFailures.confirmTimedOut(
+            Duration.ofMillis(1), "amqp://h", null, tracker.brokerAnswered()));
 
     assertThat(allConfirmed).isFalse();
     PublishResult[] results = new PublishResult[4];
@@ -100,31 +103,78 @@ class ConfirmTrackerTest {
     assertThat(results[1].isPublished()).isTrue();
     assertThat(results[2].status()).isEqualTo(Status.RETRYABLE_FAILURE);
     assertThat(results[2].reason()).contains("no confirm");
+    assertThat(results[3].status()).isEqualTo(Status.RETRYABLE_FAILURE);
   }
 
   @Test
-  void closedChannelFailsEveryUnconfirmedMessageAndWakesTheWaiter() throws Exception {
+  void unconfirmedMessagesOfABlockedConnectionAreBrokerUnavailable() throws Exception {
+    ConfirmTracker tracker = sentFour(1, false);
+    tracker.confirmed(1, false, true);
+
+    tracker.await(System.nanoTime());
+    tracker.expire(
+        RabbitFailures.confirmTimedOut(
+            Duration.ofMillis(1), "amqp://h", "low on memory", tracker.brokerAnswered()));
+
+    PublishResult[] results = new PublishResult[4];
+    tracker.copyTo(results);
+    assertThat(results[0].isPublished()).isTrue();
+    assertThat(Arrays.asList(results).subList(1, 4))
+        .allSatisfy(
+            r -> {
+              assertThat(r.status()).isEqualTo(Status.BROKER_UNAVAILABLE);
+              assertThat(r.reason()).contains("blocks publishing", "low on memory");
+            });
+  }
+
+  @Test
+  void lostConnectionMakesEveryUnconfirmedMessageBrokerUnavailableAndWakesTheWaiter()
+      throws Exception {
     ConfirmTracker tracker = sentFour(1, false);
     tracker.confirmed(1, false, true);
     CompletableFuture<Boolean> waiter =
         CompletableFuture.supplyAsync(
             () -> {
               try {
-                return tracker.await(deadline(), TIMEOUT);
+                return tracker.await(deadline());
               } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
               }
             });
 
-    tracker.channelClosed(new ShutdownSignalException(true, false, null, "test"));
+    tracker.channelClosed(new ShutdownSignalException(true, false, null, "connection"));
 
     assertThat(waiter.get(5, TimeUnit.SECONDS)).isTrue();
     assertThat(statuses(tracker, 4))
         .containsExactly(
             Status.PUBLISHED,
-            Status.RETRYABLE_FAILURE,
-            Status.RETRYABLE_FAILURE,
-            Status.RETRYABLE_FAILURE);
+            Status.BROKER_UNAVAILABLE,
+            Status.BROKER_UNAVAILABLE,
+            Status.BROKER_UNAVAILABLE);
+  }
+
+  @Test
+  void channelClosedByAChannelErrorFailsTheUnconfirmedRetryably() throws Exception {
+    ConfirmTracker tracker = sentFour(1, false);
+    tracker.confirmed(2, true, true);
+
+    tracker.channelClosed(new ShutdownSignalException(false, false, null, "channel"));
+
+    assertThat(tracker.await(deadline())).isTrue();
+    assertThat(statuses(tracker, 4))
+        .containsExactly(
+            Status.PUBLISHED, Status.PUBLISHED, Status.RETRYABLE_FAILURE, Status.RETRYABLE_FAILURE);
+  }
+
+  @Test
+  void aMessageRegisteredAfterTheChannelClosedGetsTheClosingOutcome() {
+    ConfirmTracker tracker = new ConfirmTracker(2, false);
+    tracker.beforePublish(0, 1, "a");
+    tracker.channelClosed(new ShutdownSignalException(true, false, null, "connection"));
+
+    tracker.beforePublish(1, 2, "b");
+
+    assertThat(statuses(tracker, 2)).containsOnly(Status.BROKER_UNAVAILABLE);
   }
 
   @Test
@@ -133,8 +183,7 @@ class ConfirmTrackerTest {
 
     Thread.currentThread().interrupt();
     try {
-      assertThatThrownBy(() -> tracker.await(deadline(), TIMEOUT))
-          .isInstanceOf(InterruptedException.class);
+      assertThatThrownBy(() -> tracker.await(deadline())).isInstanceOf(InterruptedException.class);
     } finally {
       Thread.interrupted();
     }
@@ -147,8 +196,20 @@ class ConfirmTrackerTest {
     tracker.confirmed(9, true, true);
     tracker.confirmed(14, false, false);
 
-    assertThat(tracker.await(System.nanoTime(), Duration.ofMillis(1))).isFalse();
-    assertThat(statuses(tracker, 4)).containsOnly(Status.RETRYABLE_FAILURE);
+    assertThat(tracker.await(System.nanoTime())).isFalse();
+    assertThat(tracker.brokerAnswered()).isFalse();
+  }
+
+  @Test
+  void aBatchTheBrokerAnsweredNothingOfIsBrokerUnavailableAtTheDeadline() throws Exception {
+    ConfirmTracker tracker = sentFour(1, false);
+
+    tracker.await(System.nanoTime());
+    tracker.expire(
+        RabbitFailures.confirmTimedOut(
+            Duration.ofMillis(1), "amqp://h", null, tracker.brokerAnswered()));
+
+    assertThat(statuses(tracker, 4)).containsOnly(Status.BROKER_UNAVAILABLE);
   }
 
   @Test

@@ -117,10 +117,29 @@ class RabbitPublisherBuilderTest {
   }
 
   @Test
-  void masksThePasswordOfAUri() {
-    assertThat(AmqpUris.mask("amqps://user:p%40ss@host:5671/%2F"))
-        .isEqualTo("amqps://user:****@host:5671/%2F");
-    assertThat(AmqpUris.mask("amqp://host:5672")).isEqualTo("amqp://host:5672");
+  void rejectsAPasswordWithUnencodedDelimitersWithoutShowingIt() {
+    for (String password : new String[] {"pa/ss", "pa#ss", "pa?ss", "p@ss"}) {
+      assertThatThrownBy(
+              () ->
+                  RabbitPublisher.builder()
+                      .uri("amqp://app:" + password + "@rabbit.example:5672/orders")
+                      .exchange("outbox")
+                      .build())
+          .as(password)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("uri is not a valid AMQP URI: amqp://app:****@rabbit.example")
+          .hasMessageContaining("percent-encode")
+          .hasMessageNotContaining(password)
+          .hasNoCause();
+    }
+    // Encoded, the same password is accepted and described without it.
+    RabbitPublisher encoded =
+        RabbitPublisher.builder()
+            .uri("amqp://app:pa%2Fss@rabbit.example:5672/orders")
+            .exchange("outbox")
+            .build();
+    assertThat(encoded.describe()).doesNotContain("pa%2Fss").doesNotContain("pa/ss");
+    encoded.close();
   }
 
   @Test

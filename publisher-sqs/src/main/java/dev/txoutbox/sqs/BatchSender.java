@@ -2,10 +2,8 @@ package dev.txoutbox.sqs;
 
 import dev.txoutbox.spi.PublishResult;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,7 +43,7 @@ final class BatchSender {
                 lane.forEach(batch -> batch.forEach(e -> run.complete(e.index(), failure)));
                 return CompletableFuture.<Void>completedFuture(null);
               }
-              return sendFrom(run, queue, queueUrl, lane, 0, new HashSet<>());
+              return sendFrom(run, queue, queueUrl, lane, 0, new HashMap<>());
             })
         .thenCompose(next -> next);
   }
@@ -56,7 +54,7 @@ final class BatchSender {
       String queueUrl,
       List<List<Entry>> lane,
       int first,
-      Set<String> failedGroups) {
+      Map<String, PublishResult> failedGroups) {
     for (int k = first; k < lane.size(); k++) {
       if (run.isOver()) {
         return CompletableFuture.completedFuture(null);
@@ -72,29 +70,44 @@ final class BatchSender {
   }
 
   private static List<Entry> holdBackFailedGroups(
-      PublishRun run, List<Entry> batch, Set<String> failedGroups) {
+      PublishRun run, List<Entry> batch, Map<String, PublishResult> failedGroups) {
     if (failedGroups.isEmpty()) {
       return batch;
     }
     return batch.stream()
         .filter(
             e -> {
-              if (e.groupId() == null || !failedGroups.contains(e.groupId())) {
+              PublishResult earlier = e.groupId() == null ? null : failedGroups.get(e.groupId());
+              if (earlier == null) {
                 return true;
               }
-              run.complete(
-                  e.index(),
-                  PublishResult.retryable(
-                      "held back to keep FIFO order: an earlier message of group '"
-                          + e.groupId()
-                          + "' in the same batch was not published"));
+              run.complete(e.index(), heldBack(e.groupId(), earlier));
               return false;
             })
         .toList();
   }
 
+  /**
+   * The outcome of a message held back because an earlier one of its group failed: broker
+   * unavailable if that failure was, since nothing is wrong with either message; retryable
+   * otherwise.
+   */
+  private static PublishResult heldBack(String groupId, PublishResult earlier) {
+    String reason =
+        "held back to keep FIFO order: an earlier message of group '"
+            + groupId
+            + "' in the same batch was not published";
+    return earlier.isBrokerUnavailable()
+        ? PublishResult.brokerUnavailable(reason)
+        : PublishResult.retryable(reason);
+  }
+
   private CompletableFuture<Void> send(
-      PublishRun run, String queue, String queueUrl, List<Entry> batch, Set<String> failedGroups) {
+      PublishRun run,
+      String queue,
+      String queueUrl,
+      List<Entry> batch,
+      Map<String, PublishResult> failedGroups) {
     SendMessageBatchRequest request =
         SendMessageBatchRequest.builder()
             .queueUrl(queueUrl)
@@ -119,9 +132,13 @@ final class BatchSender {
   }
 
   private static void failed(
-      PublishRun run, String queue, List<Entry> batch, Throwable error, Set<String> failedGroups) {
+      PublishRun run,
+      String queue,
+      List<Entry> batch,
+      Throwable error,
+      Map<String, PublishResult> failedGroups) {
     PublishResult failure = Failures.ofRequest(queue, error);
-    // the relay logs every failed event with this reason; here only the request, for debugging
+    // Per request, so DEBUG: the relay logs failed events and reports an outage once.
     log.debug("SendMessageBatch of {} messages failed: {}", batch.size(), failure.reason());
     batch.forEach(e -> outcome(run, e, failure, failedGroups));
   }
@@ -132,10 +149,10 @@ final class BatchSender {
    * however long its successors wait.
    */
   private static void outcome(
-      PublishRun run, Entry e, PublishResult failure, Set<String> failedGroups) {
+      PublishRun run, Entry e, PublishResult failure, Map<String, PublishResult> failedGroups) {
     run.complete(e.index(), failure);
     if (e.groupId() != null && !failure.isPermanent()) {
-      failedGroups.add(e.groupId());
+      failedGroups.putIfAbsent(e.groupId(), failure);
     }
   }
 
@@ -144,7 +161,7 @@ final class BatchSender {
       String queue,
       List<Entry> batch,
       SendMessageBatchResponse response,
-      Set<String> failedGroups) {
+      Map<String, PublishResult> failedGroups) {
     Map<String, Entry> byId = new HashMap<>();
     batch.forEach(e -> byId.put(e.id(), e));
     for (SendMessageBatchResultEntry ok : response.successful()) {

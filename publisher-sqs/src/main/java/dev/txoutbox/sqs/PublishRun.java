@@ -14,8 +14,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The state of one {@code publish} call: one result slot per message, the deadline, and the SQS
- * requests in flight. Each slot is set once; whatever has no result when the deadline passes is a
- * retryable failure, and a result that arrives later is ignored. Thread-safe.
+ * requests in flight. Each slot is set once; whatever has no result when the deadline passes is
+ * reported as the broker being unavailable, and a result that arrives later is ignored.
+ * Thread-safe.
  */
 final class PublishRun {
 
@@ -61,8 +62,9 @@ final class PublishRun {
    *     cancelled
    */
   List<PublishResult> await(List<CompletableFuture<Void>> lanes) throws InterruptedException {
+    // SQS answered nothing for these within the deadline: that says nothing about the messages.
     PublishResult unfinished =
-        PublishResult.retryable(
+        PublishResult.brokerUnavailable(
             "no acknowledgement from SQS within the request timeout of " + timeout);
     try {
       CompletableFuture.allOf(lanes.toArray(CompletableFuture[]::new))

@@ -41,8 +41,11 @@ import software.amazon.awssdk.services.sqs.SqsAsyncClient;
  *       requests carrying one message group go one after the other, in order.
  *   <li>Waits for every request until {@link Builder#requestTimeout} after the call began, and
  *       reports each message's own outcome: published when SQS acknowledged that entry; a permanent
- *       failure when SQS rejected the entry as the sender's fault; otherwise a retryable failure
- *       (see {@link PublishResult}).
+ *       failure when SQS rejected the entry as the sender's fault, or the request for a reason no
+ *       retry fixes (no such queue, access denied); {@link PublishResult#brokerUnavailable(String,
+ *       Throwable) broker unavailable}, which costs the event no attempt, when the request failed
+ *       with a network error, throttling or a server error (5xx), or got no answer in time;
+ *       otherwise a retryable failure.
  * </ol>
  *
  * <p>On a FIFO queue (a name or URL ending in {@code .fifo}) {@code MessageGroupId} is the
@@ -287,8 +290,8 @@ public final class SqsPublisher implements Publisher {
 
     /**
      * The longest one {@code publish} call waits for SQS, queue lookups and every request included;
-     * what is not acknowledged by then is a retryable failure. Also set as each request's API call
-     * timeout. Defaults to 10 seconds.
+     * what is not acknowledged by then is reported as the broker being unavailable, which costs no
+     * attempt. Also set as each request's API call timeout. Defaults to 10 seconds.
      *
      * @throws NullPointerException if {@code requestTimeout} is null
      */

@@ -1,6 +1,5 @@
 package dev.txoutbox.sqs;
 
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,8 +8,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
+import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.actor.ActorSystem;
+import org.apache.pekko.actor.Props;
+import org.elasticmq.actor.QueueManagerActor;
 import org.elasticmq.rest.sqs.SQSRestServer;
 import org.elasticmq.rest.sqs.SQSRestServerBuilder;
+import org.elasticmq.rest.sqs.TheSQSRestServerBuilder;
+import org.elasticmq.util.NowProvider;
+import scala.Option;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.SdkRequest;
@@ -27,26 +35,63 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequest;
 
 /**
  * An ElasticMQ server in this JVM on a free port of 127.0.0.1, with an SDK client pointed at it
- * that records every {@code SendMessageBatch} request it sends. One per test class.
+ * that records every {@code SendMessageBatch} request it sends. One per test class. The queues live
+ * in an actor of their own, so the HTTP server can be stopped (connections are then refused) and
+ * started again on the same port with every queue and message kept.
  */
 final class ElasticMq implements AutoCloseable {
 
-  private final SQSRestServer server;
+  private final ActorSystem actors = ActorSystem.create("elasticmq-test");
+  private final ActorRef queues =
+      actors.actorOf(
+          Props.create(
+              QueueManagerActor.class,
+              () ->
+                  new QueueManagerActor(
+                      new NowProvider(), SQSRestServerBuilder.sqsLimits(), Option.empty())));
+  private final int port;
   private final SqsAsyncClient client;
   private final List<SendMessageBatchRequest> batchRequests = new CopyOnWriteArrayList<>();
+  private volatile SQSRestServer server;
   private volatile String rejectMarker;
+  private volatile IntConsumer beforeBatchRequest = n -> {};
 
   private ElasticMq() {
-    server = SQSRestServerBuilder.withInterface("127.0.0.1").withDynamicPort().start();
-    InetSocketAddress address = server.waitUntilStarted().localAddress();
+    server = listen(SQSRestServerBuilder.withActorSystem(actors).withDynamicPort());
+    port = server.waitUntilStarted().localAddress().getPort();
     client =
         SqsAsyncClient.builder()
-            .endpointOverride(URI.create("http://127.0.0.1:" + address.getPort()))
+            .endpointOverride(URI.create("http://127.0.0.1:" + port))
             .region(Region.US_EAST_1)
             .credentialsProvider(
                 StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
             .overrideConfiguration(o -> o.addExecutionInterceptor(new Recorder()))
             .build();
+  }
+
+  private SQSRestServer listen(TheSQSRestServerBuilder builder) {
+    SQSRestServer started =
+        builder.withQueueManagerActor(queues).withInterface("127.0.0.1").start();
+    started.waitUntilStarted();
+    return started;
+  }
+
+  /** Stops the HTTP server: connecting is refused until {@link #startServer()}; queues are kept. */
+  synchronized void stopServer() {
+    server.stopAndWait();
+  }
+
+  /** Starts the HTTP server again, on the same port, with the queues and messages it had. */
+  synchronized void startServer() {
+    server = listen(SQSRestServerBuilder.withActorSystem(actors).withPort(port));
+  }
+
+  /**
+   * Runs {@code action} with the number (from 1) of each {@code SendMessageBatch} request before
+   * the client sends it.
+   */
+  void beforeBatchRequest(IntConsumer action) {
+    this.beforeBatchRequest = action;
   }
 
   static ElasticMq start() {
@@ -152,7 +197,12 @@ final class ElasticMq implements AutoCloseable {
     try {
       client.close();
     } finally {
-      server.stopAndWait();
+      try {
+        server.stopAndWait();
+      } finally {
+        actors.terminate();
+        actors.getWhenTerminated().toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
+      }
     }
   }
 
@@ -161,7 +211,12 @@ final class ElasticMq implements AutoCloseable {
     public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
       SdkRequest request = context.request();
       if (request instanceof SendMessageBatchRequest batch) {
-        batchRequests.add(batch);
+        int number;
+        synchronized (batchRequests) { // so that request n is batchRequests().get(n - 1)
+          number = batchRequests.size() + 1;
+          batchRequests.add(batch);
+        }
+        beforeBatchRequest.accept(number);
       }
     }
 

@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
+import java.net.ConnectException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,14 +17,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
-import software.amazon.awssdk.services.sqs.model.QueueDoesNotExistException;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequest;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
-import software.amazon.awssdk.services.sqs.model.SqsException;
 
 /** How SqsPublisher reports failures a real broker does not produce on demand. */
 class SqsPublisherFailureTest {
@@ -43,15 +41,6 @@ class SqsPublisherFailureTest {
       list.add(message("t", aggregateId, "{\"i\":" + i + "}"));
     }
     return list;
-  }
-
-  private static SqsException serviceError(String code, int status) {
-    return (SqsException)
-        SqsException.builder()
-            .awsErrorDetails(
-                AwsErrorDetails.builder().errorCode(code).errorMessage(code + " says no").build())
-            .statusCode(status)
-            .build();
   }
 
   @Test
@@ -84,8 +73,12 @@ class SqsPublisherFailureTest {
   }
 
   @Test
-  void aFailedRequestFailsOnlyItsOwnMessagesAndRetryably() throws Exception {
-    SdkClientException refused = SdkClientException.create("connection refused");
+  void aNetworkErrorFailsOnlyItsOwnRequestsMessagesAsBrokerUnavailable() throws Exception {
+    SdkClientException refused =
+        SdkClientException.builder()
+            .message("Unable to execute HTTP request: Connection refused")
+            .cause(new ConnectException("Connection refused"))
+            .build();
     sqs.onBatch =
         request ->
             request.entries().get(0).id().equals("0")
@@ -97,43 +90,16 @@ class SqsPublisherFailureTest {
     assertThat(results.subList(0, 10))
         .allSatisfy(
             r -> {
-              assertThat(r.status()).isEqualTo(Status.RETRYABLE_FAILURE);
-              assertThat(r.reason()).contains("connection refused");
+              assertThat(r.status()).isEqualTo(Status.BROKER_UNAVAILABLE);
+              assertThat(r.reason()).contains("Connection refused");
               assertThat(r.cause()).isSameAs(refused);
             });
     assertThat(results.subList(10, 15)).allMatch(PublishResult::isPublished);
   }
 
   @Test
-  void throttlingIsRetryable() throws Exception {
-    sqs.onBatch = request -> CompletableFuture.failedFuture(serviceError("RequestThrottled", 403));
-
-    assertThat(publisher(STANDARD_URL).publish(messages(2, "a")))
-        .extracting(PublishResult::status)
-        .containsOnly(Status.RETRYABLE_FAILURE);
-  }
-
-  @Test
-  void aServerErrorIsRetryable() throws Exception {
-    sqs.onBatch = request -> CompletableFuture.failedFuture(serviceError("InternalFailure", 500));
-
-    assertThat(publisher(STANDARD_URL).publish(messages(2, "a")))
-        .extracting(PublishResult::status)
-        .containsOnly(Status.RETRYABLE_FAILURE);
-  }
-
-  @Test
   void aQueueThatNoLongerExistsIsAPermanentFailure() throws Exception {
-    sqs.onBatch =
-        request ->
-            CompletableFuture.failedFuture(
-                QueueDoesNotExistException.builder()
-                    .awsErrorDetails(
-                        AwsErrorDetails.builder()
-                            .errorCode("AWS.SimpleQueueService.NonExistentQueue")
-                            .build())
-                    .statusCode(400)
-                    .build());
+    sqs.onBatch = request -> CompletableFuture.failedFuture(SqsErrors.queueDoesNotExist());
 
     List<PublishResult> results = publisher(STANDARD_URL).publish(messages(2, "a"));
 
@@ -143,7 +109,8 @@ class SqsPublisherFailureTest {
 
   @Test
   void deniedAccessIsAPermanentFailure() throws Exception {
-    sqs.onBatch = request -> CompletableFuture.failedFuture(serviceError("AccessDenied", 403));
+    sqs.onBatch =
+        request -> CompletableFuture.failedFuture(SqsErrors.serviceError("AccessDenied", 403));
 
     assertThat(publisher(STANDARD_URL).publish(messages(1, "a")))
         .extracting(PublishResult::status)
@@ -167,7 +134,7 @@ class SqsPublisherFailureTest {
   }
 
   @Test
-  void aRequestThatIsNeverAnsweredIsRetryableAfterTheRequestTimeoutAndIsCancelled()
+  void aRequestThatIsNeverAnsweredIsBrokerUnavailableAfterTheRequestTimeoutAndIsCancelled()
       throws Exception {
     List<CompletableFuture<SendMessageBatchResponse>> pending = new CopyOnWriteArrayList<>();
     sqs.onBatch =
@@ -188,7 +155,7 @@ class SqsPublisherFailureTest {
     assertThat(results)
         .allSatisfy(
             r -> {
-              assertThat(r.status()).isEqualTo(Status.RETRYABLE_FAILURE);
+              assertThat(r.status()).isEqualTo(Status.BROKER_UNAVAILABLE);
               assertThat(r.reason()).contains("request timeout of PT0.2S");
             });
     assertThat(pending).singleElement().matches(CompletableFuture::isCancelled);
@@ -270,6 +237,20 @@ class SqsPublisherFailureTest {
     assertThat(results.subList(15, 18)).allMatch(PublishResult::isPublished);
     // group g's second request was never sent
     assertThat(sqs.batchRequests).hasSize(2);
+  }
+
+  @Test
+  void theRestOfAFifoGroupHeldBackBehindAnUnavailableBrokerCostsNoAttemptEither() throws Exception {
+    sqs.onBatch =
+        request ->
+            CompletableFuture.failedFuture(SqsErrors.serviceError("ServiceUnavailable", 503));
+
+    List<PublishResult> results = publisher(FIFO_URL).publish(messages(15, "g"));
+
+    assertThat(results).extracting(PublishResult::status).containsOnly(Status.BROKER_UNAVAILABLE);
+    assertThat(results.subList(10, 15))
+        .allSatisfy(r -> assertThat(r.reason()).contains("held back to keep FIFO order"));
+    assertThat(sqs.batchRequests).hasSize(1);
   }
 
   @Test

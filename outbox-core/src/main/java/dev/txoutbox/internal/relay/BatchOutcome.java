@@ -134,8 +134,15 @@ final class BatchOutcome {
   }
 
   private static String describe(PublishResult result) {
-    return ErrorText.sanitize(
-        result.cause() == null ? result.reason() : result.reason() + ": " + result.cause());
+    // Plugins often put the exception's text in the reason already: then it is not repeated.
+    Throwable cause = result.cause();
+    boolean told =
+        cause == null
+            || (result.reason() != null
+                && cause.getMessage() != null
+                && !cause.getMessage().isBlank()
+                && result.reason().contains(cause.getMessage()));
+    return ErrorText.sanitize(told ? result.reason() : result.reason() + ": " + cause);
   }
 
   List<UUID> publishedIds() {
@@ -167,7 +174,7 @@ final class BatchOutcome {
         .filter(Fate::attempted)
         .map(Fate::result)
         .filter(PublishResult::isBrokerUnavailable)
-        .map(r -> r.cause() == null ? r.reason() : r.reason() + ": " + r.cause())
+        .map(BatchOutcome::describe)
         .findFirst()
         .orElse(null);
   }

@@ -51,13 +51,18 @@ final class BrokerCircuit {
   private long nextProbeAt;
   private long nextSummaryAt;
   private int probes;
-  private String lastReason;
+  private int unavailableReports;
 
   BrokerCircuit(String relay, Backoff backoff, RelayListener listener, LongSupplier nanoTime) {
     this.relay = relay;
     this.backoff = backoff;
     this.listener = listener;
     this.nanoTime = nanoTime;
+  }
+
+  /** Now on the circuit's clock, for {@link #report}'s {@code cycleStarted}. */
+  long now() {
+    return nanoTime.getAsLong();
   }
 
   /** Whether workers may claim full batches. */
@@ -85,13 +90,16 @@ final class BrokerCircuit {
    * @param unavailableReason why the broker was unavailable to the whole batch, or null if it
    *     answered (an empty batch also counts as no news and keeps the state)
    * @param answered whether the broker answered at least one message of the batch
+   * @param cycleStarted when the reporting cycle began, on the circuit's clock: a batch that was in
+   *     flight when another opened the circuit may have been partly confirmed before the broker
+   *     went away, which is no news that it is back
    */
-  void report(String unavailableReason, boolean answered) {
+  void report(String unavailableReason, boolean answered, long cycleStarted) {
     Runnable event = null;
     synchronized (this) {
       long now = nanoTime.getAsLong();
       if (answered) {
-        if (open) {
+        if (open && cycleStarted - openedAt >= 0) {
           Duration outage = Duration.ofNanos(now - openedAt);
           int count = probes;
           open = false;
@@ -103,11 +111,11 @@ final class BrokerCircuit {
           event = () -> listener.brokerAvailable(outage);
         }
       } else if (unavailableReason != null) {
-        lastReason = unavailableReason;
         if (!open) {
           open = true;
           openedAt = now;
           probes = 0;
+          unavailableReports = 0;
           nextSummaryAt = now + SUMMARY_INTERVAL.toNanos();
           log.warn(
               "relay {}: broker unavailable, pausing claims and probing with up to {} events"
@@ -116,7 +124,7 @@ final class BrokerCircuit {
               PROBE_BATCH_SIZE,
               Durations.format(backoff.initialDelay()),
               Durations.format(backoff.maxDelay()),
-              unavailableReason);
+              RelayCycle.safe(unavailableReason));
           String reason = unavailableReason;
           event = () -> listener.brokerUnavailable(reason);
         } else if (now - nextSummaryAt >= 0) {
@@ -126,10 +134,9 @@ final class BrokerCircuit {
               relay,
               Durations.format(Duration.ofNanos(now - openedAt)),
               probes,
-              unavailableReason);
+              RelayCycle.safe(unavailableReason));
         }
-        nextProbeAt =
-            now + backoff.delayAfter(Math.max(1, probes), ThreadLocalRandom.current()).toNanos();
+        nextProbeAt = now + delay(++unavailableReports);
       }
     }
     if (event != null) {
@@ -141,15 +148,14 @@ final class BrokerCircuit {
   synchronized void probed() {
     probing = false;
     probes++;
-    if (open && nextProbeAt - nanoTime.getAsLong() < 0) {
+    long now = nanoTime.getAsLong();
+    if (open && nextProbeAt - now < 0) {
       // The probe failed without news of the broker (the database, say): wait before the next.
-      nextProbeAt =
-          nanoTime.getAsLong() + backoff.delayAfter(probes, ThreadLocalRandom.current()).toNanos();
+      nextProbeAt = now + delay(Math.max(1, unavailableReports));
     }
   }
 
-  /** The reason given by the last unavailable batch, for status reports. */
-  synchronized String lastReason() {
-    return lastReason;
+  private long delay(int failures) {
+    return backoff.delayAfter(failures, ThreadLocalRandom.current()).toNanos();
   }
 }

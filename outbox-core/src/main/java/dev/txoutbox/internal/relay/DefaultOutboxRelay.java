@@ -186,8 +186,9 @@ public final class DefaultOutboxRelay implements OutboxRelay {
 
   /** One cycle, its news of the broker reported to the circuit. */
   private RelayCycle.Result runCycle(int limit) throws InterruptedException {
+    long started = circuit.now();
     RelayCycle.Result result = cycle.run(limit);
-    circuit.report(result.unavailableReason(), result.answered());
+    circuit.report(result.unavailableReason(), result.answered(), started);
     return result;
   }
 

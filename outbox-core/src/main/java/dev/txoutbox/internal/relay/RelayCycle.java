@@ -3,11 +3,14 @@ package dev.txoutbox.internal.relay;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.internal.Durations;
 import dev.txoutbox.internal.relay.BatchOutcome.Fate;
 import dev.txoutbox.internal.relay.RelayStore.Failure;
 import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.Printable;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.spi.SecretMasking;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -196,7 +199,7 @@ final class RelayCycle {
             .addKeyValue("relay", config.name())
             .addKeyValue("event_id", id)
             .setCause(e)
-            .log("event {} cannot be read and is a dead letter: {}", id, e.toString());
+            .log("event {} cannot be read and is a dead letter: {}", id, safe(e.toString()));
         unreadable.add(new Failure(id, null, ErrorText.sanitize("unreadable row: " + e), now));
         stopped.add(row.aggregate());
       }
@@ -279,8 +282,8 @@ final class RelayCycle {
                 "event {} ({}) not attempted: an earlier event of aggregate {} in this batch was"
                     + " not published",
                 m.id(),
-                m.eventType(),
-                m.aggregateId());
+                safe(m.eventType()),
+                safe(m.aggregateId()));
       } else if (fate.result().isPublished()) {
         published++;
         listener.published(m);
@@ -290,17 +293,17 @@ final class RelayCycle {
             .log(
                 "event {} ({}) not sent, broker unavailable: {}",
                 m.id(),
-                m.eventType(),
-                fate.result().reason());
+                safe(m.eventType()),
+                safe(fate.result().reason()));
       } else if (fate.deadLettered()) {
         withEvent(log.atError(), m)
             .setCause(fate.result().cause())
             .log(
                 "event {} ({}) is a dead letter after attempt {}: {}",
                 m.id(),
-                m.eventType(),
+                safe(m.eventType()),
                 m.attempt(),
-                fate.result().reason());
+                safe(fate.result().reason()));
         listener.deadLettered(m, fate.result());
       } else {
         retries++;
@@ -308,10 +311,10 @@ final class RelayCycle {
             .log(
                 "event {} ({}) attempt {} failed, retrying in {}: {}",
                 m.id(),
-                m.eventType(),
+                safe(m.eventType()),
                 m.attempt(),
-                fate.delay(),
-                fate.result().reason());
+                Durations.format(fate.delay()),
+                safe(fate.result().reason()));
         listener.willRetry(m, fate.result(), fate.delay());
       }
     }
@@ -339,8 +342,16 @@ final class RelayCycle {
   private LoggingEventBuilder withEvent(LoggingEventBuilder b, OutboxMessage m) {
     return b.addKeyValue("relay", config.name())
         .addKeyValue("event_id", m.id())
-        .addKeyValue("event_type", m.eventType())
-        .addKeyValue("aggregate_id", m.aggregateId())
+        .addKeyValue("event_type", safe(m.eventType()))
+        .addKeyValue("aggregate_id", safe(m.aggregateId()))
         .addKeyValue("attempt", m.attempt());
+  }
+
+  /**
+   * Text from the database or a broker, fit for a log line: credentials masked, control characters
+   * escaped so that it can neither split the line nor drive a terminal.
+   */
+  static String safe(String text) {
+    return Printable.of(SecretMasking.maskText(text));
   }
 }

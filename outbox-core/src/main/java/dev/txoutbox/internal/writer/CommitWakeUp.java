@@ -35,6 +35,11 @@ final class CommitWakeUp extends DefaultTransactionListener {
     }
   }
 
+  /** Called by the writer after events committed on their own (auto-commit mode). */
+  void committed() {
+    runActions();
+  }
+
   @Override
   public void beginStart(TransactionContext ctx) {
     state.get().depth++;
@@ -49,13 +54,16 @@ final class CommitWakeUp extends DefaultTransactionListener {
     boolean written = s.written;
     state.remove();
     if (written) {
-      for (Runnable action : actions) {
-        try {
-          action.run();
-        } catch (RuntimeException e) {
-          log.warn(
-              "after-commit action failed; the relay will find the events at its next poll", e);
-        }
+      runActions();
+    }
+  }
+
+  private void runActions() {
+    for (Runnable action : actions) {
+      try {
+        action.run();
+      } catch (RuntimeException e) {
+        log.warn("after-commit action failed; the relay will find the events at its next poll", e);
       }
     }
   }

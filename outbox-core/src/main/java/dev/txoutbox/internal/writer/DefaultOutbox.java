@@ -9,18 +9,22 @@ import dev.txoutbox.PayloadSerializer;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.model.tables.records.OutboxEventsRecord;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import org.jooq.Configuration;
 import org.jooq.DSLContext;
 import org.jooq.InsertValuesStep7;
 import org.jooq.JSONB;
 import org.jooq.TransactionListener;
 import org.jooq.impl.DSL;
+import org.jooq.impl.DataSourceConnectionProvider;
+import org.jooq.impl.DefaultConnectionProvider;
 
-/** The {@link Outbox} writer: validation, then one multi-row INSERT in the caller's transaction. */
+/** The {@link Outbox} writer: validation, then multi-row INSERTs in the caller's transaction. */
 public final class DefaultOutbox implements Outbox {
 
   /**
@@ -29,13 +33,24 @@ public final class DefaultOutbox implements Outbox {
    */
   public static final int MAX_ROWS_PER_STATEMENT = 5000;
 
-  /** PostgreSQL's largest jsonb value, in bytes. */
-  public static final int JSONB_LIMIT = 268_435_455;
+  /**
+   * Payload and header text per INSERT statement: 64 MiB, far below PostgreSQL's 1 GiB limit on one
+   * protocol message. A single larger row gets a statement of its own.
+   */
+  static final long MAX_BYTES_PER_STATEMENT = 64L * 1024 * 1024;
+
+  /**
+   * The largest {@code maxPayloadBytes}: 40 MiB. The binary jsonb of JSON text can be 6 times the
+   * text ({@code [0,0,…]}: 2 bytes of text, 12 of jsonb per element), and PostgreSQL refuses jsonb
+   * over 268,435,455 bytes: 6 × 40 MiB stays below it.
+   */
+  public static final int MAX_PAYLOAD_BYTES_LIMIT = 40 * 1024 * 1024;
 
   private final String schema;
   private final EventValidator validator;
   private final boolean allowAutoCommit;
-  private final boolean lockPerAggregate;
+  private final boolean externallyManagedTransactions;
+  private final AggregateLocks locks;
   private final CommitWakeUp wakeUp;
 
   public DefaultOutbox(
@@ -43,13 +58,15 @@ public final class DefaultOutbox implements Outbox {
       PayloadSerializer serializer,
       HeadersProvider headersProvider,
       boolean allowAutoCommit,
+      boolean externallyManagedTransactions,
       boolean lockPerAggregate,
       int maxPayloadBytes,
       List<Runnable> afterCommit) {
     this.schema = schema;
     this.validator = new EventValidator(serializer, headersProvider, maxPayloadBytes);
     this.allowAutoCommit = allowAutoCommit;
-    this.lockPerAggregate = lockPerAggregate;
+    this.externallyManagedTransactions = externallyManagedTransactions;
+    this.locks = lockPerAggregate ? new AggregateLocks(schema) : null;
     this.wakeUp = new CommitWakeUp(afterCommit);
   }
 
@@ -57,7 +74,7 @@ public final class DefaultOutbox implements Outbox {
   public UUID publish(DSLContext tx, OutboxEvent event) {
     Objects.requireNonNull(tx, "tx");
     EventRow row = validator.validate(event, "event");
-    return insert(tx, List.of(row)).get(0);
+    return write(tx, List.of(row)).get(0);
   }
 
   @Override
@@ -71,7 +88,7 @@ public final class DefaultOutbox implements Outbox {
     for (int i = 0; i < events.size(); i++) {
       rows.add(validator.validate(events.get(i), "events[" + i + "]"));
     }
-    return insert(tx, rows);
+    return write(tx, rows);
   }
 
   @Override
@@ -79,16 +96,87 @@ public final class DefaultOutbox implements Outbox {
     return wakeUp;
   }
 
-  private List<UUID> insert(DSLContext tx, List<EventRow> rows) {
-    requireTransaction(tx);
-    DSLContext dsl =
-        DSL.using(tx.configuration().derive(OutboxSchema.withSchema(tx.settings(), schema)));
-    if (lockPerAggregate) {
-      AggregateLocks.lock(dsl, rows);
+  /** Writes on one connection of {@code tx}: the one checked is the one written on. */
+  private List<UUID> write(DSLContext tx, List<EventRow> rows) {
+    return tx.connectionResult(connection -> write(tx, connection, rows));
+  }
+
+  private List<UUID> write(DSLContext tx, Connection connection, List<EventRow> rows)
+      throws SQLException {
+    Configuration configuration =
+        tx.configuration().derive(new DefaultConnectionProvider(connection));
+    configuration.set(OutboxSchema.withSchema(tx.settings(), schema));
+    DSLContext dsl = DSL.using(configuration);
+    if (!connection.getAutoCommit()) {
+      requireBoundToTransaction(tx);
+      List<UUID> ids = insert(dsl, rows);
+      wakeUp.eventsWritten();
+      return ids;
+    }
+    if (!allowAutoCommit) {
+      throw new IllegalStateException(
+          "Outbox.publish needs the caller's transaction, but the connection is in auto-commit"
+              + " mode: call it inside dsl.transaction(tx -> outbox.publish(tx.dsl(), ...)), or"
+              + " build the Outbox with allowAutoCommit(true) to write the events on their own");
+    }
+    List<UUID> ids =
+        locks == null && statementEnd(rows, 0) == rows.size()
+            ? insert(dsl, rows)
+            : insertInOwnTransaction(connection, dsl, rows);
+    wakeUp.committed();
+    return ids;
+  }
+
+  /**
+   * A connection that is not in auto-commit mode, taken from a plain {@code DataSource} outside any
+   * jOOQ transaction, is one nobody commits: the pool rolls it back when jOOQ returns it.
+   */
+  private void requireBoundToTransaction(DSLContext tx) {
+    if (!externallyManagedTransactions
+        && tx.configuration().connectionProvider() instanceof DataSourceConnectionProvider) {
+      throw new IllegalStateException(
+          "Outbox.publish was given a DSLContext that is not bound to a transaction: it takes a"
+              + " new connection from its DataSource for each statement, so the events would not"
+              + " commit with your business rows (the pool rolls them back). Pass the"
+              + " transaction's context: dsl.transaction(tx -> outbox.publish(tx.dsl(), ...)). If"
+              + " a framework manages the transaction and the DataSource hands out its connection"
+              + " (Spring's TransactionAwareDataSourceProxy, a JTA data source), build the Outbox"
+              + " with externallyManagedTransactions(true)");
+    }
+  }
+
+  /**
+   * In auto-commit mode every statement commits on its own: a call needing several (several chunks,
+   * or the aggregate locks and the INSERT) runs them in one transaction of its own, so it writes
+   * all of its events or none.
+   */
+  private List<UUID> insertInOwnTransaction(
+      Connection connection, DSLContext dsl, List<EventRow> rows) throws SQLException {
+    connection.setAutoCommit(false);
+    try {
+      List<UUID> ids = insert(dsl, rows);
+      connection.commit();
+      return ids;
+    } catch (RuntimeException | SQLException e) {
+      try {
+        connection.rollback();
+      } catch (SQLException rollback) {
+        e.addSuppressed(rollback);
+      }
+      throw e;
+    } finally {
+      connection.setAutoCommit(true);
+    }
+  }
+
+  private List<UUID> insert(DSLContext dsl, List<EventRow> rows) {
+    if (locks != null) {
+      locks.lock(dsl, rows);
     }
     long now = System.currentTimeMillis();
     List<UUID> ids = new ArrayList<>(rows.size());
-    for (int from = 0; from < rows.size(); from += MAX_ROWS_PER_STATEMENT) {
+    for (int from = 0, to; from < rows.size(); from = to) {
+      to = statementEnd(rows, from);
       InsertValuesStep7<
               OutboxEventsRecord, UUID, String, String, String, JSONB, JSONB, OffsetDateTime>
           insert =
@@ -101,8 +189,7 @@ public final class DefaultOutbox implements Outbox {
                   OUTBOX_EVENTS.PAYLOAD,
                   OUTBOX_EVENTS.HEADERS,
                   OUTBOX_EVENTS.RETRY_AFTER);
-      for (EventRow row :
-          rows.subList(from, Math.min(rows.size(), from + MAX_ROWS_PER_STATEMENT))) {
+      for (EventRow row : rows.subList(from, to)) {
         UUID id = UuidV7.next(now);
         ids.add(id);
         insert =
@@ -117,20 +204,21 @@ public final class DefaultOutbox implements Outbox {
       }
       insert.execute();
     }
-    wakeUp.eventsWritten();
     return ids;
   }
 
-  private void requireTransaction(DSLContext tx) {
-    if (allowAutoCommit) {
-      return;
+  /**
+   * The end (exclusive) of the statement starting at row {@code from}: at most {@link
+   * #MAX_ROWS_PER_STATEMENT} rows and {@link #MAX_BYTES_PER_STATEMENT} bytes, at least one row.
+   */
+  private static int statementEnd(List<EventRow> rows, int from) {
+    int limit = Math.min(rows.size(), from + MAX_ROWS_PER_STATEMENT);
+    long bytes = rows.get(from).wireBytes();
+    int to = from + 1;
+    while (to < limit && bytes + rows.get(to).wireBytes() <= MAX_BYTES_PER_STATEMENT) {
+      bytes += rows.get(to).wireBytes();
+      to++;
     }
-    boolean autoCommit = tx.connectionResult(Connection::getAutoCommit);
-    if (autoCommit) {
-      throw new IllegalStateException(
-          "Outbox.publish needs the caller's transaction, but the connection is in auto-commit"
-              + " mode: call it inside dsl.transaction(tx -> outbox.publish(tx.dsl(), ...)), or"
-              + " build the Outbox with allowAutoCommit(true) to write the event on its own");
-    }
+    return to;
   }
 }

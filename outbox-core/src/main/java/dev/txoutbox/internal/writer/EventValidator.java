@@ -8,6 +8,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -15,21 +17,31 @@ import org.jooq.JSONB;
 
 /**
  * Checks an {@link OutboxEvent} against the column limits and turns it into the values of one row,
- * before anything is written. Every message names the field and the limit.
+ * before anything is written. Every message names the field and the limit. Each length is counted
+ * in the unit PostgreSQL enforces for its column: characters (code points) for the {@code
+ * varchar(255)} columns, UTF-8 bytes for what lands in {@code jsonb}.
  */
 final class EventValidator {
 
-  /** The varchar(255) columns: aggregate type, aggregate id, event type. */
+  /** The varchar(255) columns: aggregate type, aggregate id, event type; in characters. */
   static final int MAX_NAME_LENGTH = 255;
 
-  /** Header names: at most this many characters. */
-  static final int MAX_HEADER_NAME_LENGTH = 255;
+  /** Header names: at most this many UTF-8 bytes (an AMQP table key's limit too). */
+  static final int MAX_HEADER_NAME_BYTES = 255;
 
-  /** Header values: at most this many characters. */
-  static final int MAX_HEADER_VALUE_LENGTH = 8192;
+  /** Header values: at most this many UTF-8 bytes. */
+  static final int MAX_HEADER_VALUE_BYTES = 8192;
 
   /** At most this many headers per event (brokers limit them too: SQS allows 10 attributes). */
   static final int MAX_HEADERS = 64;
+
+  /** The earliest {@code timestamptz}: 4714-11-24 00:00 BC, UTC. */
+  static final Instant MIN_NOT_BEFORE = Instant.parse("-4713-11-24T00:00:00Z");
+
+  /** The latest {@code timestamptz}: 294276-12-31 23:59:59.999999, UTC. */
+  static final Instant MAX_NOT_BEFORE = Instant.parse("+294276-12-31T23:59:59.999999Z");
+
+  private static final JSONB EMPTY_HEADERS = JSONB.valueOf("{}");
 
   private final PayloadSerializer serializer;
   private final HeadersProvider headersProvider;
@@ -52,37 +64,35 @@ final class EventValidator {
     String aggregateType = name(event.aggregateType(), field + ".aggregateType");
     String aggregateId = name(event.aggregateId(), field + ".aggregateId");
     String eventType = name(event.eventType(), field + ".eventType");
-    JSONB payload = payload(event.payload(), field + ".payload");
-    JSONB headers = headers(event.headers(), field + ".headers");
+    String payload = payload(event.payload(), field + ".payload");
+    String headers = headers(event.headers(), field + ".headers");
     return new EventRow(
         aggregateType,
         aggregateId,
         eventType,
-        payload,
-        headers,
-        event.notBefore() == null ? null : event.notBefore().atOffset(ZoneOffset.UTC));
+        JSONB.valueOf(payload),
+        headers == null ? EMPTY_HEADERS : JSONB.valueOf(headers),
+        notBefore(event.notBefore(), field + ".notBefore"),
+        // UTF-8 bytes on the wire, roughly: payload chars count at most 3 bytes each.
+        (long) payload.length() * 3 + (headers == null ? 2 : (long) headers.length() * 3));
   }
 
   private static String name(String value, String field) {
     if (value == null) {
       throw new NullPointerException(field);
     }
-    if (value.isBlank()) {
+    Text text = Text.scan(value, field);
+    if (!text.visible) {
       throw new IllegalArgumentException(field + " must not be blank");
     }
-    int length = value.codePointCount(0, value.length());
-    if (length > MAX_NAME_LENGTH) {
+    if (text.codePoints > MAX_NAME_LENGTH) {
       throw new IllegalArgumentException(
-          field + " must be at most " + MAX_NAME_LENGTH + " characters but has " + length);
-    }
-    if (value.indexOf('\0') >= 0) {
-      throw new IllegalArgumentException(
-          field + " must not contain U+0000 (PostgreSQL cannot store it)");
+          field + " must be at most " + MAX_NAME_LENGTH + " characters but has " + text.codePoints);
     }
     return value;
   }
 
-  private JSONB payload(Object payload, String field) {
+  private String payload(Object payload, String field) {
     String json;
     if (payload instanceof String s) {
       json = s;
@@ -108,23 +118,41 @@ final class EventValidator {
         throw new IllegalArgumentException(field + ": the payloadSerializer returned null");
       }
     }
-    // Characters are at most 3 UTF-8 bytes (4 for a surrogate pair, which is 2 chars): a cheap
-    // bound first, the exact count only when it matters.
-    if ((long) json.length() * 3 > maxPayloadBytes) {
-      int bytes = utf8Length(json);
-      if (bytes > maxPayloadBytes) {
-        throw new IllegalArgumentException(
-            field + " must be at most " + maxPayloadBytes + " bytes of JSON but has " + bytes);
-      }
+    // Every char is at least one UTF-8 byte: refuse what is surely too large before parsing it.
+    if (json.length() > maxPayloadBytes) {
+      throw tooLarge(field, Text.utf8Length(json));
     }
-    String problem = Json.problem(json);
-    if (problem != null) {
-      throw new IllegalArgumentException(field + " is not valid JSON: " + problem);
+    Json.Size size;
+    try {
+      size = Json.check(json);
+    } catch (Json.InvalidJsonException e) {
+      throw new IllegalArgumentException(field + " is not valid JSON: " + e.getMessage());
     }
-    return JSONB.valueOf(json);
+    if (size.textBytes() > maxPayloadBytes) {
+      throw tooLarge(field, size.textBytes());
+    }
+    if (size.renderedBytes() > maxPayloadBytes) {
+      throw new IllegalArgumentException(
+          field
+              + " must be at most "
+              + maxPayloadBytes
+              + " bytes also as PostgreSQL writes it back (jsonb text: numbers in full, a space"
+              + " after each ':' and ',') but that is "
+              + size.renderedBytes()
+              + " bytes");
+    }
+    return json;
   }
 
-  private JSONB headers(Map<String, String> own, String field) {
+  private IllegalArgumentException tooLarge(String field, long bytes) {
+    return new IllegalArgumentException(
+        field + " must be at most " + maxPayloadBytes + " bytes of JSON but has " + bytes);
+  }
+
+  /**
+   * @return the headers' JSON text, or null when there are none
+   */
+  private String headers(Map<String, String> own, String field) {
     Map<String, String> provided = headersProvider.headers();
     Map<String, String> merged;
     if (provided == null || provided.isEmpty()) {
@@ -132,6 +160,9 @@ final class EventValidator {
     } else {
       merged = new LinkedHashMap<>(provided);
       merged.putAll(own);
+    }
+    if (merged.isEmpty()) {
+      return null;
     }
     if (merged.size() > MAX_HEADERS) {
       throw new IllegalArgumentException(
@@ -145,38 +176,54 @@ final class EventValidator {
         throw new IllegalArgumentException(
             field + " names must be strings but one is " + typeOf(name));
       }
-      if (n.isBlank() || n.length() > MAX_HEADER_NAME_LENGTH) {
+      String nameField = field + "['" + Text.abbreviate(n) + "']";
+      Text nameText = Text.scan(n, nameField + " name");
+      if (!nameText.visible) {
+        throw new IllegalArgumentException(nameField + " name must not be blank");
+      }
+      if (nameText.utf8Bytes > MAX_HEADER_NAME_BYTES) {
         throw new IllegalArgumentException(
-            field
-                + " name '"
-                + abbreviate(n)
-                + "' must be 1 to "
-                + MAX_HEADER_NAME_LENGTH
-                + " characters, not blank");
+            nameField
+                + " name must be at most "
+                + MAX_HEADER_NAME_BYTES
+                + " bytes of UTF-8 but has "
+                + nameText.utf8Bytes);
       }
       if (!(value instanceof String v)) {
-        throw new IllegalArgumentException(
-            field + "['" + n + "'] must be a string but is " + typeOf(value));
+        throw new IllegalArgumentException(nameField + " must be a string but is " + typeOf(value));
       }
-      if (v.length() > MAX_HEADER_VALUE_LENGTH) {
+      Text valueText = Text.scan(v, nameField);
+      if (valueText.utf8Bytes > MAX_HEADER_VALUE_BYTES) {
         throw new IllegalArgumentException(
-            field
-                + "['"
-                + n
-                + "'] must be at most "
-                + MAX_HEADER_VALUE_LENGTH
-                + " characters but has "
-                + v.length());
-      }
-      if (n.indexOf('\0') >= 0 || v.indexOf('\0') >= 0) {
-        throw new IllegalArgumentException(
-            field + "['" + abbreviate(n) + "'] must not contain U+0000");
+            nameField
+                + " must be at most "
+                + MAX_HEADER_VALUE_BYTES
+                + " bytes of UTF-8 but has "
+                + valueText.utf8Bytes);
       }
     }
-    return merged.isEmpty() ? EMPTY_HEADERS : JSONB.valueOf(Json.writeStringMap(merged));
+    return Json.writeStringMap(merged);
   }
 
-  private static final JSONB EMPTY_HEADERS = JSONB.valueOf("{}");
+  private static OffsetDateTime notBefore(Instant notBefore, String field) {
+    if (notBefore == null) {
+      return null;
+    }
+    if (notBefore.isBefore(MIN_NOT_BEFORE) || notBefore.isAfter(MAX_NOT_BEFORE)) {
+      throw new IllegalArgumentException(
+          field
+              + " must be between "
+              + MIN_NOT_BEFORE
+              + " and "
+              + MAX_NOT_BEFORE
+              + " (PostgreSQL's timestamptz range) but was "
+              + notBefore);
+    }
+    // timestamptz holds microseconds: round up, so the event is never due before notBefore.
+    int nanosOfMicro = notBefore.getNano() % 1000;
+    Instant micros = nanosOfMicro == 0 ? notBefore : notBefore.plusNanos(1000 - nanosOfMicro);
+    return micros.atOffset(ZoneOffset.UTC);
+  }
 
   private static String utf8(byte[] bytes, String field) {
     try {
@@ -191,29 +238,80 @@ final class EventValidator {
     }
   }
 
-  private static int utf8Length(String s) {
-    int bytes = 0;
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c < 0x80) {
-        bytes++;
-      } else if (c < 0x800) {
-        bytes += 2;
-      } else if (Character.isHighSurrogate(c)) {
-        bytes += 4;
-        i++;
-      } else {
-        bytes += 3;
-      }
-    }
-    return bytes;
-  }
-
   private static String typeOf(Object o) {
     return o == null ? "null" : "a " + o.getClass().getName();
   }
 
-  private static String abbreviate(String s) {
-    return s.length() <= 40 ? s : s.substring(0, 40) + "…";
+  /** What one pass over a text field finds: its lengths and whether it shows anything. */
+  private static final class Text {
+    int codePoints;
+    long utf8Bytes;
+    boolean visible;
+
+    /**
+     * @throws IllegalArgumentException if {@code s} holds U+0000 or a lone UTF-16 surrogate, which
+     *     PostgreSQL cannot store (the driver would silently turn a surrogate into '?')
+     */
+    static Text scan(String s, String field) {
+      Text t = new Text();
+      for (int i = 0; i < s.length(); i++) {
+        char c = s.charAt(i);
+        int cp = c;
+        if (c < 0x80) {
+          if (c == 0) {
+            throw new IllegalArgumentException(
+                field + " must not contain U+0000 (PostgreSQL cannot store it)");
+          }
+          t.utf8Bytes++;
+        } else if (c < 0x800) {
+          t.utf8Bytes += 2;
+        } else if (Character.isSurrogate(c)) {
+          if (!Character.isHighSurrogate(c)
+              || i + 1 == s.length()
+              || !Character.isLowSurrogate(s.charAt(i + 1))) {
+            throw new IllegalArgumentException(
+                field
+                    + " must be valid UTF-16 but has an unpaired surrogate U+"
+                    + Integer.toHexString(c).toUpperCase()
+                    + " at index "
+                    + i
+                    + " (it has no UTF-8 form)");
+          }
+          cp = Character.toCodePoint(c, s.charAt(++i));
+          t.utf8Bytes += 4;
+        } else {
+          t.utf8Bytes += 3;
+        }
+        t.codePoints++;
+        if (!t.visible && !Character.isWhitespace(cp)) {
+          t.visible = true;
+        }
+      }
+      return t;
+    }
+
+    static long utf8Length(String s) {
+      long bytes = 0;
+      for (int i = 0; i < s.length(); i++) {
+        char c = s.charAt(i);
+        if (c < 0x80) {
+          bytes++;
+        } else if (c < 0x800) {
+          bytes += 2;
+        } else if (Character.isHighSurrogate(c)
+            && i + 1 < s.length()
+            && Character.isLowSurrogate(s.charAt(i + 1))) {
+          bytes += 4;
+          i++;
+        } else {
+          bytes += 3;
+        }
+      }
+      return bytes;
+    }
+
+    static String abbreviate(String s) {
+      return s.length() <= 40 ? s : s.substring(0, 40) + "…";
+    }
   }
 }

@@ -55,7 +55,75 @@ class JsonTest {
   @Test
   void refusesNestingDeeperThanTheLimit() {
     String deep = "[".repeat(Json.MAX_DEPTH + 2) + "]".repeat(Json.MAX_DEPTH + 2);
-    assertThat(Json.problem(deep)).contains("nesting");
+    assertThat(Json.problem(deep)).contains("nested deeper than 500 levels");
+  }
+
+  @Test
+  void measuresTheTextPostgresWritesBack() {
+    // Each pair: input, and PostgreSQL 15's jsonb output for it.
+    String[][] cases = {
+      {"{\"a\":1,\"b\":[1,2,{}]}", "{\"a\": 1, \"b\": [1, 2, {}]}"},
+      {" [ true ,false, null ] ", "[true, false, null]"},
+      {"1E+2", "100"},
+      {"0.1e1", "1"},
+      {"100e-2", "1.00"},
+      {"-0", "0"},
+      {"-0.0", "0.0"},
+      {"1.50", "1.50"},
+      {"1e-3", "0.001"},
+      {"\"\\u0022\\/\\u0001\\u00e9\"", "\"\\\"/\\u0001\u00e9\""},
+      {"\"\\uD83D\\uDE00\"", "\"\uD83D\uDE00\""},
+    };
+    for (String[] c : cases) {
+      Json.Size size = Json.check(c[0]);
+      assertThat(size.renderedBytes()).as(c[0]).isEqualTo(utf8(c[1]));
+      assertThat(size.textBytes()).as(c[0]).isEqualTo(utf8(c[0]));
+    }
+    assertThat(Json.check("1e131071").renderedBytes()).isEqualTo(131_072);
+    assertThat(Json.check("1e-16383").renderedBytes()).isEqualTo(16_385);
+  }
+
+  @Test
+  void numbersFollowPostgresNumericLimits() {
+    for (String ok :
+        new String[] {
+          "1e131071",
+          "9.9999e131071",
+          "0.00001e131076",
+          "1e-16383",
+          "0e-16383",
+          "0e1073741822",
+          "1e+0000000000000000005"
+        }) {
+      assertThat(Json.problem(ok)).as(ok).isNull();
+    }
+    for (String bad :
+        new String[] {
+          "1e131072",
+          "1e-16384",
+          "0e-16384",
+          "1.00e-16382",
+          "0e1073741823",
+          "1e-1073741823",
+          "1e99999999999999999999"
+        }) {
+      assertThat(Json.problem(bad)).as(bad).contains("outside PostgreSQL's numeric range");
+    }
+  }
+
+  @Test
+  void unicodeEscapesFollowPostgres() {
+    assertThat(Json.problem("\"\\uD800\\uDC00\"")).isNull();
+    assertThat(Json.problem("\"\\uD800\"")).contains("followed by a \\u low surrogate");
+    assertThat(Json.problem("\"\\uDC00\"")).contains("low surrogate must follow");
+    assertThat(Json.problem("\"\\uD800\\uD800\"")).contains("must not follow a high");
+    assertThat(Json.problem("\"\\u+041\"")).contains("four hexadecimal digits");
+    assertThat(Json.problem("\"\\u\uFF10041\"")).contains("four hexadecimal digits");
+    assertThat(Json.problem("\"\uD800\"")).contains("unpaired UTF-16 surrogate U+D800");
+  }
+
+  private static long utf8(String s) {
+    return s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
   }
 
   @Test

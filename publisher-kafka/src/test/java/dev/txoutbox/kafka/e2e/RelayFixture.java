@@ -15,7 +15,9 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jooq.DSLContext;
+import org.jooq.Record;
 import org.jooq.SQLDialect;
+import org.jooq.Table;
 import org.jooq.impl.DSL;
 
 /** The database side of the end-to-end tests: a writer, an admin, and counting listeners. */
@@ -31,6 +33,11 @@ final class RelayFixture implements AutoCloseable {
     dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
     outbox = Outbox.builder().schema(db.schema()).build();
     admin = OutboxAdmin.create(db.dataSource(), db.schema());
+  }
+
+  /** The outbox table of this fixture's schema. */
+  Table<Record> events() {
+    return DSL.table(DSL.name(db.schema(), "outbox_events"));
   }
 
   /** Writes {@code events} in one transaction of the caller's kind, and returns their ids. */
@@ -60,6 +67,8 @@ final class RelayFixture implements AutoCloseable {
     final AtomicInteger published = new AtomicInteger();
     final AtomicInteger retries = new AtomicInteger();
     final AtomicInteger deadLetters = new AtomicInteger();
+    final AtomicInteger unavailable = new AtomicInteger();
+    final AtomicInteger available = new AtomicInteger();
 
     @Override
     public void published(OutboxMessage message) {
@@ -74,6 +83,16 @@ final class RelayFixture implements AutoCloseable {
     @Override
     public void deadLettered(OutboxMessage message, PublishResult failure) {
       deadLetters.incrementAndGet();
+    }
+
+    @Override
+    public void brokerUnavailable(String reason) {
+      unavailable.incrementAndGet();
+    }
+
+    @Override
+    public void brokerAvailable(Duration outage) {
+      available.incrementAndGet();
     }
   }
 }

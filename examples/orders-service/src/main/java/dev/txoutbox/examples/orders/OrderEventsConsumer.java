@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -23,8 +24,10 @@ import org.slf4j.LoggerFactory;
 /**
  * A downstream service reading {@code order.created} events from Kafka and adding each order to its
  * customer's totals ({@code customer_totals}), exactly once per event thanks to the {@link
- * IdempotentConsumer}: redeliveries (after a broker outage, a rebalance or a relay retry) are
- * dropped and counted as duplicates.
+ * IdempotentConsumer}: an event already processed is dropped, and counted as a re-read when its
+ * record was read before (the group re-joined with offsets it had not committed, as after a broker
+ * outage or a rebalance) or as a broker duplicate when it is another record of the same event (the
+ * relay sent it again after a lost acknowledgement).
  *
  * <p>Each poll's records are processed in one transaction: for every record, mark the event and,
  * when it is new, update the totals. After the commit the offsets are committed asynchronously; a
@@ -122,7 +125,8 @@ final class OrderEventsConsumer implements AutoCloseable {
   /** Processes one poll in one transaction; returns false if it rolled back. */
   private boolean processAll(ConsumerRecords<String, byte[]> records) {
     List<String> processed = new ArrayList<>();
-    int[] counts = {0, 0}; // duplicates, skipped
+    Map<String, Boolean> consumed = new LinkedHashMap<>(); // position -> already processed
+    int[] skipped = {0};
     try {
       dsl.transaction(
           configuration -> {
@@ -134,17 +138,18 @@ final class OrderEventsConsumer implements AutoCloseable {
               } catch (IllegalArgumentException notAnEvent) {
                 // Never processable: skip it rather than block the partition.
                 log.warn("skipping a record: {}", notAnEvent.getMessage());
-                counts[1]++;
+                skipped[0]++;
                 continue;
               }
               String payload = new String(record.value(), StandardCharsets.UTF_8);
               IdempotentConsumer.Outcome outcome =
                   idempotent.process(tx, eventId, t -> addToTotals.apply(t, payload));
-              if (outcome == IdempotentConsumer.Outcome.PROCESSED) {
+              boolean processedNow = outcome == IdempotentConsumer.Outcome.PROCESSED;
+              if (processedNow) {
                 processed.add(String.valueOf(record.key()));
-              } else {
-                counts[0]++;
               }
+              consumed.put(
+                  record.topic() + "-" + record.partition() + "@" + record.offset(), !processedNow);
             }
           });
     } catch (RuntimeException e) {
@@ -157,8 +162,8 @@ final class OrderEventsConsumer implements AutoCloseable {
     }
     // Counted only once committed.
     processed.forEach(tally::received);
-    tally.addDuplicates(counts[0]);
-    tally.addSkipped(counts[1]);
+    consumed.forEach(tally::consumed);
+    tally.addSkipped(skipped[0]);
     return true;
   }
 

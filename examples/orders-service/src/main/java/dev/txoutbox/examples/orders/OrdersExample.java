@@ -197,7 +197,8 @@ final class OrdersExample {
         written,
         tally.published(),
         written - lost,
-        tally.duplicates(),
+        tally.reReads(),
+        tally.brokerDuplicates(),
         lost,
         Math.max(0, tally.received() - (written - lost)),
         tally.skipped(),
@@ -225,14 +226,15 @@ final class OrdersExample {
     out.printf(
         Locale.ROOT,
         "%6.1fs  written %,7d/%,d  outbox pending %s  published %,7d  received %,7d"
-            + "  duplicates %,5d  kafka %s%n",
+            + "  re-read %,5d  dup %,3d  kafka %s%n",
         elapsedNanos / 1e9,
         tally.written(),
         options.orders(),
         pending,
         tally.published(),
         tally.received(),
-        tally.duplicates(),
+        tally.reReads(),
+        tally.brokerDuplicates(),
         brokerState.get());
   }
 

@@ -11,8 +11,12 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What one run of the example counted: orders written (after their transaction committed), events
- * the relay published, events the consumer received for the first time and duplicates it dropped.
- * Orders are tracked by id, so "lost" is exact: orders written whose event never arrived.
+ * the relay published, events the consumer received for the first time, and the events it dropped
+ * as already processed, in two kinds: <b>re-reads</b> (a record it had read before, read again from
+ * the same offset, as after the consumer group re-joins with uncommitted offsets) and <b>broker
+ * duplicates</b> (another record in the topic carrying an event already processed, as when the
+ * relay sent an event again because an acknowledgement was lost). Orders are tracked by id, so
+ * "lost" is exact: orders written whose event never arrived.
  *
  * <p>This class is thread-safe.
  */
@@ -22,7 +26,9 @@ final class RunTally implements RelayListener {
   private final Set<String> received = ConcurrentHashMap.newKeySet();
   private final AtomicLong published = new AtomicLong();
   private final AtomicLong retried = new AtomicLong();
-  private final AtomicLong duplicates = new AtomicLong();
+  private final Set<String> readPositions = ConcurrentHashMap.newKeySet();
+  private final AtomicLong reReads = new AtomicLong();
+  private final AtomicLong brokerDuplicates = new AtomicLong();
   private final AtomicLong skipped = new AtomicLong();
 
   /** An order's transaction committed. */
@@ -39,9 +45,16 @@ final class RunTally implements RelayListener {
     received.add(orderId);
   }
 
-  /** The consumer dropped {@code count} redelivered events. */
-  void addDuplicates(int count) {
-    duplicates.addAndGet(count);
+  /**
+   * The consumer committed its handling of the record at {@code position} ({@code
+   * topic-partition@offset}); {@code alreadyProcessed} when the record's event had been processed
+   * before, so it was dropped.
+   */
+  void consumed(String position, boolean alreadyProcessed) {
+    boolean firstRead = readPositions.add(position);
+    if (alreadyProcessed) {
+      (firstRead ? brokerDuplicates : reReads).incrementAndGet();
+    }
   }
 
   /** The consumer skipped {@code count} records that are not outbox events. */
@@ -76,8 +89,14 @@ final class RunTally implements RelayListener {
     return retried.get();
   }
 
-  long duplicates() {
-    return duplicates.get();
+  /** Records read again from an offset already read, dropped. */
+  long reReads() {
+    return reReads.get();
+  }
+
+  /** Records read for the first time whose event was processed from another record, dropped. */
+  long brokerDuplicates() {
+    return brokerDuplicates.get();
   }
 
   long skipped() {

@@ -10,7 +10,10 @@ import java.util.Locale;
  * @param written orders committed, each with its event
  * @param published events the broker acknowledged (a retried event may count twice)
  * @param received distinct events of this run's orders that the consumer processed
- * @param duplicates redeliveries the consumer dropped
+ * @param reReads records the consumer read again from an offset it had read (the group re-joined
+ *     with uncommitted offsets) and dropped
+ * @param brokerDuplicates other records in the topic carrying an event already processed (sent
+ *     again by the relay), dropped
  * @param lost orders written whose event never arrived: {@code written - received}
  * @param otherReceived events processed that this run did not write (left over from an earlier one)
  * @param skippedRecords records the consumer skipped because they were not outbox events
@@ -28,7 +31,8 @@ record Summary(
     long written,
     long published,
     long received,
-    long duplicates,
+    long reReads,
+    long brokerDuplicates,
     long lost,
     long otherReceived,
     long skippedRecords,
@@ -52,7 +56,8 @@ record Summary(
     line(out, "orders written", written, "");
     line(out, "events published", published, "acknowledged by Kafka");
     line(out, "events received", received, "distinct, processed by the consumer");
-    line(out, "duplicates dropped", duplicates, "redeliveries the consumer recognised");
+    line(out, "re-reads dropped", reReads, "records read again after the group re-joined");
+    line(out, "broker duplicates", brokerDuplicates, "other records repeating an event");
     line(out, "lost", lost, "written - received; must be 0");
     if (otherReceived > 0) {
       line(out, "earlier events", otherReceived, "received, written before this run");
@@ -87,7 +92,9 @@ record Summary(
     if (failure != null) {
       out.println("FAILED: " + failure);
     } else if (ok()) {
-      out.println("OK: every order's event arrived; duplicates were dropped; nothing was lost.");
+      out.println(
+          "OK: every order's event arrived; re-reads and duplicates were dropped; nothing was"
+              + " lost.");
     } else {
       out.println("FAILED: " + lost + " order event(s) never arrived.");
     }

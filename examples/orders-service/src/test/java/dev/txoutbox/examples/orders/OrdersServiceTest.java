@@ -79,6 +79,14 @@ class OrdersServiceTest {
       assertThat(summary.peakPending()).as(output).isPositive();
       assertThat(output).contains("stopping the Kafka broker").contains("Kafka is back");
       assertThat(summary.ok()).isTrue();
+      // Only a second record of an event in the topic is a broker duplicate; the rest of what the
+      // consumer dropped were re-reads of records it had read.
+      TopicCensus census = TopicCensus.of(broker.bootstrapServers(), OrdersExample.TOPIC);
+      System.out.printf(
+          "topic: %d records, %d distinct events; consumer: %d re-reads, %d broker duplicates%n",
+          census.records(), census.distinctEvents(), summary.reReads(), summary.brokerDuplicates());
+      assertThat(census.distinctEvents()).isEqualTo(9000);
+      assertThat(summary.brokerDuplicates()).isEqualTo(census.records() - census.distinctEvents());
     }
   }
 

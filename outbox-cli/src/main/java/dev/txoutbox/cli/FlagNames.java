@@ -1,0 +1,40 @@
+package dev.txoutbox.cli;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Rewrites an error message of the API (a builder's "workers must be between 1 and 64 but was 65")
+ * in the words of the command line: option names become the flags that set them, and durations read
+ * as the flags take them ({@code 300ms}, not {@code PT0.3S}). Stateless.
+ */
+final class FlagNames {
+
+  private static final Pattern WORD = Pattern.compile("\\b[A-Za-z][A-Za-z0-9]*\\b");
+  private static final Pattern ISO_DURATION =
+      Pattern.compile(
+          "\\bP(?:[0-9]+D)?(?:T(?:[0-9]+H)?(?:[0-9]+M)?(?:[0-9]+(?:\\.[0-9]+)?S)?)?\\b");
+
+  private FlagNames() {}
+
+  /**
+   * {@code message} with each option named in {@code flags} (API name to flag) replaced by its
+   * flag: a camel-case name wherever it appears, a plain word ({@code uri}, {@code workers}) only
+   * as the message's first word, where it names the option rather than the thing.
+   */
+  static String of(String message, Map<String, String> flags) {
+    Matcher word = WORD.matcher(message);
+    StringBuilder out = new StringBuilder(message.length() + 16);
+    while (word.find()) {
+      String name = word.group();
+      String flag = flags.get(name);
+      boolean camelCase = !name.equals(name.toLowerCase(Locale.ROOT));
+      boolean replace = flag != null && (camelCase || word.start() == 0);
+      word.appendReplacement(out, Matcher.quoteReplacement(replace ? flag : name));
+    }
+    word.appendTail(out);
+    return Durations.inText(out.toString());
+  }
+}
