@@ -315,6 +315,34 @@ class OrderedRelayTest {
   }
 
   @Test
+  void anUnreadableEventDeadLettersAndHoldsBackTheRestOfItsRun() throws Exception {
+    // Headers that are not an object of strings: the relay cannot read the row.
+    db.execute(
+        "INSERT INTO "
+            + db.schema()
+            + ".outbox_events (id, aggregate_type, aggregate_id, event_type, payload, headers)"
+            + " VALUES (gen_random_uuid(), 'account', 'u', 'account.changed', '{}', '[]')");
+    UUID second = write("u");
+    UUID other = write("v");
+    ScriptedPublisher publisher = new ScriptedPublisher();
+    OutboxRelay halting = orderedRelay(publisher, 100);
+
+    assertThat(halting.runOnce()).as("the unreadable one and the other aggregate's").isEqualTo(2);
+    assertThat(admin.deadLetterCount()).isEqualTo(1);
+    assertThat(attempts(second)).as("not attempted").isZero();
+    assertThat(halting.runOnce()).as("the dead letter halts its aggregate").isZero();
+    assertThat(publisher.acknowledged).extracting(OutboxMessage::id).containsExactly(other);
+
+    OutboxRelay skipping =
+        relay(
+            publisher,
+            RelayConfig.builder().ordering(Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS).build(),
+            null);
+    assertThat(skipping.runOnce()).isEqualTo(1);
+    assertThat(publisher.acknowledged).extracting(OutboxMessage::id).containsExactly(other, second);
+  }
+
+  @Test
   void refusesToStartWithoutTheOrderingIndexAndSaysHowToInstallIt() {
     try (TestDatabase bare = TestDatabase.create("ordered_bare", 2)) {
       for (Ordering ordering :
