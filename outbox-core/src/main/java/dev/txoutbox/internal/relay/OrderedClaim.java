@@ -4,7 +4,6 @@ import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 
 import dev.txoutbox.Ordering;
 import dev.txoutbox.internal.OutboxConditions;
-import dev.txoutbox.schema.model.tables.OutboxEvents;
 import dev.txoutbox.spi.OutboxMessage;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -18,7 +17,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -75,8 +74,11 @@ final class OrderedClaim {
   private static final Field<String> VISITED_TYPE = HEAD_TYPE.as("visited_type");
   private static final Field<String> VISITED_ID = HEAD_ID.as("visited_id");
 
-  /** The claimed columns as the statement returns them, for reading its records. */
-  private static final OutboxEvents CLAIMED = OUTBOX_EVENTS.as("claimed");
+  /** The columns before the claimed ones in the statement's records: the visited aggregate. */
+  private static final int VISITED = 2;
+
+  /** The alias of the claimed events in the statement. */
+  private static final String CLAIMED = "claimed";
 
   /** The planner settings local to the claim's transaction; see {@link #pinPlan}. */
   private static final List<String> PLAN_SETTINGS =
@@ -114,7 +116,7 @@ final class OrderedClaim {
    * @throws RuntimeException if a claimed row cannot be read; see {@link #claimRows}
    */
   Claimed<OutboxMessage> claim(DSLContext tx, int limit, OffsetDateTime now) {
-    return claim(tx, limit, now, RelayStore.MESSAGE_COLUMNS, r -> RelayStore.toMessage(r, CLAIMED));
+    return claim(tx, limit, now, RelayStore.MESSAGE_COLUMNS, RelayStore::toMessage);
   }
 
   /** Locks the same events as {@link #claim} but reads only their ids, which cannot fail. */
@@ -124,7 +126,7 @@ final class OrderedClaim {
         limit,
         now,
         List.of(OUTBOX_EVENTS.ID),
-        r -> new ClaimedRow(r.get(CLAIMED.ID), visited(r)));
+        (r, at) -> new ClaimedRow((UUID) r.get(at[0]), visited(r)));
   }
 
   /**
@@ -163,8 +165,7 @@ final class OrderedClaim {
     AggregateKey after = walk.after();
     AggregateKey upTo = walk.upTo();
     int limit = walk.limit();
-    Table<Record> claimed =
-        DSL.lateral(runs(limit, walk.now(), walk.columns())).as(CLAIMED.getName());
+    Table<Record> claimed = DSL.lateral(runs(limit, walk.now(), walk.columns())).as(CLAIMED);
     List<Field<?>> select = new ArrayList<>(List.of(VISITED_TYPE, VISITED_ID));
     select.addAll(List.of(claimed.fields()));
     return tx.withRecursive(heads(after, upTo))
@@ -202,7 +203,7 @@ final class OrderedClaim {
       int limit,
       OffsetDateTime now,
       List<Field<?>> columns,
-      Function<Record, T> reader) {
+      BiFunction<Record, int[], T> reader) {
     List<Field<?>> wanted = new ArrayList<>(new LinkedHashSet<>(columns));
     for (Field<?> f : List.of(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.SEQ, OUTBOX_EVENTS.RETRY_AFTER)) {
       if (!wanted.contains(f)) {
@@ -222,20 +223,25 @@ final class OrderedClaim {
     if (!visited.isEmpty()) {
       cursor.set(visited(visited.get(visited.size() - 1)));
     }
+    // Positions, not names: see RelayStore.toMessage.
+    int[] at = columns.stream().mapToInt(c -> VISITED + wanted.indexOf(c)).toArray();
+    int id = VISITED + wanted.indexOf(OUTBOX_EVENTS.ID);
+    int seq = VISITED + wanted.indexOf(OUTBOX_EVENTS.SEQ);
+    int retryAfter = VISITED + wanted.indexOf(OUTBOX_EVENTS.RETRY_AFTER);
     record Row<E>(long seq, E event) {}
     List<Row<T>> events = new ArrayList<>();
     Set<AggregateKey> ended = new HashSet<>();
     for (Record r : visited) {
-      if (r.get(CLAIMED.ID) == null) {
+      if (r.get(id) == null) {
         continue; // blocked, halted, or owned by another relay
       }
       AggregateKey aggregate = visited(r);
-      OffsetDateTime after = r.get(CLAIMED.RETRY_AFTER);
+      OffsetDateTime after = (OffsetDateTime) r.get(retryAfter);
       if (ended.contains(aggregate) || (after != null && after.isAfter(now))) {
         ended.add(aggregate); // a run ends at its first event that is not due
         continue;
       }
-      events.add(new Row<>(r.get(CLAIMED.SEQ), reader.apply(r)));
+      events.add(new Row<>((Long) r.get(seq), reader.apply(r, at)));
     }
     events.sort(Comparator.comparingLong(Row::seq));
     return new Claimed<>(events.stream().map(Row::event).toList(), full);
@@ -252,8 +258,9 @@ final class OrderedClaim {
         .bind(tx, walk.values());
   }
 
+  /** The aggregate a record of the claim visited: its first two columns. */
   private static AggregateKey visited(Record r) {
-    return new AggregateKey(r.get(VISITED_TYPE), r.get(VISITED_ID));
+    return new AggregateKey((String) r.get(0), (String) r.get(1));
   }
 
   /**
