@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * The tests added here run the suite's run-order tests against publishers that break one rule each
  * and check that they fail, so the suite can tell.
  */
-class InMemoryPublisherContractTest extends PublisherContractTest {
+class InMemoryPublisherContractTest extends RunOrderContractTest {
 
   private InMemoryBroker broker;
   private Flaw flaw = Flaw.NONE;
