@@ -289,12 +289,15 @@ final class RelayCycle {
         listener.published(m);
       } else if (fate.result().isBrokerUnavailable()) {
         unavailable++;
-        withEvent(log.atDebug(), m)
-            .log(
-                "event {} ({}) not sent, broker unavailable: {}",
-                m.id(),
-                safe(m.eventType()),
-                safe(fate.result().reason()));
+        // An outage fails every event of the batch: mask and escape only what is really logged.
+        if (log.isDebugEnabled()) {
+          withEvent(log.atDebug(), m)
+              .log(
+                  "event {} ({}) not sent, broker unavailable: {}",
+                  m.id(),
+                  safe(m.eventType()),
+                  safe(fate.result().reason()));
+        }
       } else if (fate.deadLettered()) {
         withEvent(log.atError(), m)
             .setCause(fate.result().cause())
