@@ -20,6 +20,7 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -179,7 +180,8 @@ public final class EmbeddedKafka implements AutoCloseable {
   }
 
   /**
-   * Creates a topic with replication factor 1 and waits until it exists.
+   * Creates a topic with replication factor 1 and waits until every partition has a leader, so a
+   * producer's first records do not wait for a leader election on a loaded machine.
    *
    * @param configs topic settings such as {@code max.message.bytes}
    */
@@ -189,8 +191,32 @@ public final class EmbeddedKafka implements AutoCloseable {
           .createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs)))
           .all()
           .get(30, TimeUnit.SECONDS);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!allPartitionsLed(admin, name, partitions)) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("topic " + name + " has partitions without a leader");
+        }
+        TimeUnit.MILLISECONDS.sleep(50);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted creating topic " + name, e);
     } catch (Exception e) {
       throw new IllegalStateException("could not create topic " + name, e);
+    }
+  }
+
+  private static boolean allPartitionsLed(Admin admin, String topic, int partitions) {
+    try {
+      TopicDescription description =
+          admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
+      return description.partitions().size() == partitions
+          && description.partitions().stream().allMatch(p -> p.leader() != null);
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      return false;
     }
   }
 
