@@ -8,15 +8,22 @@ import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.kafka.KafkaPublisher;
+import dev.txoutbox.kafka.testing.EmbeddedKafka;
 import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.spi.OutboxHeaders;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -25,27 +32,39 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
+import org.jooq.impl.DefaultConfiguration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writers at a fixed rate over a few aggregates, and relays in ordered mode publishing to a no-op
- * publisher that checks the order: the backlog, the latency from commit to publish, and order
- * violations (an event first delivered after a later one of its aggregate). The writers use {@code
- * lockPerAggregate}; the relays poll, as they would for writers in other processes.
+ * Writers at a fixed rate over a few aggregates, and relays in ordered mode publishing through a
+ * publisher that checks the order: the backlog, the latency from commit to acknowledgement, and
+ * order violations (an event first acknowledged after a later one of its aggregate). The writers
+ * use {@code lockPerAggregate}. With {@code --publisher kafka} the events go to a real KRaft broker
+ * (one topic of 3 partitions), and the topic is read back at the end to check each aggregate's
+ * order as a consumer sees it.
+ *
+ * <p>How a relay learns of new events ({@code --wakeup}): {@code in-process} (the default) models
+ * services that run their relay, each instance's writers waking its own relay after commit ({@link
+ * Outbox#transactionListener()}); {@code notify} uses the LISTEN/NOTIFY trigger, as for writers in
+ * other processes; {@code poll} relies on the 10–100 ms poll alone.
  *
  * <pre>
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.LiveOrderedBenchmark \
- *     [--seconds 60] [--rate 1000] [--aggregates 50] [--relays 2] [--ordering per_aggregate|none]
+ *     [--seconds 60] [--rate 1000] [--aggregates 50] [--relays 2] [--ordering per_aggregate|none] \
+ *     [--publisher noop|kafka] [--wakeup in-process|notify|poll]
  * </pre>
  */
 public final class LiveOrderedBenchmark {
 
   private static final Logger log = LoggerFactory.getLogger(LiveOrderedBenchmark.class);
   static final String SCHEMA = "live_bench";
+  private static final String TOPIC = "live-orders";
   private static final int WRITERS = 8;
 
   private LiveOrderedBenchmark() {}
@@ -60,27 +79,52 @@ public final class LiveOrderedBenchmark {
     System.exit(0);
   }
 
-  /** The no-op broker that checks the order of first deliveries and times them. */
+  /**
+   * Wraps the broker's publisher (or none, for the no-op case): times each event's first
+   * acknowledgement and checks the order of first acknowledgements per aggregate.
+   */
   private static final class CheckingBroker implements Publisher {
     final Map<UUID, Long> publishedAt = new ConcurrentHashMap<>();
+    final Map<UUID, Long> sequenceOf = new ConcurrentHashMap<>();
     final Map<String, Long> lastSequence = new ConcurrentHashMap<>();
     final List<String> violations = Collections.synchronizedList(new ArrayList<>());
     final AtomicLong duplicates = new AtomicLong();
+    private final Publisher delegate;
+
+    CheckingBroker(Publisher delegate) {
+      this.delegate = delegate;
+    }
 
     @Override
-    public List<PublishResult> publish(List<OutboxMessage> messages) {
+    public List<PublishResult> publish(List<OutboxMessage> messages) throws InterruptedException {
+      List<PublishResult> results =
+          delegate == null
+              ? Collections.nCopies(messages.size(), PublishResult.published())
+              : delegate.publish(messages);
       long now = System.nanoTime();
-      for (OutboxMessage m : messages) {
+      for (int i = 0; i < messages.size(); i++) {
+        OutboxMessage m = messages.get(i);
+        if (!results.get(i).isPublished()) {
+          continue;
+        }
         if (publishedAt.putIfAbsent(m.id(), now) != null) {
           duplicates.incrementAndGet();
           continue;
         }
+        sequenceOf.put(m.id(), m.sequence());
         Long before = lastSequence.put(m.aggregateId(), m.sequence());
         if (before != null && before > m.sequence()) {
           violations.add(m.aggregateId() + ": " + m.sequence() + " after " + before);
         }
       }
-      return Collections.nCopies(messages.size(), PublishResult.published());
+      return results;
+    }
+
+    @Override
+    public void close() {
+      if (delegate != null) {
+        delegate.close();
+      }
     }
   }
 
@@ -92,6 +136,16 @@ public final class LiveOrderedBenchmark {
     int relayCount = Integer.parseInt(options.getOrDefault("relays", "2"));
     Ordering ordering =
         Ordering.valueOf(options.getOrDefault("ordering", "per_aggregate").toUpperCase());
+    String publisherName = options.getOrDefault("publisher", "noop");
+    String wakeup = options.getOrDefault("wakeup", "in-process");
+    if (!List.of("noop", "kafka").contains(publisherName)) {
+      throw new IllegalArgumentException(
+          "--publisher must be noop or kafka but was " + publisherName);
+    }
+    if (!List.of("in-process", "notify", "poll").contains(wakeup)) {
+      throw new IllegalArgumentException(
+          "--wakeup must be in-process, notify or poll but was " + wakeup);
+    }
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(
         System.getenv()
@@ -101,14 +155,26 @@ public final class LiveOrderedBenchmark {
     config.setPassword(System.getenv().getOrDefault("OUTBOX_BENCH_DB_PASSWORD", ""));
     config.setMaximumPoolSize(WRITERS + 4 * relayCount + 2);
     config.setPoolName("live-bench");
-    try (HikariDataSource pool = new HikariDataSource(config)) {
+    try (HikariDataSource pool = new HikariDataSource(config);
+        EmbeddedKafka kafka = publisherName.equals("kafka") ? EmbeddedKafka.startDefault() : null) {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       dsl.dropSchemaIfExists(SCHEMA).cascade().execute();
       OutboxSchema.migrate(pool, SCHEMA);
       OutboxSchema.migrateOrderingIndex(pool, SCHEMA);
+      if (wakeup.equals("notify")) {
+        OutboxSchema.migrateNotifyTrigger(pool, SCHEMA);
+      }
       OutboxAdmin admin = OutboxAdmin.create(pool, SCHEMA);
-      Outbox outbox = Outbox.builder().schema(SCHEMA).lockPerAggregate(true).build();
-      CheckingBroker broker = new CheckingBroker();
+      Publisher kafkaPublisher = null;
+      if (kafka != null) {
+        kafka.createTopic(TOPIC, 3, Map.of());
+        kafkaPublisher =
+            KafkaPublisher.builder()
+                .bootstrapServers(kafka.bootstrapServers())
+                .topics(Map.of("order", TOPIC))
+                .build();
+      }
+      CheckingBroker broker = new CheckingBroker(kafkaPublisher);
       List<Long> cycleNanos = Collections.synchronizedList(new ArrayList<>());
       AtomicLong batches = new AtomicLong();
       AtomicLong claimedEvents = new AtomicLong();
@@ -122,6 +188,7 @@ public final class LiveOrderedBenchmark {
             }
           };
       List<OutboxRelay> relays = new ArrayList<>();
+      List<Outbox> outboxes = new ArrayList<>();
       for (int i = 0; i < relayCount; i++) {
         OutboxRelay relay =
             OutboxRelay.builder()
@@ -129,6 +196,7 @@ public final class LiveOrderedBenchmark {
                 .schema(SCHEMA)
                 .publisher(broker)
                 .listener(cycles)
+                .listenForNotifications(wakeup.equals("notify"))
                 .config(
                     RelayConfig.builder()
                         .name("live-" + i)
@@ -142,6 +210,22 @@ public final class LiveOrderedBenchmark {
         relay.start();
         relays.add(relay);
       }
+      // One writer per service instance: each instance's writers wake its own relay.
+      List<DSLContext> instances = new ArrayList<>();
+      for (OutboxRelay relay : relays) {
+        Outbox.Builder builder = Outbox.builder().schema(SCHEMA).lockPerAggregate(true);
+        if (wakeup.equals("in-process")) {
+          builder.afterCommit(relay::wakeUp);
+        }
+        Outbox instanceOutbox = builder.build();
+        instances.add(
+            DSL.using(
+                new DefaultConfiguration()
+                    .set(pool)
+                    .set(SQLDialect.POSTGRES)
+                    .set(instanceOutbox.transactionListener())));
+        outboxes.add(instanceOutbox);
+      }
       Map<UUID, Long> committedAt = new ConcurrentHashMap<>();
       AtomicInteger failedWrites = new AtomicInteger();
       CpuMeter meter = new CpuMeter(dsl);
@@ -150,12 +234,14 @@ public final class LiveOrderedBenchmark {
       long periodMicros = 1_000_000L * WRITERS / rate;
       String payload = "{\"total\":{\"amount\":\"129.90\",\"currency\":\"EUR\"}}";
       for (int w = 0; w < WRITERS; w++) {
+        DSLContext instance = instances.get(w % instances.size());
+        Outbox outbox = outboxes.get(w % outboxes.size());
         writers.scheduleAtFixedRate(
             () -> {
               String aggregate = "order-" + ThreadLocalRandom.current().nextInt(aggregates);
               try {
                 UUID id =
-                    dsl.transactionResult(
+                    instance.transactionResult(
                         tx ->
                             outbox.publish(tx.dsl(), "order", aggregate, "order.changed", payload));
                 committedAt.put(id, System.nanoTime());
@@ -187,6 +273,11 @@ public final class LiveOrderedBenchmark {
       }
       CpuMeter.Sample cpu = meter.sample().minus(cpuBefore);
       relays.forEach(r -> r.close(Duration.ofSeconds(10)));
+      broker.close();
+      String downstream = "";
+      if (kafka != null) {
+        downstream = consumerOrder(kafka, broker.sequenceOf, committedAt.size());
+      }
 
       List<Long> latencies = new ArrayList<>();
       long unpublished = 0;
@@ -204,8 +295,8 @@ public final class LiveOrderedBenchmark {
           String.format(
               "# Live ordered benchmark%n%n"
                   + "%d writers at %d events/s for %d s over %d aggregates (lockPerAggregate),"
-                  + " %d relays of 2 workers x 100 in %s, polling 10-100 ms, no-op"
-                  + " publisher.%n%n"
+                  + " %d relays of 2 workers x 100 in %s, polling 10-100 ms, wake-up %s,"
+                  + " publisher %s.%n%n"
                   + "| written | write rate | failed writes | max backlog | p50 ms | p99 ms | max ms"
                   + " | unpublished | order violations | duplicates | CPU µs/event JVM / PG |%n"
                   + "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|%n"
@@ -216,6 +307,8 @@ public final class LiveOrderedBenchmark {
               aggregates,
               relayCount,
               ordering,
+              wakeup,
+              publisherName,
               written,
               written / (writeNanos / 1e9),
               failedWrites.get(),
@@ -236,9 +329,45 @@ public final class LiveOrderedBenchmark {
               claimedEvents.get() / (double) Math.max(1, batches.get()),
               percentileMillis(cycleNanos, 50),
               percentileMillis(cycleNanos, 99));
+      report += downstream;
       broker.violations.stream().limit(10).forEach(v -> log.warn("order violation: {}", v));
       DrainBenchmark.writeReport("live-ordered", report);
     }
+  }
+
+  /**
+   * Reads the topic back and checks, per aggregate (the record key), that the first occurrence of
+   * each event comes in sequence order, as a consumer that drops duplicates would see it.
+   */
+  private static String consumerOrder(
+      EmbeddedKafka kafka, Map<UUID, Long> sequenceOf, int written) {
+    List<ConsumerRecord<String, byte[]>> records = kafka.readAll(TOPIC, Duration.ofSeconds(60));
+    Map<String, Long> last = new HashMap<>();
+    Set<String> seen = new HashSet<>();
+    long violations = 0;
+    for (ConsumerRecord<String, byte[]> record : records) {
+      String id = header(record, OutboxHeaders.EVENT_ID);
+      if (!seen.add(id)) {
+        continue;
+      }
+      long sequence = sequenceOf.getOrDefault(UUID.fromString(id), -1L);
+      Long before = last.put(record.key(), sequence);
+      if (before != null && before > sequence) {
+        violations++;
+      }
+    }
+    return String.format(
+        "%nRead back from the topic: %,d records, %,d distinct events of %,d written, %d order"
+            + " violations per key.%n",
+        records.size(), seen.size(), written, violations);
+  }
+
+  private static String header(ConsumerRecord<String, byte[]> record, String name) {
+    Header header = record.headers().lastHeader(name);
+    if (header == null) {
+      throw new IllegalStateException("record without header " + name);
+    }
+    return new String(header.value(), StandardCharsets.UTF_8);
   }
 
   private static double percentileMillis(List<Long> sorted, int p) {
