@@ -6,8 +6,7 @@ import dev.txoutbox.rabbit.AmqpMessages.Prepared;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import java.io.IOException;
-import java.util.Arrays;
-import java.util.Collections;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +17,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Sends one batch per calling thread: converts and sends every message on a borrowed confirm-mode
  * channel, then waits for the confirms within the deadline. Thread-safe.
+ *
+ * <p>The whole batch goes out on that one channel in the batch's order, so each aggregate's events
+ * reach their queues in sequence order. Once an event fails (it cannot be converted, its exchange
+ * is missing, or the broker already returned or nacked it), the later events of its aggregate are
+ * not sent; after the confirms, {@link AggregateRuns#enforce} makes sure none of the later events
+ * of a failed aggregate is reported published, whenever the failure became known.
  */
 final class BatchSender implements AutoCloseable {
 
@@ -38,6 +43,12 @@ final class BatchSender implements AutoCloseable {
 
   /** Sends {@code batch} and returns one outcome per message, in order. */
   List<PublishResult> send(List<OutboxMessage> batch) throws InterruptedException {
+    AggregateRuns runs = AggregateRuns.of(batch);
+    return runs.enforce(sendInOrder(batch, runs));
+  }
+
+  private PublishResult[] sendInOrder(List<OutboxMessage> batch, AggregateRuns runs)
+      throws InterruptedException {
     PublishResult[] results = new PublishResult[batch.size()];
     ConfirmChannel channel;
     Connection open;
@@ -54,13 +65,13 @@ final class BatchSender implements AutoCloseable {
       log.debug("Cannot publish to RabbitMQ at {}: {}", config.endpoint(), e.toString());
       return fillUnset(results, RabbitFailures.unreachable(config.endpoint(), e));
     }
-    ConfirmTracker tracker = new ConfirmTracker(batch.size(), config.unroutableIsPermanent());
+    ConfirmTracker tracker = new ConfirmTracker(runs, config.unroutableIsPermanent());
     boolean reusable = false;
     PublishResult notSent;
     channel.begin(tracker);
     try {
       long deadline = System.nanoTime() + config.confirmTimeout().toNanos();
-      notSent = sendAll(batch, results, open, channel, tracker);
+      notSent = sendAll(batch, runs, results, open, channel, tracker);
       boolean allConfirmed = tracker.await(deadline);
       if (!allConfirmed) {
         String blocked = connection.blockedReason();
@@ -87,27 +98,39 @@ final class BatchSender implements AutoCloseable {
 
   /**
    * Converts and sends each message in turn; a message that can never be sent, or whose exchange is
-   * missing, gets its result at once.
+   * missing, gets its result at once, and so does every later message of its aggregate, which is
+   * not sent ({@link AggregateRuns#NOT_SENT}). So does a message of an aggregate the broker already
+   * returned or nacked a message of.
    *
    * @return null if every message was sent or settled, otherwise the outcome of those that were not
    *     sent because sending broke off
    */
   private PublishResult sendAll(
       List<OutboxMessage> batch,
+      AggregateRuns runs,
       PublishResult[] results,
       Connection open,
       ConfirmChannel channel,
       ConfirmTracker tracker) {
     Map<String, Boolean> exchangeExists = new HashMap<>();
+    BitSet stopped = new BitSet(runs.count());
     for (int i = 0; i < results.length; i++) {
+      int run = runs.runOf(i);
+      if (stopped.get(run) || tracker.runFailed(run)) {
+        stopped.set(run);
+        results[i] = AggregateRuns.NOT_SENT;
+        continue;
+      }
       Prepared message = messages.prepare(batch.get(i));
       if (message.failure() != null) {
         results[i] = message.failure();
+        stopped.set(run);
         continue;
       }
       try {
         if (!exchangeExists(open, message.exchange(), exchangeExists)) {
           results[i] = tracker.unroutable("exchange '" + message.exchange() + "' does not exist");
+          stopped.set(run);
           continue;
         }
       } catch (IOException | ShutdownSignalException e) {
@@ -143,14 +166,13 @@ final class BatchSender implements AutoCloseable {
     }
   }
 
-  private static List<PublishResult> fillUnset(PublishResult[] results, PublishResult outcome) {
+  private static PublishResult[] fillUnset(PublishResult[] results, PublishResult outcome) {
     for (int i = 0; i < results.length; i++) {
       if (results[i] == null) {
         results[i] = outcome;
       }
     }
-    // Not List.of: callers may ask contains(null), which List.of answers with an exception.
-    return Collections.unmodifiableList(Arrays.asList(results));
+    return results;
   }
 
   @Override

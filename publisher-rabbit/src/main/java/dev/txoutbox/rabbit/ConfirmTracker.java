@@ -3,6 +3,7 @@ package dev.txoutbox.rabbit;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.txoutbox.spi.PublishResult;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,10 +18,15 @@ import java.util.concurrent.TimeUnit;
  * <p>RabbitMQ sends a {@code basic.return} for an unroutable mandatory message <em>before</em> it
  * acks that message, so a return marks the message and the later ack settles it as a failure.
  * Returns carry no delivery tag: they are matched by {@code message-id}, the event id.
+ *
+ * <p>It also tells the publishing thread which aggregates already have a message that failed on its
+ * own (returned or nacked), so that the later messages of that aggregate are not sent.
  */
 final class ConfirmTracker {
 
   private final boolean unroutableIsPermanent;
+  private final AggregateRuns runs;
+  private final BitSet failedRuns;
   private final int[] batchIndex;
   private final PublishResult[] outcome;
   private final String[] returnedReason;
@@ -33,11 +39,14 @@ final class ConfirmTracker {
   private boolean brokerAnswered;
 
   /**
-   * @param capacity the most messages this batch will send
+   * @param runs the aggregates of the batch, one per message it may send
    * @param unroutableIsPermanent whether a returned message fails permanently
    */
-  ConfirmTracker(int capacity, boolean unroutableIsPermanent) {
+  ConfirmTracker(AggregateRuns runs, boolean unroutableIsPermanent) {
     this.unroutableIsPermanent = unroutableIsPermanent;
+    this.runs = runs;
+    this.failedRuns = new BitSet(runs.count());
+    int capacity = runs.size();
     this.batchIndex = new int[capacity];
     this.outcome = new PublishResult[capacity];
     this.returnedReason = new String[capacity];
@@ -80,6 +89,7 @@ final class ConfirmTracker {
     String reason = "unroutable: " + replyCode + " " + replyText + " (" + route + ")";
     for (int position : positions) {
       returnedReason[position] = reason;
+      failedRuns.set(runOf(position));
     }
   }
 
@@ -102,10 +112,20 @@ final class ConfirmTracker {
       } else if (ack) {
         settle(position, PublishResult.published());
       } else {
+        failedRuns.set(runOf(position));
         settle(
             position, PublishResult.retryable("nacked by RabbitMQ (the broker could not take it)"));
       }
     }
+  }
+
+  /**
+   * Whether a message of aggregate {@code run} (a number of {@link AggregateRuns}) sent so far
+   * failed on its own: the broker returned or nacked it. A channel's closing does not count: it
+   * fails every later send of the batch anyway.
+   */
+  synchronized boolean runFailed(int run) {
+    return failedRuns.get(run);
   }
 
   /** The channel closed: nothing unconfirmed will be confirmed any more. */
@@ -162,6 +182,10 @@ final class ConfirmTracker {
     return unroutableIsPermanent
         ? PublishResult.permanent(reason)
         : PublishResult.retryable(reason);
+  }
+
+  private int runOf(int position) {
+    return runs.runOf(batchIndex[position]);
   }
 
   private void settle(int position, PublishResult result) {

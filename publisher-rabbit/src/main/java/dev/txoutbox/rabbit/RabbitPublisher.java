@@ -36,6 +36,13 @@ import org.slf4j.LoggerFactory;
  *       longer than AMQP allows, a router that throws): a permanent failure, sent nowhere.
  * </ul>
  *
+ * <p>The events of one aggregate (same aggregate type and id) go out on the batch's one channel in
+ * the batch's order, so they reach each queue in sequence order. Once one of them fails, none of
+ * the later ones of that aggregate in the batch is reported published: one not sent yet is held
+ * back, and one the broker took before the failure was known is reported retryable all the same,
+ * each with a reason saying that an earlier event of its aggregate failed; one that failed on its
+ * own keeps its own outcome. Other aggregates are not affected.
+ *
  * <p>The publisher owns one connection, opened by the first batch and opened again by the first
  * batch after it was lost; the client's automatic recovery is disabled on it. Nothing connects
  * before the first batch, so an application starts while the broker is down.

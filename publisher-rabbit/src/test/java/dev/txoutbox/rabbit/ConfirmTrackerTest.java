@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.rabbitmq.client.ShutdownSignalException;
+import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -21,8 +24,18 @@ class ConfirmTrackerTest {
     return System.nanoTime() + TIMEOUT.toNanos();
   }
 
+  /** A tracker for a batch of {@code aggregateIds.length} messages, one per aggregate id given. */
+  private static ConfirmTracker tracker(boolean unroutableIsPermanent, String... aggregateIds) {
+    List<OutboxMessage> batch = new ArrayList<>();
+    for (String id : aggregateIds) {
+      batch.add(TestMessages.event("order", id, "order.created", "{}"));
+    }
+    return new ConfirmTracker(AggregateRuns.of(batch), unroutableIsPermanent);
+  }
+
+  /** Four messages of four aggregates, registered with tags from {@code firstTag}. */
   private static ConfirmTracker sentFour(long firstTag, boolean unroutableIsPermanent) {
-    ConfirmTracker tracker = new ConfirmTracker(4, unroutableIsPermanent);
+    ConfirmTracker tracker = tracker(unroutableIsPermanent, "a", "b", "c", "d");
     for (int i = 0; i < 4; i++) {
       tracker.beforePublish(i, firstTag + i, "id-" + i);
     }
@@ -168,7 +181,7 @@ class ConfirmTrackerTest {
 
   @Test
   void aMessageRegisteredAfterTheChannelClosedGetsTheClosingOutcome() {
-    ConfirmTracker tracker = new ConfirmTracker(2, false);
+    ConfirmTracker tracker = tracker(false, "a", "b");
     tracker.beforePublish(0, 1, "a");
     tracker.channelClosed(new ShutdownSignalException(true, false, null, "connection"));
 
@@ -214,10 +227,41 @@ class ConfirmTrackerTest {
 
   @Test
   void rejectsDeliveryTagsThatDoNotFollowEachOther() {
-    ConfirmTracker tracker = new ConfirmTracker(2, false);
+    ConfirmTracker tracker = tracker(false, "a", "b");
     tracker.beforePublish(0, 5, "a");
 
     assertThatThrownBy(() -> tracker.beforePublish(1, 7, "b"))
         .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void aReturnedOrNackedMessageMarksItsAggregateFailedAndNoOther() {
+    // messages 0 and 2 belong to aggregate a (run 0), 1 to b (run 1), 3 to c (run 2)
+    ConfirmTracker tracker = tracker(false, "a", "b", "a", "c");
+    for (int i = 0; i < 4; i++) {
+      tracker.beforePublish(i, 1 + i, "id-" + i);
+    }
+
+    tracker.confirmed(1, false, true);
+    assertThat(tracker.runFailed(0)).isFalse();
+    tracker.returned("id-2", 312, "NO_ROUTE", "exchange 'x', routing key 'y'");
+    tracker.confirmed(2, false, false);
+
+    assertThat(tracker.runFailed(0)).as("a: message 2 returned").isTrue();
+    assertThat(tracker.runFailed(1)).as("b: message 1 nacked").isTrue();
+    assertThat(tracker.runFailed(2)).as("c: not answered yet").isFalse();
+  }
+
+  @Test
+  void aClosedChannelOrATimeoutMarksNoAggregateFailed() {
+    ConfirmTracker closed = sentFour(1, false);
+    closed.channelClosed(new ShutdownSignalException(false, false, null, "channel"));
+    ConfirmTracker expired = sentFour(1, false);
+    expired.expire(PublishResult.retryable("no confirm"));
+
+    for (int run = 0; run < 4; run++) {
+      assertThat(closed.runFailed(run)).isFalse();
+      assertThat(expired.runFailed(run)).isFalse();
+    }
   }
 }

@@ -3,7 +3,7 @@ package dev.txoutbox.rabbit;
 import com.rabbitmq.client.Delivery;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.Publisher;
-import dev.txoutbox.testing.contract.PublisherContractTest;
+import dev.txoutbox.testing.contract.RunOrderContractTest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.AfterEach;
  * fresh topic exchange whose queue is bound to {@code contract.#}; the permanently failing variant
  * has an event type nothing is bound to, with unroutable events configured as permanent failures.
  */
-class RabbitPublisherContractTest extends PublisherContractTest {
+class RabbitPublisherContractTest extends RunOrderContractTest {
 
   private TestTopology topology;
 

@@ -241,8 +241,14 @@ class RabbitPublisherTest {
         TestTopology.withQueueArguments(
             "nack", Map.of("x-max-length", 1, "x-overflow", "reject-publish"), "order.*");
     RabbitPublisher publisher = publisher(builder());
+    // three aggregates: a nack of one aggregate's event would hold back the later ones of it
+    List<OutboxMessage> batch =
+        List.of(
+            event("order", "n-0", "order.created", "{}"),
+            event("order", "n-1", "order.created", "{}"),
+            event("order", "n-2", "order.created", "{}"));
 
-    List<PublishResult> results = publisher.publish(events(3, "order.created"));
+    List<PublishResult> results = publisher.publish(batch);
 
     assertThat(results.get(0).isPublished()).isTrue();
     assertThat(results.subList(1, 3))
@@ -271,11 +277,56 @@ class RabbitPublisherTest {
   }
 
   @Test
+  void anEventThatCannotBeSentHoldsBackTheLaterEventsOfItsAggregateOnly() throws Exception {
+    String missing = topology.exchange() + ".missing";
+    RabbitPublisher publisher =
+        publisher(
+            builder()
+                .maxMessageBytes(64)
+                .router(
+                    m ->
+                        new RabbitRouter.Route(
+                            m.eventType().equals("order.lost") ? missing : topology.exchange(),
+                            m.eventType())));
+    OutboxMessage a1 = event("order", "a", "order.created", "{}");
+    OutboxMessage a2 = event("order", "a", "order.created", "{\"pad\":\"" + "x".repeat(64) + "\"}");
+    OutboxMessage b1 = event("order", "b", "order.created", "{}");
+    OutboxMessage a3 = event("order", "a", "order.created", "{}");
+    OutboxMessage c1 = event("order", "c", "order.lost", "{}");
+    OutboxMessage b2 = event("order", "b", "order.created", "{}");
+    OutboxMessage c2 = event("order", "c", "order.created", "{}");
+    OutboxMessage a4 = event("order", "a", "order.created", "{}");
+
+    List<PublishResult> results = publisher.publish(List.of(a1, a2, b1, a3, c1, b2, c2, a4));
+
+    assertThat(results)
+        .extracting(PublishResult::status)
+        .containsExactly(
+            Status.PUBLISHED, // a1
+            Status.PERMANENT_FAILURE, // a2: too large
+            Status.PUBLISHED, // b1
+            Status.RETRYABLE_FAILURE, // a3: held back
+            Status.RETRYABLE_FAILURE, // c1: its exchange is missing
+            Status.PUBLISHED, // b2
+            Status.RETRYABLE_FAILURE, // c2: held back
+            Status.RETRYABLE_FAILURE); // a4: held back
+    assertThat(List.of(results.get(3), results.get(6), results.get(7)))
+        .allSatisfy(r -> assertThat(r.reason()).isEqualTo(AggregateRuns.NOT_SENT.reason()));
+    assertThat(topology.take(8, Duration.ofMillis(500)))
+        .extracting(d -> d.getProperties().getMessageId())
+        .as("held back events are not sent; the others arrive in order")
+        .containsExactly(a1.id().toString(), b1.id().toString(), b2.id().toString());
+  }
+
+  @Test
   void routingKeyLongerThanAmqpAllowsFailsPermanently() throws Exception {
     RabbitPublisher publisher = publisher(builder());
 
     List<PublishResult> results =
-        publisher.publish(List.of(event("order." + "é".repeat(200)), event("order.created")));
+        publisher.publish(
+            List.of(
+                event("order", "long-key", "order." + "é".repeat(200), "{}"),
+                event("order.created")));
 
     assertThat(results.get(0).isPermanent()).isTrue();
     assertThat(results.get(0).reason()).contains("routing key");
