@@ -4,6 +4,9 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.schema.OutboxSchema;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -31,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>Writer throughput: {@code --writers} threads as fast as they can, each transaction one
  *       business row and one event, over {@code --aggregates} and over {@code --few-aggregates}
- *       aggregates: without the lock, with it, and without it on the prototype table.
+ *       aggregates: without the lock, with it, without it but with one more statement (the lock's
+ *       round trip alone), and without it on the prototype table.
  *   <li>Visibility: writers at {@code --rate} transactions per second and a poller claiming every
  *       {@code --poll-ms} with or without the horizon; how long after its commit an event is
  *       claimed, how often an event is claimed after a later {@code seq} of its aggregate, with and
@@ -40,15 +44,16 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.CommitOrderBenchmark \
- *     [--throughput-seconds 2] [--rounds 3] [--seconds 4] [--writers 8] [--aggregates 50] \
+ *     [--throughput-seconds 1] [--rounds 5] [--seconds 4] [--writers 8] [--aggregates 50] \
  *     [--few-aggregates 5] [--rate 1000] [--poll-ms 10] [--long-ms 2000] [--long-every-ms 4000]
  * </pre>
  *
- * <p>The 6 throughput cases run {@code --throughput-seconds} in each of {@code --rounds}
- * interleaved rounds, the 12 visibility cases {@code --seconds} each: about 90 s with the defaults.
- * Database from {@code OUTBOX_BENCH_JDBC_URL} like {@link DrainBenchmark} (created if missing); it
- * uses the schemas {@value #LOCK_SCHEMA} and {@value #XID_SCHEMA}, dropped and created again at
- * start, and runs the long transaction of one case in the server's {@code postgres} database.
+ * <p>The 8 throughput cases run {@code --throughput-seconds} in each of {@code --rounds}
+ * interleaved rounds, the 12 visibility cases {@code --seconds} each: about 100 s with the
+ * defaults. Database from {@code OUTBOX_BENCH_JDBC_URL} like {@link DrainBenchmark} (created if
+ * missing); it uses the schemas {@value #LOCK_SCHEMA} and {@value #XID_SCHEMA}, dropped and created
+ * again at start, and runs the long transaction of one case in the server's {@code postgres}
+ * database.
  */
 public final class CommitOrderBenchmark {
 
@@ -58,18 +63,26 @@ public final class CommitOrderBenchmark {
 
   /** The writers compared. */
   enum Writer {
-    NO_LOCK("no lock", LOCK_SCHEMA, false),
-    LOCK("lockPerAggregate(true)", LOCK_SCHEMA, true),
-    XID_COLUMN("no lock, xid8 column", XID_SCHEMA, false);
+    NO_LOCK("no lock", LOCK_SCHEMA, false, false),
+    LOCK("lockPerAggregate(true)", LOCK_SCHEMA, true, false),
+    /** The lock's extra statement without the lock: what its round trip costs alone. */
+    EXTRA_STATEMENT("no lock, + `SELECT 1`", LOCK_SCHEMA, false, true),
+    XID_COLUMN("no lock, xid8 column", XID_SCHEMA, false, false);
 
     final String label;
     final String schema;
     final boolean lock;
+    final boolean extraStatement;
 
-    Writer(String label, String schema, boolean lock) {
+    Writer(String label, String schema, boolean lock, boolean extraStatement) {
       this.label = label;
       this.schema = schema;
       this.lock = lock;
+      this.extraStatement = extraStatement;
+    }
+
+    OrderWriters writers(DSLContext dsl, Outbox outbox, int aggregates) {
+      return new OrderWriters(dsl, outbox, schema, aggregates, extraStatement);
     }
   }
 
@@ -105,8 +118,8 @@ public final class CommitOrderBenchmark {
     static Settings parse(Map<String, String> options) {
       return new Settings(
           Duration.ofSeconds(positive(options, "seconds", 4)),
-          Duration.ofSeconds(positive(options, "throughput-seconds", 2)),
-          positive(options, "rounds", 3),
+          Duration.ofSeconds(positive(options, "throughput-seconds", 1)),
+          positive(options, "rounds", 5),
           positive(options, "writers", 8),
           positive(options, "aggregates", 50),
           positive(options, "few-aggregates", 5),
@@ -140,13 +153,19 @@ public final class CommitOrderBenchmark {
         HikariDataSource pool = pool(url, user, password, settings.writers() + 4)) {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       createSchemas(pool, dsl);
-      String version = dsl.fetchValue(DSL.function("version", String.class));
+      String machine =
+          String.format(
+              "database %s; %s; load average at start %s",
+              dsl.fetchValue(DSL.currentCatalog()),
+              dsl.fetchValue(DSL.function("version", String.class)),
+              loadAverage());
       Map<Writer, Outbox> outboxes = new EnumMap<>(Writer.class);
       for (Writer w : Writer.values()) {
         outboxes.put(w, Outbox.builder().schema(w.schema).lockPerAggregate(w.lock).build());
       }
 
-      new OrderWriters(dsl, outboxes.get(Writer.NO_LOCK), LOCK_SCHEMA, settings.aggregates())
+      Writer.NO_LOCK
+          .writers(dsl, outboxes.get(Writer.NO_LOCK), settings.aggregates())
           .flatOut(settings.writers(), Duration.ofSeconds(2)); // warm-up, not reported
       String throughput = throughput(db, dsl, outboxes, settings);
 
@@ -155,7 +174,7 @@ public final class CommitOrderBenchmark {
         truncate(dsl);
         Outbox outbox = outboxes.get(c.writer());
         String schema = c.writer().schema;
-        OrderWriters load = new OrderWriters(dsl, outbox, schema, c.aggregates());
+        OrderWriters load = c.writer().writers(dsl, outbox, c.aggregates());
         VisibilityPoller poller =
             new VisibilityPoller(
                 pool, schema, c.horizon(), c.writer() == Writer.XID_COLUMN, settings.poll());
@@ -169,19 +188,23 @@ public final class CommitOrderBenchmark {
                 outbox,
                 schema,
                 settings.longLength());
-        ForeignXidSampler foreign = new ForeignXidSampler(pool);
-        foreign.start();
+        OutsideXidSampler outside = new OutsideXidSampler(pool);
+        outside.start();
         poller.start();
         longTx.start(settings.longEvery());
         OrderWriters.Result r = load.atRate(settings.writers(), settings.rate(), settings.length());
         longTx.stop();
         long unclaimed = awaitClaimed(load.committedAt, poller.claimedAt, Duration.ofSeconds(10));
         poller.stop();
-        foreign.stop();
-        visibility.append(row(c, r, load.committedAt, poller, unclaimed, foreign.maxAgeMillis()));
+        outside.stop();
+        if (poller.fullClaims() > 0) {
+          log.warn("{}: {} claims came back full", c, poller.fullClaims());
+        }
+        visibility.append(row(c, r, load.committedAt, poller, unclaimed, outside.maxAgeMillis()));
       }
       DrainBenchmark.writeReport(
-          "commit-order", report(args, settings, version, throughput, visibility));
+          "commit-order",
+          report(args, settings, machine + ", at end " + loadAverage(), throughput, visibility));
     }
   }
 
@@ -207,7 +230,7 @@ public final class CommitOrderBenchmark {
           truncate(dsl);
           CpuMeter.Sample before = db.cpu().sample();
           OrderWriters.Result r =
-              new OrderWriters(dsl, outboxes.get(w), w.schema, count)
+              w.writers(dsl, outboxes.get(w), count)
                   .flatOut(settings.writers(), settings.throughputLength());
           Block b = new Block(r, db.cpu().sample().minus(before));
           blocks.computeIfAbsent(w + "/" + count, k -> new ArrayList<>()).add(b);
@@ -222,10 +245,16 @@ public final class CommitOrderBenchmark {
     }
     StringBuilder rows = new StringBuilder();
     for (int count : aggregateCounts) {
-      double noLock = median(blocks.get(Writer.NO_LOCK + "/" + count), b -> b.result().rate());
+      List<Block> noLock = blocks.get(Writer.NO_LOCK + "/" + count);
       for (Writer w : Writer.values()) {
         List<Block> runs = blocks.get(w + "/" + count);
         double rate = median(runs, b -> b.result().rate());
+        // Each round's ratio to that round's no-lock block, a few seconds apart: the load drifts
+        // less between neighbours than across the run.
+        List<Double> ratios = new ArrayList<>();
+        for (int i = 0; i < runs.size(); i++) {
+          ratios.add(runs.get(i).result().rate() / noLock.get(i).result().rate());
+        }
         rows.append(
             String.format(
                 "| %s | %d | %,.0f | %,.0f–%,.0f | %.2f× | %d | %d | %.1f | %.1f | %.0f | %.0f |%n",
@@ -234,7 +263,7 @@ public final class CommitOrderBenchmark {
                 rate,
                 runs.stream().mapToDouble(b -> b.result().rate()).min().orElse(0),
                 runs.stream().mapToDouble(b -> b.result().rate()).max().orElse(0),
-                rate / noLock,
+                median(ratios, Double::doubleValue),
                 runs.stream().mapToLong(b -> b.result().failed()).sum(),
                 runs.stream().mapToLong(b -> b.result().deadlocks()).sum(),
                 median(runs, b -> millis(b.result().sortedNanos(), 50)),
@@ -287,7 +316,7 @@ public final class CommitOrderBenchmark {
       Map<UUID, Long> committed,
       VisibilityPoller poller,
       long unclaimed,
-      long foreignXidMillis) {
+      long outsideXidMillis) {
     List<Long> delays = new ArrayList<>();
     committed.forEach(
         (id, at) -> {
@@ -324,17 +353,18 @@ public final class CommitOrderBenchmark {
         poller.seqViolations(),
         c.writer() == Writer.XID_COLUMN ? String.valueOf(poller.xidViolations()) : "—",
         unclaimed,
-        foreignXidMillis);
+        outsideXidMillis);
   }
 
   private static String report(
-      String[] args, Settings s, String version, CharSequence throughput, CharSequence visibility) {
+      String[] args, Settings s, String machine, CharSequence throughput, CharSequence visibility) {
     return String.format(
         "# Commit order: advisory lock or visibility horizon%n%n"
             + "`CommitOrderBenchmark %s`; %d cores, Java %s, %s.%n%n"
             + "## Writer throughput%n%n"
             + "%d writer threads as fast as they can, %d s per case, %d interleaved rounds"
-            + " (medians; min–max of the rate); a transaction inserts one business row, then"
+            + " (medians; min–max of the rate; `vs no lock` is the median of each round's ratio to"
+            + " the no-lock block of that round); a transaction inserts one business row, then"
             + " writes one event through the txoutbox writer. Time per transaction from its start"
             + " to its commit's return; CPU of this JVM and of the database's PostgreSQL backends"
             + " per committed transaction.%n%n"
@@ -344,24 +374,26 @@ public final class CommitOrderBenchmark {
             + "%s%n"
             + "## Visibility%n%n"
             + "%d writers at %,d transactions/s for %d s; one poller claims every %d ms in seq"
-            + " order (claim and mark in one statement): `plain` claims every pending row,"
+            + " order (claim and mark in one statement, up to 20,000 rows, so no visible row is"
+            + " left for the next claim): `plain` claims every pending row,"
             + " `horizon` only rows with `xid < pg_snapshot_xmin(pg_current_snapshot())`. Delay"
             + " is from the writer's commit returning to the claim returning. A long transaction"
             + " of %.1f s starts 1 s into the case and every %.1f s after. A seq violation is an"
             + " event claimed after a later seq of its aggregate was claimed by an earlier poll;"
             + " an (xid, seq) violation the same for the order of (xid, seq). The last column is"
             + " the greatest age seen (sampled every 50 ms) of the oldest transaction holding an"
-            + " xid in another database of the server: it holds back the horizon here too.%n%n"
+            + " xid that is not this benchmark's, in any database of the server (other"
+            + " applications' work): it holds back the horizon too.%n%n"
             + "| writer | claim | aggregates | long transaction | events | write rate"
             + " | writer tx p99 / max ms | delay p50 ms | p99 ms | max ms | delayed > 100 ms"
             + " | seq violations | (xid, seq) violations | unclaimed"
-            + " | oldest xid in other databases, ms |%n"
+            + " | oldest outside xid, ms |%n"
             + "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|%n"
             + "%s",
         String.join(" ", args),
         Runtime.getRuntime().availableProcessors(),
         System.getProperty("java.version"),
-        version,
+        machine,
         s.writers(),
         s.throughputLength().toSeconds(),
         s.rounds(),
@@ -403,7 +435,14 @@ public final class CommitOrderBenchmark {
     config.setPassword(password);
     config.setMaximumPoolSize(size);
     config.setPoolName("commit-order");
+    config.addDataSourceProperty("ApplicationName", OutsideXidSampler.APPLICATION_NAME);
     return new HikariDataSource(config);
+  }
+
+  /** The 1, 5 and 15 minute load averages of this machine, shared with other work. */
+  private static String loadAverage() throws IOException {
+    String[] fields = Files.readString(Path.of("/proc/loadavg")).split(" ");
+    return fields[0] + " " + fields[1] + " " + fields[2];
   }
 
   /** The {@code p}th percentile of sorted nanoseconds, in milliseconds; 100 is the maximum. */

@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Properties;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -104,7 +105,11 @@ final class LongTransactions {
         case UNRELATED_XID ->
             DSL.using(dataSource, SQLDialect.POSTGRES).transaction(tx -> xid(tx.dsl()));
         case OTHER_DATABASE_XID -> {
-          try (Connection c = DriverManager.getConnection(otherDatabaseUrl, user, password)) {
+          Properties properties = new Properties();
+          properties.setProperty("user", user);
+          properties.setProperty("password", password);
+          properties.setProperty("ApplicationName", OutsideXidSampler.APPLICATION_NAME);
+          try (Connection c = DriverManager.getConnection(otherDatabaseUrl, properties)) {
             DSL.using(c, SQLDialect.POSTGRES).transaction(tx -> xid(tx.dsl()));
           }
         }

@@ -14,27 +14,32 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Samples every 50 ms the oldest transaction that holds an xid in another database of the same
- * server: such a transaction holds back {@code pg_snapshot_xmin} in every database, the benchmark's
- * too. Keeps the greatest age seen.
+ * Samples every 50 ms the oldest transaction holding an xid that is not the benchmark's own (any
+ * session of the server whose {@code application_name} is not {@link #APPLICATION_NAME}, in any
+ * database): such a transaction holds back {@code pg_snapshot_xmin} for everyone. Keeps the
+ * greatest age seen.
  */
-final class ForeignXidSampler {
+final class OutsideXidSampler {
 
-  private static final Logger log = LoggerFactory.getLogger(ForeignXidSampler.class);
+  private static final Logger log = LoggerFactory.getLogger(OutsideXidSampler.class);
 
   // pg_stat_activity is a catalog view, outside the generated model.
   private static final Field<OffsetDateTime> XACT_START =
       DSL.field(DSL.name("xact_start"), SQLDataType.TIMESTAMPWITHTIMEZONE);
   private static final Field<Object> BACKEND_XID =
       DSL.field(DSL.name("backend_xid"), SQLDataType.OTHER);
-  private static final Field<String> DATNAME = DSL.field(DSL.name("datname"), SQLDataType.VARCHAR);
+  private static final Field<String> APPLICATION =
+      DSL.field(DSL.name("application_name"), SQLDataType.VARCHAR);
+
+  /** The {@code ApplicationName} of every connection the benchmark opens. */
+  static final String APPLICATION_NAME = "txoutbox-commit-order-bench";
 
   private final DSLContext dsl;
   private final Thread thread;
   private volatile boolean stopped;
   private volatile long maxAgeMillis;
 
-  ForeignXidSampler(DataSource dataSource) {
+  OutsideXidSampler(DataSource dataSource) {
     this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES);
     this.thread = new Thread(this::loop, "commit-order-xid-sampler");
   }
@@ -62,7 +67,7 @@ final class ForeignXidSampler {
                     DSL.function("clock_timestamp", SQLDataType.TIMESTAMPWITHTIMEZONE))
                 .from(DSL.table(DSL.name("pg_catalog", "pg_stat_activity")))
                 .where(BACKEND_XID.isNotNull())
-                .and(DATNAME.isDistinctFrom(DSL.currentCatalog()))
+                .and(APPLICATION.isDistinctFrom(APPLICATION_NAME))
                 .fetchOne();
         if (r != null && r.value1() != null) {
           maxAgeMillis =
