@@ -23,13 +23,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Two ways to make each aggregate's events visible to the relay in {@code seq} order, side by side
- * in one process. The <b>lock</b>: the writer's {@code lockPerAggregate(true)}, a
- * transaction-scoped advisory lock on the aggregate's slot, so two transactions writing one
- * aggregate never overlap. The <b>visibility horizon</b>: a prototype outbox table (migrated by
- * {@link OutboxSchema#migrate} into a schema of its own) with a column {@code xid xid8 NOT NULL
- * DEFAULT pg_current_xact_id()}, writers without the lock, and a claim of only the rows with {@code
- * xid < pg_snapshot_xmin(pg_current_snapshot())}.
+ * Two candidate ways to make each aggregate's events visible to the relay in {@code seq} order,
+ * side by side in one process, and whether each does. The <b>lock</b>: the writer's {@code
+ * lockPerAggregate(true)}, a transaction-scoped advisory lock on the aggregate's slot, so two
+ * transactions writing one aggregate never overlap. The <b>visibility horizon</b>: a prototype
+ * outbox table (migrated by {@link OutboxSchema#migrate} into a schema of its own) with a column
+ * {@code xid xid8 NOT NULL DEFAULT pg_current_xact_id()}, writers without the lock, and a claim of
+ * only the rows with {@code xid < pg_snapshot_xmin(pg_current_snapshot())}.
  *
  * <ol>
  *   <li>Writer throughput: {@code --writers} threads as fast as they can, each transaction one
