@@ -4,6 +4,7 @@ import dev.txoutbox.spi.PublishResult;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,13 +16,14 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
 
 /**
  * Sends the lanes of one publish call and records each message's outcome. Within a lane, a request
- * starts when the previous one has completed, and messages whose FIFO group already had a message
- * fail in this lane are held back (a retryable failure) so that the group's order holds.
- * Thread-safe.
+ * starts when the previous one has been answered, and the messages of an aggregate that already had
+ * an event fail in this lane are not sent ({@link RunOrder}). Thread-safe.
  */
 final class BatchSender {
 
   private static final Logger log = LoggerFactory.getLogger(BatchSender.class);
+
+  private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
   private final SqsAsyncClient client;
 
@@ -30,155 +32,120 @@ final class BatchSender {
   }
 
   /**
-   * Sends {@code lane} to {@code queue} once its URL is known.
+   * Sends {@code lane}, each request once the URL of its queue is known.
    *
+   * @param urls the URL of every queue of the lane; never cancelled here
    * @return completes when every message of the lane has an outcome; never fails
    */
   CompletableFuture<Void> sendLane(
-      PublishRun run, String queue, CompletableFuture<String> url, List<List<Entry>> lane) {
-    return url.handle(
-            (queueUrl, error) -> {
-              if (error != null) {
-                PublishResult failure = Failures.ofRequest(queue, error);
-                lane.forEach(batch -> batch.forEach(e -> run.complete(e.index(), failure)));
-                return CompletableFuture.<Void>completedFuture(null);
-              }
-              return sendFrom(run, queue, queueUrl, lane, 0, new HashMap<>());
-            })
-        .thenCompose(next -> next);
+      PublishRun run, Map<String, CompletableFuture<String>> urls, List<List<Entry>> lane) {
+    return sendFrom(run, urls, lane, 0, new RunOrder());
   }
 
   private CompletableFuture<Void> sendFrom(
       PublishRun run,
-      String queue,
-      String queueUrl,
+      Map<String, CompletableFuture<String>> urls,
       List<List<Entry>> lane,
       int first,
-      Map<String, PublishResult> failedGroups) {
+      RunOrder order) {
     for (int k = first; k < lane.size(); k++) {
       if (run.isOver()) {
-        return CompletableFuture.completedFuture(null);
+        return DONE;
       }
-      List<Entry> batch = holdBackFailedGroups(run, lane.get(k), failedGroups);
-      if (!batch.isEmpty()) {
+      List<Entry> batch = holdBack(run, lane.get(k), order);
+      if (batch.isEmpty()) {
+        continue;
+      }
+      CompletableFuture<Void> sent = send(run, urls.get(batch.get(0).queue()), batch, order);
+      if (!sent.isDone()) {
         int following = k + 1;
-        return send(run, queue, queueUrl, batch, failedGroups)
-            .thenCompose(done -> sendFrom(run, queue, queueUrl, lane, following, failedGroups));
+        return sent.thenCompose(done -> sendFrom(run, urls, lane, following, order));
       }
+      // answered at once: carry on in this loop rather than one stack frame deeper
     }
-    return CompletableFuture.completedFuture(null);
+    return DONE;
   }
 
-  private static List<Entry> holdBackFailedGroups(
-      PublishRun run, List<Entry> batch, Map<String, PublishResult> failedGroups) {
-    if (failedGroups.isEmpty()) {
-      return batch;
-    }
+  /** The entries of {@code batch} that may be sent; the others get their outcome now. */
+  private static List<Entry> holdBack(PublishRun run, List<Entry> batch, RunOrder order) {
     return batch.stream()
         .filter(
             e -> {
-              PublishResult earlier = e.groupId() == null ? null : failedGroups.get(e.groupId());
-              if (earlier == null) {
+              PublishResult heldBack = order.heldBack(e.message());
+              if (heldBack == null) {
                 return true;
               }
-              run.complete(e.index(), heldBack(e.groupId(), earlier));
+              run.complete(e.index(), heldBack);
               return false;
             })
         .toList();
   }
 
-  /**
-   * The outcome of a message held back because an earlier one of its group failed: broker
-   * unavailable if that failure was, since nothing is wrong with either message; retryable
-   * otherwise.
-   */
-  private static PublishResult heldBack(String groupId, PublishResult earlier) {
-    String reason =
-        "held back to keep FIFO order: an earlier message of group '"
-            + groupId
-            + "' in the same batch was not published";
-    return earlier.isBrokerUnavailable()
-        ? PublishResult.brokerUnavailable(reason)
-        : PublishResult.retryable(reason);
+  private CompletableFuture<Void> send(
+      PublishRun run, CompletableFuture<String> url, List<Entry> batch, RunOrder order) {
+    String queue = batch.get(0).queue();
+    return url.thenCompose(queueUrl -> call(run, queueUrl, batch))
+        .handle(
+            (response, error) -> {
+              if (error != null) {
+                failed(run, queue, batch, error, order);
+              } else {
+                record(run, queue, batch, response, order);
+              }
+              return null;
+            });
   }
 
-  private CompletableFuture<Void> send(
-      PublishRun run,
-      String queue,
-      String queueUrl,
-      List<Entry> batch,
-      Map<String, PublishResult> failedGroups) {
+  private CompletableFuture<SendMessageBatchResponse> call(
+      PublishRun run, String queueUrl, List<Entry> batch) {
+    if (run.isOver()) { // the URL came after the deadline: the call's results are sealed
+      return CompletableFuture.failedFuture(new CancellationException("publish call is over"));
+    }
     SendMessageBatchRequest request =
         SendMessageBatchRequest.builder()
             .queueUrl(queueUrl)
             .entries(batch.stream().map(Entry::toRequestEntry).toList())
             .overrideConfiguration(o -> o.apiCallTimeout(run.remaining()))
             .build();
-    CompletableFuture<SendMessageBatchResponse> call;
     try {
-      call = run.track(client.sendMessageBatch(request));
+      return run.track(client.sendMessageBatch(request));
     } catch (RuntimeException e) {
-      call = CompletableFuture.failedFuture(e);
+      return CompletableFuture.failedFuture(e);
     }
-    return call.handle(
-        (response, error) -> {
-          if (error != null) {
-            failed(run, queue, batch, error, failedGroups);
-          } else {
-            record(run, queue, batch, response, failedGroups);
-          }
-          return null;
-        });
   }
 
+  /** A failed request, or a failed lookup of its queue's URL: all its messages fail alike. */
   private static void failed(
-      PublishRun run,
-      String queue,
-      List<Entry> batch,
-      Throwable error,
-      Map<String, PublishResult> failedGroups) {
+      PublishRun run, String queue, List<Entry> batch, Throwable error, RunOrder order) {
     PublishResult failure = Failures.ofRequest(queue, error);
     // Per request, so DEBUG: the relay logs failed events and reports an outage once.
     log.debug("SendMessageBatch of {} messages failed: {}", batch.size(), failure.reason());
-    batch.forEach(e -> outcome(run, e, failure, failedGroups));
+    batch.forEach(e -> run.complete(e.index(), order.outcome(e.message(), failure)));
   }
 
   /**
-   * Records a failure; after a retryable one, the rest of the message's FIFO group is held back. A
-   * permanent failure holds nothing back: its event becomes a dead letter and will not come first
-   * however long its successors wait.
+   * Records each entry's outcome in request order, so that an entry SQS took after a failed one of
+   * its aggregate in the same request is not reported published.
    */
-  private static void outcome(
-      PublishRun run, Entry e, PublishResult failure, Map<String, PublishResult> failedGroups) {
-    run.complete(e.index(), failure);
-    if (e.groupId() != null && !failure.isPermanent()) {
-      failedGroups.putIfAbsent(e.groupId(), failure);
-    }
-  }
-
   private static void record(
       PublishRun run,
       String queue,
       List<Entry> batch,
       SendMessageBatchResponse response,
-      Map<String, PublishResult> failedGroups) {
-    Map<String, Entry> byId = new HashMap<>();
-    batch.forEach(e -> byId.put(e.id(), e));
+      RunOrder order) {
+    Map<String, PublishResult> byId = new HashMap<>();
     for (SendMessageBatchResultEntry ok : response.successful()) {
-      Entry e = byId.remove(ok.id());
-      if (e != null) {
-        run.complete(e.index(), PublishResult.published());
-      }
+      byId.putIfAbsent(ok.id(), PublishResult.published());
     }
     for (BatchResultErrorEntry failure : response.failed()) {
-      Entry e = byId.remove(failure.id());
-      if (e != null) {
-        outcome(run, e, Failures.ofEntry(queue, failure), failedGroups);
-      }
+      byId.putIfAbsent(failure.id(), Failures.ofEntry(queue, failure));
     }
     PublishResult missing =
         PublishResult.retryable("SQS reported no outcome for the message on " + queue);
-    byId.values().forEach(e -> outcome(run, e, missing, failedGroups));
+    for (Entry e : batch) {
+      PublishResult own = byId.getOrDefault(e.id(), missing);
+      run.complete(e.index(), order.outcome(e.message(), own));
+    }
     if (log.isDebugEnabled()) {
       log.debug(
           "SendMessageBatch to {}: {} sent, {} failed",

@@ -10,6 +10,7 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
  *
  * @param index the message's position in the publish call, also its batch entry id
  * @param message the message
+ * @param queue its queue, a URL or a name, as the router gave it
  * @param attributes its SQS message attributes
  * @param size its size as SQS counts it (body and attributes, UTF-8 bytes)
  * @param groupId its {@code MessageGroupId} on a FIFO queue, {@code null} on a standard queue
@@ -17,6 +18,7 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
 record Entry(
     int index,
     OutboxMessage message,
+    String queue,
     Map<String, MessageAttributeValue> attributes,
     int size,
     String groupId) {
@@ -24,6 +26,11 @@ record Entry(
   /** The batch entry id, unique within one request. */
   String id() {
     return Integer.toString(index);
+  }
+
+  /** The aggregate whose order this message keeps. */
+  RunOrder.Aggregate aggregate() {
+    return RunOrder.Aggregate.of(message);
   }
 
   SendMessageBatchRequestEntry toRequestEntry() {

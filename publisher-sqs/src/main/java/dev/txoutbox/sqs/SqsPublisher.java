@@ -5,6 +5,7 @@ import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,8 +38,9 @@ import software.amazon.awssdk.services.sqs.SqsAsyncClient;
  *       Builder#maxMessageBytes}, or a body with characters SQS does not accept, is a permanent
  *       failure found before anything is sent, so it never fails the request of its neighbours.
  *   <li>Cuts each queue's messages into requests of at most 10 entries and {@link
- *       Builder#maxBatchBytes}, and sends them all at once — except that on a FIFO queue the
- *       requests carrying one message group go one after the other, in order.
+ *       Builder#maxBatchBytes}, and sends them all at once — except that the requests carrying one
+ *       aggregate's events go one after the other, in order, each after the previous one was
+ *       answered.
  *   <li>Waits for every request until {@link Builder#requestTimeout} after the call began, and
  *       reports each message's own outcome: published when SQS acknowledged that entry; a permanent
  *       failure when SQS rejected the entry as the sender's fault, or the request for a reason no
@@ -51,9 +53,14 @@ import software.amazon.awssdk.services.sqs.SqsAsyncClient;
  * <p>On a FIFO queue (a name or URL ending in {@code .fifo}) {@code MessageGroupId} is the
  * aggregate id (or, when SQS would refuse it as a group id, {@code sha256-} and its hex digest) and
  * {@code MessageDeduplicationId} the event id, so SQS drops a re-sent event within its five-minute
- * deduplication window. When a message of a group fails with a retryable error, the later messages
- * of that group in the same call are held back (retryable) rather than sent out of order. On a
- * standard queue neither id is set.
+ * deduplication window. On a standard queue neither id is set.
+ *
+ * <p>On both kinds of queue, once an event of an aggregate (same aggregate type and id) fails in
+ * any way, the later events of that aggregate in the call are not sent and none of them is reported
+ * published: they are answered retryable ("not sent: an earlier event of its aggregate failed"), or
+ * broker unavailable when the failure was. One that SQS took in the same request as the failed one
+ * is not reported published either. Other aggregates go on unaffected. A standard queue itself does
+ * not keep the order in which it was sent.
  *
  * <p>This type is thread-safe.
  */
@@ -114,64 +121,62 @@ public final class SqsPublisher implements Publisher {
       throw new IllegalStateException("SqsPublisher is closed");
     }
     PublishRun run = new PublishRun(messages.size(), requestTimeout);
-    Map<String, List<Entry>> byQueue = new LinkedHashMap<>();
+    RunOrder order = new RunOrder();
+    List<Entry> entries = new ArrayList<>();
     for (int i = 0; i < messages.size(); i++) {
-      prepare(i, messages.get(i), run, byQueue);
+      OutboxMessage message = messages.get(i);
+      PublishResult heldBack = order.heldBack(message);
+      PublishResult known = heldBack != null ? heldBack : prepare(i, message, entries);
+      if (known != null) { // an outcome before sending: held back, or refused by our checks
+        run.complete(i, order.outcome(message, known));
+      }
+    }
+    Map<String, CompletableFuture<String>> urls = new HashMap<>();
+    for (Entry e : entries) {
+      urls.computeIfAbsent(e.queue(), queue -> queues.resolve(queue, run.remaining()));
     }
     List<CompletableFuture<Void>> lanes = new ArrayList<>();
-    byQueue.forEach(
-        (queue, entries) -> {
-          CompletableFuture<String> url = queues.resolve(queue, run.remaining());
-          boolean fifo = QueueResolver.isFifo(queue);
-          for (List<List<Entry>> lane : BatchPlanner.plan(entries, fifo, maxBatchBytes)) {
-            lanes.add(sender.sendLane(run, queue, url, lane));
-          }
-        });
-    return run.await(lanes);
+    for (List<List<Entry>> lane : BatchPlanner.plan(entries, maxBatchBytes)) {
+      lanes.add(sender.sendLane(run, urls, lane));
+    }
+    return RunOrder.enforce(messages, run.await(lanes));
   }
 
-  private void prepare(
-      int index, OutboxMessage message, PublishRun run, Map<String, List<Entry>> byQueue) {
+  /**
+   * Routes, encodes and checks {@code message}, and adds it to {@code entries}.
+   *
+   * @return {@code null} if it was added, or its outcome: the permanent failure found
+   */
+  private PublishResult prepare(int index, OutboxMessage message, List<Entry> entries) {
     Optional<String> route;
     try {
       route = Objects.requireNonNull(router.route(message), "the router returned null");
     } catch (RuntimeException e) {
-      run.complete(index, PublishResult.permanent("the SQS queue router failed: " + e, e));
-      return;
+      return PublishResult.permanent("the SQS queue router failed: " + e, e);
     }
     if (route.isEmpty() || route.get().isBlank()) {
-      run.complete(
-          index,
-          PublishResult.permanent(
-              "no SQS queue for aggregate type '" + message.aggregateType() + "'"));
-      return;
+      return PublishResult.permanent(
+          "no SQS queue for aggregate type '" + message.aggregateType() + "'");
     }
     String queue = route.get();
     MessageEncoder.Encoded encoded = MessageEncoder.encode(message);
     if (encoded.size() > maxMessageBytes) {
-      run.complete(
-          index,
-          PublishResult.permanent(
-              "message is "
-                  + encoded.size()
-                  + " bytes (body and attributes), over the SQS limit of "
-                  + maxMessageBytes));
-      return;
+      return PublishResult.permanent(
+          "message is "
+              + encoded.size()
+              + " bytes (body and attributes), over the SQS limit of "
+              + maxMessageBytes);
     }
     int invalid = SqsText.firstInvalidChar(message.payload());
     if (invalid >= 0) {
-      run.complete(
-          index,
-          PublishResult.permanent(
-              String.format(
-                  "payload holds U+%04X at index %d, a character SQS does not accept",
-                  message.payload().codePointAt(invalid), invalid)));
-      return;
+      return PublishResult.permanent(
+          String.format(
+              "payload holds U+%04X at index %d, a character SQS does not accept",
+              message.payload().codePointAt(invalid), invalid));
     }
     String groupId = QueueResolver.isFifo(queue) ? SqsText.groupId(message.aggregateId()) : null;
-    byQueue
-        .computeIfAbsent(queue, q -> new ArrayList<>())
-        .add(new Entry(index, message, encoded.attributes(), encoded.size(), groupId));
+    entries.add(new Entry(index, message, queue, encoded.attributes(), encoded.size(), groupId));
+    return null;
   }
 
   /** {@code sqs}. */

@@ -134,7 +134,7 @@ final class ElasticMq implements AutoCloseable {
 
   /**
    * Receives and deletes messages from queue {@code name} until {@code count} arrived or {@code
-   * timeout} passed; returns them in the order received.
+   * timeout} passed; returns them (at most {@code count}) in the order received.
    */
   List<Message> receive(String name, int count, Duration timeout) {
     String url = queueUrl(name);
@@ -146,7 +146,7 @@ final class ElasticMq implements AutoCloseable {
               .receiveMessage(
                   r ->
                       r.queueUrl(url)
-                          .maxNumberOfMessages(10)
+                          .maxNumberOfMessages(Math.min(10, count - received.size()))
                           .waitTimeSeconds(1)
                           .messageAttributeNames("All")
                           .messageSystemAttributeNames(
