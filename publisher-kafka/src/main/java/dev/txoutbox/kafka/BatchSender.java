@@ -26,8 +26,14 @@ import org.apache.kafka.common.errors.TimeoutException;
  * not one it may still send. The hand-over itself is bounded by {@code max.block.ms} per blocking
  * send: a send that times out waiting for metadata or buffer space stops the hand-over when the
  * cluster did not answer meanwhile, and a second one stops it in any case; what is not handed over
- * is reported as broker unavailable, which costs it no attempt. Thread-safe: it keeps no state
- * between batches.
+ * is reported as broker unavailable, which costs it no attempt.
+ *
+ * <p>Each aggregate's events keep their order (see {@link RunOrder}): they are handed over in the
+ * batch's order under one key, the aggregate id, so to one partition of the topic the router chose,
+ * where the idempotent producer keeps them in order through its retries. Once one of them fails at
+ * hand-over, the later ones are not handed over; once one of them is reported failed, the later
+ * ones acknowledged are reported as retryable failures. Thread-safe: it keeps no state between
+ * batches.
  */
 final class BatchSender {
 
@@ -47,54 +53,88 @@ final class BatchSender {
     Batch batch = new Batch(messages.size());
     handOver(producer, messages, batch);
     awaitOutcomes(batch);
-    return batch.outcome();
+    return new Outcome(
+        RunOrder.enforce(messages, Arrays.asList(batch.results)), batch.producerBroken);
   }
 
   private void handOver(
       Producer<String, byte[]> producer, List<OutboxMessage> messages, Batch batch)
       throws InterruptedException {
-    long started = System.nanoTime();
-    Map<String, PublishResult> missingTopics = new HashMap<>();
-    int blockingTimeouts = 0;
-    String stopped = null;
+    HandOver handOver = new HandOver(producer, batch);
+    RunOrder runs = new RunOrder();
     for (int i = 0; i < messages.size(); i++) {
       OutboxMessage message = messages.get(i);
+      if (runs.hasFailed(message)) {
+        batch.results[i] = PublishResult.retryable(RunOrder.NOT_SENT);
+        continue;
+      }
+      handOver.send(i, message);
+      if (batch.results[i] != null) {
+        runs.failed(message);
+      }
+    }
+  }
+
+  /** The hand-over of one batch: what stops it, and which topics are known to be missing. */
+  private final class HandOver {
+    private final Producer<String, byte[]> producer;
+    private final Batch batch;
+    private final long started = System.nanoTime();
+    private final Map<String, PublishResult> missingTopics = new HashMap<>();
+    private int blockingTimeouts;
+    private String stopped;
+
+    HandOver(Producer<String, byte[]> producer, Batch batch) {
+      this.producer = producer;
+      this.batch = batch;
+    }
+
+    /**
+     * Hands message {@code i} to the producer, leaving its future in the batch, or, if it failed at
+     * once or was not sent, its result.
+     */
+    void send(int i, OutboxMessage message) throws InterruptedException {
       String topic;
       try {
         topic = topic(message);
       } catch (UnroutableException e) {
         batch.results[i] = PublishResult.permanent(e.getMessage(), e.getCause());
-        continue;
+        return;
       }
       if (stopped == null && System.nanoTime() - started >= limits.handOver().toNanos()) {
         stopped = "not sent: handing this batch to the producer took longer than 2 x max.block.ms";
       }
       if (stopped != null) {
         batch.results[i] = PublishResult.brokerUnavailable(stopped);
-        continue;
+        return;
       }
       PublishResult missing = missingTopics.get(topic);
       if (missing != null) {
         batch.results[i] = missing;
-        continue;
+        return;
       }
       long sendStartedMillis = System.currentTimeMillis();
       TimeoutException blocked;
       try {
         Future<RecordMetadata> future = producer.send(RecordMapper.toRecord(topic, message));
-        blocked = blockingTimeoutOf(future);
-        if (blocked == null) {
+        Throwable failedAtOnce = failureOf(future);
+        if (failedAtOnce == null) {
           batch.pending[i] = future;
           batch.handedOverAt[i] = System.nanoTime();
-          continue;
+          return;
         }
+        if (!(failedAtOnce instanceof TimeoutException timeout)) {
+          fail(batch, i, failedAtOnce);
+          return;
+        }
+        blocked = timeout;
       } catch (InterruptException e) {
         throw interrupted(e);
       } catch (TimeoutException e) {
         blocked = e;
       } catch (RuntimeException e) {
         fail(batch, i, e);
-        continue;
+        return;
       }
       batch.results[i] = blockingTimeout(producer, topic, blocked, sendStartedMillis);
       blockingTimeouts++;
@@ -140,12 +180,13 @@ final class BatchSender {
   }
 
   /**
-   * The timeout a send already failed with when it returned, if any: Kafka reports a metadata or
-   * buffer wait that exceeded {@code max.block.ms} as a failed future rather than by throwing. A
-   * record that was handed over cannot have failed this early with a delivery timeout.
+   * The failure a send already reported when it returned, if any. Kafka reports some failures as a
+   * failed future rather than by throwing: a metadata or buffer wait that exceeded {@code
+   * max.block.ms} (a {@link TimeoutException}; a record that was handed over cannot have failed
+   * this early with a delivery timeout), a record larger than {@code max.request.size} or {@code
+   * buffer.memory}.
    */
-  private static TimeoutException blockingTimeoutOf(Future<RecordMetadata> future)
-      throws InterruptedException {
+  private static Throwable failureOf(Future<RecordMetadata> future) throws InterruptedException {
     if (!future.isDone()) {
       return null;
     }
@@ -153,7 +194,7 @@ final class BatchSender {
       future.get();
       return null;
     } catch (ExecutionException e) {
-      return e.getCause() instanceof TimeoutException timeout ? timeout : null;
+      return e.getCause() == null ? e : e.getCause();
     }
   }
 
@@ -231,10 +272,6 @@ final class BatchSender {
 
     int size() {
       return results.length;
-    }
-
-    Outcome outcome() {
-      return new Outcome(Arrays.asList(results), producerBroken);
     }
   }
 

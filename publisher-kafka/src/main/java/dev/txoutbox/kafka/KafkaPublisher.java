@@ -33,6 +33,17 @@ import org.slf4j.LoggerFactory;
  * unroutable topic, not authorized for the topic); a retryable failure for the rest. A producer
  * that failed fatally (fenced, authentication failed) is replaced before the next batch.
  *
+ * <p>The events of one aggregate in a batch are delivered in the batch's order (ascending
+ * sequence), under one key and so to one partition. Once one of them fails, the later ones of that
+ * aggregate in the batch are not sent if they have not been handed to the producer yet, and are
+ * never reported as published: they are answered as retryable failures, "not sent" or "sent, but an
+ * earlier event of its aggregate failed" (a record already handed over cannot be recalled, so it
+ * may reach the topic before the event that failed, and again when the relay retries it). Events of
+ * other aggregates are not affected. This needs every event of an aggregate routed to one topic
+ * (see {@link TopicRouter}) and a partitioner that maps one key to one partition, as Kafka's
+ * default does (not {@code partitioner.class=RoundRobinPartitioner}, not {@code
+ * partitioner.ignore.keys=true}).
+ *
  * <pre>{@code
  * KafkaPublisher publisher = KafkaPublisher.builder()
  *     .bootstrapServers("kafka-1:9092,kafka-2:9092")
@@ -180,9 +191,10 @@ public final class KafkaPublisher implements Publisher {
      * Kafka producer settings ({@code ProducerConfig} names such as {@code compression.type},
      * {@code linger.ms}, {@code security.protocol}, {@code sasl.jaas.config}), added to those set
      * before. They override the publisher's defaults ({@code enable.idempotence=true}, {@code
-     * acks=all}, and {@code max.block.ms}, {@code delivery.timeout.ms} and {@code
-     * request.timeout.ms} derived from the send timeout). Not allowed: {@code transactional.id},
-     * {@code key.serializer}, {@code value.serializer}. Defaults to none.
+     * acks=all}, {@code max.in.flight.requests.per.connection=1}, which keeps each partition in
+     * order when a record fails for good, and {@code max.block.ms}, {@code delivery.timeout.ms} and
+     * {@code request.timeout.ms} derived from the send timeout). Not allowed: {@code
+     * transactional.id}, {@code key.serializer}, {@code value.serializer}. Defaults to none.
      *
      * @throws NullPointerException if the map, or a name or value in it, is null
      */

@@ -14,11 +14,17 @@ import org.apache.kafka.common.config.ConfigException;
  * Computes the producer configuration a {@link KafkaPublisher} runs with: the user's settings, plus
  * the publisher's defaults for what the user left out, and masks secrets for logging.
  *
- * <p>Defaults: {@code enable.idempotence=true}, {@code acks=all}, {@code max.block.ms} and {@code
- * delivery.timeout.ms} equal to the send timeout, and {@code request.timeout.ms} small enough to
- * fit in it (at most Kafka's 30 s), as Kafka requires. The publisher waits for the producer's own
- * outcome of each record (see {@link SendLimits}), so these settings, not a deadline of the
- * publisher, decide how long a record is tried.
+ * <p>Defaults: {@code enable.idempotence=true}, {@code acks=all}, {@code
+ * max.in.flight.requests.per.connection=1}, {@code max.block.ms} and {@code delivery.timeout.ms}
+ * equal to the send timeout, and {@code request.timeout.ms} small enough to fit in it (at most
+ * Kafka's 30 s), as Kafka requires.
+ *
+ * <p>One request in flight per connection keeps each partition's records in order even when one of
+ * them fails for good: with more, a record the broker refuses (too large for the topic, invalid)
+ * while an earlier batch of its partition is being retried (a leader change) makes the idempotent
+ * producer restart the partition's sequence numbers, and the retried batch can land after the later
+ * ones. The publisher waits for the producer's own outcome of each record (see {@link SendLimits}),
+ * so these settings, not a deadline of the publisher, decide how long a record is tried.
  */
 final class ProducerSettings {
 
@@ -69,6 +75,7 @@ final class ProducerSettings {
     long sendTimeoutMs = sendTimeout.toMillis();
     config.putIfAbsent(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     config.putIfAbsent(ProducerConfig.ACKS_CONFIG, "all");
+    config.putIfAbsent(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
     config.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, sendTimeoutMs);
     if (!config.containsKey(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)) {
       long linger = number(config, ProducerConfig.LINGER_MS_CONFIG);

@@ -10,6 +10,11 @@ import java.util.Optional;
  * publisher reports it as a permanent failure (the event becomes a dead letter) instead of
  * throwing. A router that throws is treated the same way.
  *
+ * <p>The record's key is always the aggregate id, and Kafka keeps order within one partition only.
+ * To keep each aggregate's events in order (as the relay's per-aggregate ordered modes need), a
+ * router must give every event of one aggregate the same topic: decide by the aggregate type and
+ * id, never by the event type or the payload. The factories below decide by the aggregate type.
+ *
  * <p>Implementations must be thread-safe and fast: the publisher calls them for every message, from
  * several threads at once. The factories below return thread-safe routers.
  */

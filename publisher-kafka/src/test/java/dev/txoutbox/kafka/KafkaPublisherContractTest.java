@@ -4,7 +4,7 @@ import dev.txoutbox.kafka.testing.EmbeddedKafka;
 import dev.txoutbox.kafka.testing.SharedKafka;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.Publisher;
-import dev.txoutbox.testing.contract.PublisherContractTest;
+import dev.txoutbox.testing.contract.RunOrderContractTest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
@@ -17,9 +17,10 @@ import org.apache.kafka.common.header.Header;
 /**
  * The Publisher contract against a real KRaft broker. Each test gets its own topic, which refuses
  * records over 16 KiB; the permanently failing message carries a 32 KiB payload, small enough for
- * the producer to send (its {@code max.request.size} is 1 MiB) so the broker itself refuses it.
+ * the producer to send (its {@code max.request.size} is 1 MiB) so the broker itself refuses it,
+ * after the publisher handed over the rest of the batch.
  */
-class KafkaPublisherContractTest extends PublisherContractTest {
+class KafkaPublisherContractTest extends RunOrderContractTest {
 
   private static final int MAX_MESSAGE_BYTES = 16 * 1024;
   private static final AtomicInteger TOPICS = new AtomicInteger();
@@ -37,9 +38,15 @@ class KafkaPublisherContractTest extends PublisherContractTest {
         .build();
   }
 
+  /**
+   * The first {@code count} records to arrive. A poll may bring more: the later events of a run
+   * after a refused record were handed to the producer before the refusal was known, so they reach
+   * the topic although the publisher does not report them published.
+   */
   @Override
   protected List<ReceivedMessage> receive(int count, Duration timeout) {
     return kafka.read(topic, count, timeout).stream()
+        .limit(count)
         .map(
             record -> {
               Map<String, String> headers = new HashMap<>();

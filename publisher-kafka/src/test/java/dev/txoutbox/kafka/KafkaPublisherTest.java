@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +31,7 @@ import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.UnknownServerException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -261,6 +263,116 @@ class KafkaPublisherTest {
       assertThat(publisher.publish(List.of(message("order", "a"))))
           .extracting(PublishResult::status)
           .containsExactly(Status.PERMANENT_FAILURE);
+    }
+  }
+
+  /**
+   * A producer that, like KafkaProducer, fails a record over {@code max.request.size} at once with
+   * a failed future, and throws for a record it cannot serialize.
+   */
+  private static final class RefusingAtOnce extends MockProducer<String, byte[]> {
+    static final String TOO_LARGE = "{\"too\":\"large\"}";
+    static final String UNSERIALIZABLE = "{\"not\":\"serializable\"}";
+
+    RefusingAtOnce() {
+      super(true, null, new StringSerializer(), new ByteArraySerializer());
+    }
+
+    @Override
+    public synchronized Future<RecordMetadata> send(
+        ProducerRecord<String, byte[]> record, Callback callback) {
+      String value = new String(record.value(), StandardCharsets.UTF_8);
+      if (value.equals(TOO_LARGE)) {
+        return CompletableFuture.failedFuture(
+            new RecordTooLargeException("larger than max.request.size"));
+      }
+      if (value.equals(UNSERIALIZABLE)) {
+        throw new SerializationException("cannot serialize");
+      }
+      return super.send(record, callback);
+    }
+  }
+
+  @Test
+  void aFailureAtHandOverStopsTheLaterEventsOfItsAggregateOnly() throws Exception {
+    RefusingAtOnce producer = new RefusingAtOnce();
+    List<OutboxMessage> batch =
+        List.of(
+            message("order", "a"),
+            message("order", "a", RefusingAtOnce.TOO_LARGE),
+            message("order", "b", RefusingAtOnce.UNSERIALIZABLE),
+            message("order", "a"),
+            message("order", "c"),
+            message("order", "b"),
+            message("order", "a"));
+    try (KafkaPublisher publisher = publisher(producer)) {
+      List<PublishResult> results = publisher.publish(batch);
+
+      assertThat(results)
+          .extracting(PublishResult::status)
+          .containsExactly(
+              Status.PUBLISHED,
+              Status.PERMANENT_FAILURE,
+              Status.PERMANENT_FAILURE,
+              Status.RETRYABLE_FAILURE,
+              Status.PUBLISHED,
+              Status.RETRYABLE_FAILURE,
+              Status.RETRYABLE_FAILURE);
+      assertThat(List.of(results.get(3), results.get(5), results.get(6)))
+          .extracting(PublishResult::reason)
+          .containsOnly(RunOrder.NOT_SENT);
+      assertThat(producer.history())
+          .as("the later events of a and b were never handed to the producer")
+          .extracting(ProducerRecord::key)
+          .containsExactly("a", "c");
+    }
+  }
+
+  @Test
+  void anAggregateWithoutARouteIsNotSentAfterItsFirstEvent() throws Exception {
+    TopicRouter router =
+        message -> message.payload().contains("nowhere") ? Optional.empty() : Optional.of("orders");
+    try (KafkaPublisher publisher = publisher(true).topicRouter(router).build()) {
+      List<PublishResult> results =
+          publisher.publish(
+              List.of(
+                  message("order", "a", "{\"to\":\"nowhere\"}"),
+                  message("order", "b"),
+                  message("order", "a")));
+
+      assertThat(results)
+          .extracting(PublishResult::status)
+          .containsExactly(Status.PERMANENT_FAILURE, Status.PUBLISHED, Status.RETRYABLE_FAILURE);
+      assertThat(results.get(2).reason()).isEqualTo(RunOrder.NOT_SENT);
+      assertThat(producers.get(0).history()).extracting(ProducerRecord::key).containsExactly("b");
+    }
+  }
+
+  @Test
+  void aLaterEventAcknowledgedAfterAnEarlierOneOfItsAggregateFailedIsNotReportedPublished()
+      throws Exception {
+    try (KafkaPublisher publisher = publisher(false).build()) {
+      MockProducer<String, byte[]> producer = producers.get(0);
+      Future<List<PublishResult>> results =
+          executor.submit(() -> publisher.publish(orders("a", "a", "b", "a", "b")));
+
+      await().until(() -> producer.history().size() == 5);
+      producer.completeNext();
+      producer.errorNext(new RecordTooLargeException("the topic's max.message.bytes"));
+      producer.completeNext();
+      producer.completeNext();
+      producer.completeNext();
+
+      List<PublishResult> outcome = results.get(10, TimeUnit.SECONDS);
+      assertThat(outcome)
+          .extracting(PublishResult::status)
+          .containsExactly(
+              Status.PUBLISHED,
+              Status.PERMANENT_FAILURE,
+              Status.PUBLISHED,
+              Status.RETRYABLE_FAILURE,
+              Status.PUBLISHED);
+      assertThat(outcome.get(3).reason()).isEqualTo(RunOrder.SENT_AFTER_FAILURE);
     }
   }
 

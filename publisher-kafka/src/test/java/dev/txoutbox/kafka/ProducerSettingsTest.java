@@ -13,13 +13,14 @@ class ProducerSettingsTest {
   private static final Duration SEND_TIMEOUT = Duration.ofSeconds(30);
 
   @Test
-  void defaultsToAnIdempotentProducerWaitingForAllReplicas() {
+  void defaultsToAnIdempotentProducerWaitingForAllReplicasWithOneRequestInFlight() {
     Map<String, Object> config = ProducerSettings.effective(Map.of(), "k:9092", SEND_TIMEOUT);
 
     assertThat(config)
         .containsEntry("bootstrap.servers", "k:9092")
         .containsEntry("enable.idempotence", true)
         .containsEntry("acks", "all")
+        .containsEntry("max.in.flight.requests.per.connection", 1)
         .containsEntry("max.block.ms", 30_000L)
         .containsEntry("delivery.timeout.ms", 30_000);
   }
@@ -39,12 +40,21 @@ class ProducerSettingsTest {
   void userSettingsWinOverTheDefaults() {
     Map<String, Object> config =
         ProducerSettings.effective(
-            Map.of("delivery.timeout.ms", 120_000, "compression.type", "zstd", "max.block.ms", 5),
+            Map.of(
+                "delivery.timeout.ms",
+                120_000,
+                "compression.type",
+                "zstd",
+                "max.block.ms",
+                5,
+                "max.in.flight.requests.per.connection",
+                5),
             "k:9092",
             SEND_TIMEOUT);
 
     assertThat(config)
         .containsEntry("delivery.timeout.ms", 120_000)
+        .containsEntry("max.in.flight.requests.per.connection", 5)
         .containsEntry("compression.type", "zstd")
         .containsEntry("max.block.ms", 5)
         .doesNotContainKey("request.timeout.ms");
