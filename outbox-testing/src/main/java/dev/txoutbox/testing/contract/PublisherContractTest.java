@@ -47,9 +47,8 @@ public abstract class PublisherContractTest {
   /**
    * Reads {@code count} messages from the destination of the current test's publisher, waiting at
    * most {@code timeout}, and returns at most {@code count} of what arrived (fewer if the time ran
-   * out) in the order they
-   * arrived; messages of one aggregate in the order the broker delivers them. Header values are
-   * returned as strings.
+   * out) in the order they arrived; messages of one aggregate in the order the broker delivers
+   * them. Header values are returned as strings.
    */
   protected abstract List<ReceivedMessage> receive(int count, Duration timeout) throws Exception;
 
