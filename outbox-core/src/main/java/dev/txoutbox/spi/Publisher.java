@@ -50,7 +50,7 @@ import java.util.List;
  *       group, sent in order; RabbitMQ, one channel, in publish order. Once one of them fails (any
  *       result but published), report none of the later ones of that aggregate in the batch as
  *       published, and do not send them if they are not sent yet: answer them {@link
- *       PublishResult#retryable(String)} ("not sent: an earlier event of its aggregate failed").
+ *       RunOrder#NOT_SENT} as a retryable failure (broker unavailable if the earlier failure was).
  *       The relay enforces this too: after the first result of an aggregate that is not published,
  *       it treats the later ones of that aggregate in the batch as not attempted, whatever they say
  *       (no attempt counted, the row left as it was), and claims them again after the one that

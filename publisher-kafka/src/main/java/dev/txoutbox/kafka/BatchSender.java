@@ -2,6 +2,7 @@ package dev.txoutbox.kafka;
 
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.spi.RunOrder;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -32,8 +33,7 @@ import org.apache.kafka.common.errors.TimeoutException;
  * batch's order under one key, the aggregate id, so to one partition of the topic the router chose,
  * where the idempotent producer keeps them in order through its retries. Once one of them fails at
  * hand-over, the later ones are not handed over; once one of them is reported failed, the later
- * ones acknowledged are reported as retryable failures. Thread-safe: it keeps no state between
- * batches.
+ * ones acknowledged are not reported published. Thread-safe: it keeps no state between batches.
  */
 final class BatchSender {
 
@@ -64,13 +64,14 @@ final class BatchSender {
     RunOrder runs = new RunOrder();
     for (int i = 0; i < messages.size(); i++) {
       OutboxMessage message = messages.get(i);
-      if (runs.hasFailed(message)) {
-        batch.results[i] = PublishResult.retryable(RunOrder.NOT_SENT);
+      PublishResult heldBack = runs.heldBack(message);
+      if (heldBack != null) {
+        batch.results[i] = heldBack;
         continue;
       }
       handOver.send(i, message);
       if (batch.results[i] != null) {
-        runs.failed(message);
+        runs.failed(message, batch.results[i]);
       }
     }
   }

@@ -5,8 +5,9 @@ import com.rabbitmq.client.ShutdownSignalException;
 import dev.txoutbox.rabbit.AmqpMessages.Prepared;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.spi.RunOrder;
 import java.io.IOException;
-import java.util.BitSet;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * <p>The whole batch goes out on that one channel in the batch's order, so each aggregate's events
  * reach their queues in sequence order. Once an event fails (it cannot be converted, its exchange
  * is missing, or the broker already returned or nacked it), the later events of its aggregate are
- * not sent; after the confirms, {@link AggregateRuns#enforce} makes sure none of the later events
- * of a failed aggregate is reported published, whenever the failure became known.
+ * not sent; after the confirms, {@link RunOrder#enforce} makes sure none of the later events of a
+ * failed aggregate is reported published, whenever the failure became known.
  */
 final class BatchSender implements AutoCloseable {
 
@@ -43,12 +44,10 @@ final class BatchSender implements AutoCloseable {
 
   /** Sends {@code batch} and returns one outcome per message, in order. */
   List<PublishResult> send(List<OutboxMessage> batch) throws InterruptedException {
-    AggregateRuns runs = AggregateRuns.of(batch);
-    return runs.enforce(sendInOrder(batch, runs));
+    return RunOrder.enforce(batch, Arrays.asList(sendInOrder(batch)));
   }
 
-  private PublishResult[] sendInOrder(List<OutboxMessage> batch, AggregateRuns runs)
-      throws InterruptedException {
+  private PublishResult[] sendInOrder(List<OutboxMessage> batch) throws InterruptedException {
     PublishResult[] results = new PublishResult[batch.size()];
     ConfirmChannel channel;
     Connection open;
@@ -65,13 +64,13 @@ final class BatchSender implements AutoCloseable {
       log.debug("Cannot publish to RabbitMQ at {}: {}", config.endpoint(), e.toString());
       return fillUnset(results, RabbitFailures.unreachable(config.endpoint(), e));
     }
-    ConfirmTracker tracker = new ConfirmTracker(runs, config.unroutableIsPermanent());
+    ConfirmTracker tracker = new ConfirmTracker(batch, config.unroutableIsPermanent());
     boolean reusable = false;
     PublishResult notSent;
     channel.begin(tracker);
     try {
       long deadline = System.nanoTime() + config.confirmTimeout().toNanos();
-      notSent = sendAll(batch, runs, results, open, channel, tracker);
+      notSent = sendAll(batch, results, open, channel, tracker);
       boolean allConfirmed = tracker.await(deadline);
       if (!allConfirmed) {
         String blocked = connection.blockedReason();
@@ -99,7 +98,7 @@ final class BatchSender implements AutoCloseable {
   /**
    * Converts and sends each message in turn; a message that can never be sent, or whose exchange is
    * missing, gets its result at once, and so does every later message of its aggregate, which is
-   * not sent ({@link AggregateRuns#NOT_SENT}). So does a message of an aggregate the broker already
+   * not sent ({@link RunOrder#NOT_SENT}). So does a message of an aggregate the broker already
    * returned or nacked a message of.
    *
    * @return null if every message was sent or settled, otherwise the outcome of those that were not
@@ -107,30 +106,27 @@ final class BatchSender implements AutoCloseable {
    */
   private PublishResult sendAll(
       List<OutboxMessage> batch,
-      AggregateRuns runs,
       PublishResult[] results,
       Connection open,
       ConfirmChannel channel,
       ConfirmTracker tracker) {
     Map<String, Boolean> exchangeExists = new HashMap<>();
-    BitSet stopped = new BitSet(runs.count());
     for (int i = 0; i < results.length; i++) {
-      int run = runs.runOf(i);
-      if (stopped.get(run) || tracker.runFailed(run)) {
-        stopped.set(run);
-        results[i] = AggregateRuns.NOT_SENT;
+      PublishResult heldBack = tracker.heldBack(batch.get(i));
+      if (heldBack != null) {
+        results[i] = heldBack;
         continue;
       }
       Prepared message = messages.prepare(batch.get(i));
       if (message.failure() != null) {
         results[i] = message.failure();
-        stopped.set(run);
+        tracker.failedBeforeSending(batch.get(i), results[i]);
         continue;
       }
       try {
         if (!exchangeExists(open, message.exchange(), exchangeExists)) {
           results[i] = tracker.unroutable("exchange '" + message.exchange() + "' does not exist");
-          stopped.set(run);
+          tracker.failedBeforeSending(batch.get(i), results[i]);
           continue;
         }
       } catch (IOException | ShutdownSignalException e) {

@@ -1,9 +1,10 @@
 package dev.txoutbox.rabbit;
 
 import com.rabbitmq.client.ShutdownSignalException;
+import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.spi.RunOrder;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,14 +20,15 @@ import java.util.concurrent.TimeUnit;
  * acks that message, so a return marks the message and the later ack settles it as a failure.
  * Returns carry no delivery tag: they are matched by {@code message-id}, the event id.
  *
- * <p>It also tells the publishing thread which aggregates already have a message that failed on its
- * own (returned or nacked), so that the later messages of that aggregate are not sent.
+ * <p>It also keeps the batch's {@link RunOrder}: it tells the publishing thread which aggregates
+ * already have a message that failed on its own (returned or nacked, or refused before sending), so
+ * that the later messages of that aggregate are not sent.
  */
 final class ConfirmTracker {
 
   private final boolean unroutableIsPermanent;
-  private final AggregateRuns runs;
-  private final BitSet failedRuns;
+  private final List<OutboxMessage> batch;
+  private final RunOrder runOrder = new RunOrder();
   private final int[] batchIndex;
   private final PublishResult[] outcome;
   private final String[] returnedReason;
@@ -39,14 +41,13 @@ final class ConfirmTracker {
   private boolean brokerAnswered;
 
   /**
-   * @param runs the aggregates of the batch, one per message it may send
+   * @param batch the messages of the batch, each of which it may send
    * @param unroutableIsPermanent whether a returned message fails permanently
    */
-  ConfirmTracker(AggregateRuns runs, boolean unroutableIsPermanent) {
+  ConfirmTracker(List<OutboxMessage> batch, boolean unroutableIsPermanent) {
     this.unroutableIsPermanent = unroutableIsPermanent;
-    this.runs = runs;
-    this.failedRuns = new BitSet(runs.count());
-    int capacity = runs.size();
+    this.batch = batch;
+    int capacity = batch.size();
     this.batchIndex = new int[capacity];
     this.outcome = new PublishResult[capacity];
     this.returnedReason = new String[capacity];
@@ -89,7 +90,7 @@ final class ConfirmTracker {
     String reason = "unroutable: " + replyCode + " " + replyText + " (" + route + ")";
     for (int position : positions) {
       returnedReason[position] = reason;
-      failedRuns.set(runOf(position));
+      runOrder.failed(messageAt(position), unroutable(reason));
     }
   }
 
@@ -112,20 +113,30 @@ final class ConfirmTracker {
       } else if (ack) {
         settle(position, PublishResult.published());
       } else {
-        failedRuns.set(runOf(position));
-        settle(
-            position, PublishResult.retryable("nacked by RabbitMQ (the broker could not take it)"));
+        PublishResult nacked =
+            PublishResult.retryable("nacked by RabbitMQ (the broker could not take it)");
+        runOrder.failed(messageAt(position), nacked);
+        settle(position, nacked);
       }
     }
   }
 
   /**
-   * Whether a message of aggregate {@code run} (a number of {@link AggregateRuns}) sent so far
-   * failed on its own: the broker returned or nacked it. A channel's closing does not count: it
-   * fails every later send of the batch anyway.
+   * The outcome of {@code message} if it must not be sent because an earlier message of its
+   * aggregate failed on its own: the broker returned or nacked it, or it was {@linkplain
+   * #failedBeforeSending refused before sending}; {@code null} if it may be sent. A channel's
+   * closing does not count: it fails every later send of the batch anyway.
    */
-  synchronized boolean runFailed(int run) {
-    return failedRuns.get(run);
+  synchronized PublishResult heldBack(OutboxMessage message) {
+    return runOrder.heldBack(message);
+  }
+
+  /**
+   * Records that {@code message} was not sent because it failed with {@code result} (it cannot be
+   * converted, its exchange is missing), so that the later messages of its aggregate are held back.
+   */
+  synchronized void failedBeforeSending(OutboxMessage message, PublishResult result) {
+    runOrder.failed(message, result);
   }
 
   /** The channel closed: nothing unconfirmed will be confirmed any more. */
@@ -184,8 +195,8 @@ final class ConfirmTracker {
         : PublishResult.retryable(reason);
   }
 
-  private int runOf(int position) {
-    return runs.runOf(batchIndex[position]);
+  private OutboxMessage messageAt(int position) {
+    return batch.get(batchIndex[position]);
   }
 
   private void settle(int position, PublishResult result) {

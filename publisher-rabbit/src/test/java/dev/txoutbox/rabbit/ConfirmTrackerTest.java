@@ -7,6 +7,7 @@ import com.rabbitmq.client.ShutdownSignalException;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
+import dev.txoutbox.spi.RunOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -24,13 +25,18 @@ class ConfirmTrackerTest {
     return System.nanoTime() + TIMEOUT.toNanos();
   }
 
-  /** A tracker for a batch of {@code aggregateIds.length} messages, one per aggregate id given. */
-  private static ConfirmTracker tracker(boolean unroutableIsPermanent, String... aggregateIds) {
+  /** A batch of {@code aggregateIds.length} messages, one per aggregate id given. */
+  private static List<OutboxMessage> batch(String... aggregateIds) {
     List<OutboxMessage> batch = new ArrayList<>();
     for (String id : aggregateIds) {
       batch.add(TestMessages.event("order", id, "order.created", "{}"));
     }
-    return new ConfirmTracker(AggregateRuns.of(batch), unroutableIsPermanent);
+    return batch;
+  }
+
+  /** A tracker for a batch of {@code aggregateIds.length} messages, one per aggregate id given. */
+  private static ConfirmTracker tracker(boolean unroutableIsPermanent, String... aggregateIds) {
+    return new ConfirmTracker(batch(aggregateIds), unroutableIsPermanent);
   }
 
   /** Four messages of four aggregates, registered with tags from {@code firstTag}. */
@@ -235,33 +241,59 @@ class ConfirmTrackerTest {
   }
 
   @Test
-  void aReturnedOrNackedMessageMarksItsAggregateFailedAndNoOther() {
-    // messages 0 and 2 belong to aggregate a (run 0), 1 to b (run 1), 3 to c (run 2)
-    ConfirmTracker tracker = tracker(false, "a", "b", "a", "c");
+  void aReturnedOrNackedMessageHoldsBackItsAggregateAndNoOther() {
+    // messages 0 and 2 belong to aggregate a, 1 to b, 3 to c
+    List<OutboxMessage> batch = batch("a", "b", "a", "c");
+    ConfirmTracker tracker = new ConfirmTracker(batch, true);
     for (int i = 0; i < 4; i++) {
       tracker.beforePublish(i, 1 + i, "id-" + i);
     }
 
     tracker.confirmed(1, false, true);
-    assertThat(tracker.runFailed(0)).isFalse();
+    assertThat(tracker.heldBack(batch.get(0))).isNull();
     tracker.returned("id-2", 312, "NO_ROUTE", "exchange 'x', routing key 'y'");
     tracker.confirmed(2, false, false);
 
-    assertThat(tracker.runFailed(0)).as("a: message 2 returned").isTrue();
-    assertThat(tracker.runFailed(1)).as("b: message 1 nacked").isTrue();
-    assertThat(tracker.runFailed(2)).as("c: not answered yet").isFalse();
+    OutboxMessage laterOfA = TestMessages.event("order", "a", "order.paid", "{}");
+    OutboxMessage laterOfB = TestMessages.event("order", "b", "order.paid", "{}");
+    OutboxMessage laterOfC = TestMessages.event("order", "c", "order.paid", "{}");
+    assertThat(tracker.heldBack(laterOfA)).as("a: message 2 returned").isNotNull();
+    assertThat(tracker.heldBack(laterOfB)).as("b: message 1 nacked").isNotNull();
+    assertThat(tracker.heldBack(laterOfC)).as("c: not answered yet").isNull();
+    assertThat(List.of(tracker.heldBack(laterOfA), tracker.heldBack(laterOfB)))
+        .allSatisfy(
+            r -> {
+              assertThat(r.status()).isEqualTo(Status.RETRYABLE_FAILURE);
+              assertThat(r.reason()).isEqualTo(RunOrder.NOT_SENT);
+            });
   }
 
   @Test
-  void aClosedChannelOrATimeoutMarksNoAggregateFailed() {
-    ConfirmTracker closed = sentFour(1, false);
+  void aMessageRefusedBeforeSendingHoldsBackItsAggregate() {
+    List<OutboxMessage> batch = batch("a", "b");
+    ConfirmTracker tracker = new ConfirmTracker(batch, false);
+
+    tracker.failedBeforeSending(batch.get(0), PublishResult.permanent("too large"));
+
+    assertThat(tracker.heldBack(TestMessages.event("order", "a", "order.paid", "{}"))).isNotNull();
+    assertThat(tracker.heldBack(batch.get(1))).isNull();
+  }
+
+  @Test
+  void aClosedChannelOrATimeoutHoldsBackNoAggregate() {
+    List<OutboxMessage> batch = batch("a", "b", "c", "d");
+    ConfirmTracker closed = new ConfirmTracker(batch, false);
+    ConfirmTracker expired = new ConfirmTracker(batch, false);
+    for (int i = 0; i < 4; i++) {
+      closed.beforePublish(i, 1 + i, "id-" + i);
+      expired.beforePublish(i, 1 + i, "id-" + i);
+    }
     closed.channelClosed(new ShutdownSignalException(false, false, null, "channel"));
-    ConfirmTracker expired = sentFour(1, false);
     expired.expire(PublishResult.retryable("no confirm"));
 
-    for (int run = 0; run < 4; run++) {
-      assertThat(closed.runFailed(run)).isFalse();
-      assertThat(expired.runFailed(run)).isFalse();
+    for (OutboxMessage message : batch) {
+      assertThat(closed.heldBack(message)).isNull();
+      assertThat(expired.heldBack(message)).isNull();
     }
   }
 }

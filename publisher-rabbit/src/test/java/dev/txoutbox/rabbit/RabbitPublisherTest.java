@@ -15,6 +15,7 @@ import dev.txoutbox.spi.OutboxHeaders;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
+import dev.txoutbox.spi.RunOrder;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.time.Instant;
@@ -311,7 +312,7 @@ class RabbitPublisherTest {
             Status.RETRYABLE_FAILURE, // c2: held back
             Status.RETRYABLE_FAILURE); // a4: held back
     assertThat(List.of(results.get(3), results.get(6), results.get(7)))
-        .allSatisfy(r -> assertThat(r.reason()).isEqualTo(AggregateRuns.NOT_SENT.reason()));
+        .allSatisfy(r -> assertThat(r.reason()).isEqualTo(RunOrder.NOT_SENT));
     assertThat(topology.take(8, Duration.ofMillis(500)))
         .extracting(d -> d.getProperties().getMessageId())
         .as("held back events are not sent; the others arrive in order")

@@ -1,5 +1,6 @@
 package dev.txoutbox.sqs;
 
+import dev.txoutbox.spi.RunOrder;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

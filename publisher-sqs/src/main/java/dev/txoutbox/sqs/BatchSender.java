@@ -1,6 +1,7 @@
 package dev.txoutbox.sqs;
 
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.spi.RunOrder;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,7 @@
 package dev.txoutbox.sqs;
 
 import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.RunOrder;
 import java.util.Map;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;

@@ -3,6 +3,7 @@ package dev.txoutbox.sqs;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.spi.RunOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

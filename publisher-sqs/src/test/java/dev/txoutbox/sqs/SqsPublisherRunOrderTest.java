@@ -8,6 +8,7 @@ import dev.txoutbox.spi.OutboxHeaders;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
+import dev.txoutbox.spi.RunOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -265,7 +266,7 @@ class SqsPublisherRunOrderTest {
     assertThat(results.subList(0, 4)).allMatch(PublishResult::isPublished);
     assertThat(results.get(4).status())
         .isEqualTo(senderFault ? Status.PERMANENT_FAILURE : Status.RETRYABLE_FAILURE);
-    assertEach(results.subList(5, 10), Status.RETRYABLE_FAILURE, RunOrder.NOT_REPORTED);
+    assertEach(results.subList(5, 10), Status.RETRYABLE_FAILURE, RunOrder.SENT_AFTER_FAILURE);
     assertEach(results.subList(10, 12), Status.RETRYABLE_FAILURE, RunOrder.NOT_SENT);
     assertThat(results.get(12).isPublished()).as("another aggregate").isTrue();
     assertThat(sentIndexes(sqs)).doesNotContain(10, 11).contains(12);
