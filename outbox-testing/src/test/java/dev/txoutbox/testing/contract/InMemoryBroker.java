@@ -4,6 +4,7 @@ import dev.txoutbox.spi.OutboxHeaders;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.spi.RunOrder;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -42,8 +43,7 @@ final class InMemoryBroker {
       Set<String> failed = new HashSet<>();
       for (OutboxMessage m : sending) {
         if (failed.contains(m.aggregateId()) && flaw != Flaw.PUBLISHES_AFTER_A_FAILURE) {
-          results.put(
-              m, PublishResult.retryable("not sent: an earlier event of its aggregate failed"));
+          results.put(m, PublishResult.retryable(RunOrder.NOT_SENT));
         } else if (m.eventType().equals(REFUSED)) {
           failed.add(m.aggregateId());
           results.put(m, PublishResult.permanent("refused: " + REFUSED));
