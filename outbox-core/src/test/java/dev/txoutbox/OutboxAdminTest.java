@@ -266,12 +266,4 @@ class OutboxAdminTest {
                     .hasSizeLessThanOrEqualTo(8)
                     .noneMatch(b -> b instanceof Object[]));
   }
-
-  @Test
-  void selectorsNeedExactlyOneKindOfSelection() {
-    assertThatThrownBy(() -> new DeadLetterSelector(java.util.Set.of(), null, false))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("exactly one");
-    assertThatThrownBy(() -> DeadLetterSelector.eventType(" ")).hasMessageContaining("eventType");
-  }
 }
