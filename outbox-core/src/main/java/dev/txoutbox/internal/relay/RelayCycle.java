@@ -1,6 +1,5 @@
 package dev.txoutbox.internal.relay;
 
-import dev.txoutbox.Ordering;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
 import dev.txoutbox.internal.Durations;
@@ -59,7 +58,12 @@ final class RelayCycle {
     this.config = config;
     this.clock = clock;
     this.listener = listener;
-    this.ordered = config.ordering() == Ordering.NONE ? null : new OrderedClaim(config.ordering());
+    this.ordered =
+        switch (config.ordering()) {
+          case NONE -> null;
+          case PER_AGGREGATE, PER_AGGREGATE_SKIP_DEAD_LETTERS ->
+              new OrderedClaim(config.ordering());
+        };
   }
 
   /** Thrown through jOOQ's transaction to roll it back when publishing was interrupted. */
