@@ -25,10 +25,10 @@ import picocli.CommandLine.TypeConversionException;
  */
 final class PublisherSettings {
 
-  private final String publisher;
+  private final Broker publisher;
   private final Map<String, String> values;
 
-  private PublisherSettings(String publisher, Map<String, String> values) {
+  private PublisherSettings(Broker publisher, Map<String, String> values) {
     this.publisher = publisher;
     this.values = Collections.unmodifiableMap(new TreeMap<>(values));
   }
@@ -39,7 +39,7 @@ final class PublisherSettings {
    * @throws IllegalArgumentException if the file cannot be read, or a setting does not belong to
    *     this publisher (a typo, or another broker's flag)
    */
-  static PublisherSettings of(String publisher, Path file, Map<String, String> flags) {
+  static PublisherSettings of(Broker publisher, Path file, Map<String, String> flags) {
     Map<String, String> merged = new LinkedHashMap<>();
     if (file != null) {
       merged.putAll(read(file));
@@ -60,7 +60,7 @@ final class PublisherSettings {
     return new PublisherSettings(publisher, merged);
   }
 
-  String publisher() {
+  Broker publisher() {
     return publisher;
   }
 
