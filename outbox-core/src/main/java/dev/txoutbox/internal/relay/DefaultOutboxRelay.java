@@ -45,6 +45,9 @@ public final class DefaultOutboxRelay implements OutboxRelay {
 
   private final NotificationListener notifications;
 
+  /** The idle wait: from {@code minPollInterval} doubling to {@code maxPollInterval}, exactly. */
+  private final Backoff idleBackoff;
+
   /**
    * @param listenDataSource where to LISTEN for the opt-in trigger's notifications, or null
    * @param channel the NOTIFY channel, when {@code listenDataSource} is given
@@ -68,6 +71,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
     this.circuit =
         new BrokerCircuit(config.name(), config.brokerProbeBackoff(), listener, System::nanoTime);
     this.dsl = dsl;
+    this.idleBackoff = new Backoff(config.minPollInterval(), config.maxPollInterval(), 2.0, 0.0);
   }
 
   @Override
@@ -121,8 +125,8 @@ public final class DefaultOutboxRelay implements OutboxRelay {
   }
 
   private void loop() {
-    Duration idle = config.minPollInterval();
-    int failedCycles = 0;
+    BackoffSteps idle = new BackoffSteps(idleBackoff, ThreadLocalRandom.current());
+    BackoffSteps errors = new BackoffSteps(ERROR_BACKOFF, ThreadLocalRandom.current());
     long seen = signal.generation();
     while (!stopping) {
       try {
@@ -140,21 +144,19 @@ public final class DefaultOutboxRelay implements OutboxRelay {
             circuit.probed();
           }
         }
-        failedCycles = 0;
+        errors.reset();
         if (!circuit.isClosed()) {
           continue; // the next permit says how long to wait
         }
-        if (result.full() && result.claimed() > 0) {
-          idle = config.minPollInterval();
-          continue;
+        if (result.claimed() > 0 || result.full()) {
+          idle.reset();
+          if (result.full() && result.claimed() > 0) {
+            continue;
+          }
         }
         // A full claim of nothing passed over blocked aggregates only: the next one goes on from
         // there, soon, but not in a busy loop.
-        idle =
-            result.claimed() > 0 || result.full()
-                ? config.minPollInterval()
-                : min(idle.multipliedBy(2), config.maxPollInterval());
-        seen = signal.await(idle, seen);
+        seen = signal.await(idle.next(), seen);
       } catch (InterruptedException e) {
         if (stopping) {
           break;
@@ -165,7 +167,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
           throw (VirtualMachineError) e;
         }
         listener.cycleFailed(e);
-        Duration delay = ERROR_BACKOFF.delayAfter(++failedCycles, ThreadLocalRandom.current());
+        Duration delay = errors.next();
         log.warn(
             "relay {} cycle failed, retrying in {}: {}",
             config.name(),
@@ -260,9 +262,5 @@ public final class DefaultOutboxRelay implements OutboxRelay {
     } catch (RuntimeException e) {
       return publisher.name() + " (describe() failed: " + e + ")";
     }
-  }
-
-  private static Duration min(Duration a, Duration b) {
-    return a.compareTo(b) <= 0 ? a : b;
   }
 }
