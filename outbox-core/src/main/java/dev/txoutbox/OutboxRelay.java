@@ -57,7 +57,8 @@ public interface OutboxRelay extends AutoCloseable {
    * started; for tools and tests that drive the relay by hand.
    *
    * @return the number of events claimed
-   * @throws InterruptedException if interrupted while publishing; the batch is rolled back
+   * @throws InterruptedException if interrupted while publishing; the batch is rolled back and the
+   *     thread's interrupt flag is cleared, as with every {@code InterruptedException}
    */
   int runOnce() throws InterruptedException;
 

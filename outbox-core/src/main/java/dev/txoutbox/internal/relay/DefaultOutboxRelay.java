@@ -158,10 +158,9 @@ public final class DefaultOutboxRelay implements OutboxRelay {
         // there, soon, but not in a busy loop.
         seen = signal.await(idle.next(), seen);
       } catch (InterruptedException e) {
-        if (stopping) {
+        if (stopsOn(e)) {
           break;
         }
-        log.warn("relay {} worker interrupted while running; carrying on", config.name());
       } catch (Throwable e) {
         if (e instanceof VirtualMachineError) {
           throw (VirtualMachineError) e;
@@ -176,14 +175,31 @@ public final class DefaultOutboxRelay implements OutboxRelay {
             e);
         try {
           seen = signal.await(delay, seen);
-        } catch (InterruptedException stop) {
-          if (stopping) {
+        } catch (InterruptedException interrupted) {
+          if (stopsOn(interrupted)) {
             break;
           }
         }
       }
     }
     log.debug("relay {} worker {} stopped", config.name(), Thread.currentThread().getName());
+  }
+
+  /**
+   * The workers' interruption policy, which the loop may set as the owner of their threads: an
+   * interrupt while closing stops the worker (its thread ends, so the flag does not matter); any
+   * other is logged and dropped, and the loop carries on. It is not restored: every later wait
+   * would throw at once, turning the worker into a busy loop.
+   */
+  private boolean stopsOn(InterruptedException e) {
+    if (stopping) {
+      return true;
+    }
+    log.warn(
+        "relay {} worker {} interrupted while running; carrying on",
+        config.name(),
+        Thread.currentThread().getName());
+    return false;
   }
 
   /** One cycle, its news of the broker reported to the circuit. */

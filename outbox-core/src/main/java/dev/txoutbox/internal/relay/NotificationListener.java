@@ -89,6 +89,7 @@ final class NotificationListener {
             return;
           }
         } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
           return;
         }
       }

@@ -108,6 +108,7 @@ final class RelayCycle {
    * dead letter with the error, and the others are published.
    *
    * @throws InterruptedException if interrupted while publishing; the transaction was rolled back
+   *     and the interrupt flag is cleared
    */
   Result run(int limit) throws InterruptedException {
     long started = System.nanoTime();
@@ -241,6 +242,9 @@ final class RelayCycle {
     try {
       results = publisher.publish(Collections.unmodifiableList(batch));
     } catch (InterruptedException e) {
+      // Thrown means cleared, whatever the publisher did: the rollback and the caller see one
+      // convention.
+      Thread.interrupted();
       throw new Interrupted(e);
     } catch (RuntimeException e) {
       log.warn(
