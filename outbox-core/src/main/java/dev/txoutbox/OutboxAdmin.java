@@ -190,7 +190,8 @@ public interface OutboxAdmin {
     public OutboxAdmin build() {
       if ((dataSource == null) == (dsl == null)) {
         throw new IllegalStateException(
-            "give the admin exactly one of dataSource(...) or dsl(...)");
+            "the admin must be given exactly one of dataSource(...) or dsl(...) but was given "
+                + (dsl == null ? "neither" : "both"));
       }
       DSLContext base = dsl != null ? dsl : DSL.using(dataSource, SQLDialect.POSTGRES);
       DSLContext mapped =

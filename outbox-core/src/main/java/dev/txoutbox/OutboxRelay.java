@@ -148,10 +148,11 @@ public interface OutboxRelay extends AutoCloseable {
     public OutboxRelay build() {
       if ((dataSource == null) == (dsl == null)) {
         throw new IllegalStateException(
-            "give the relay exactly one of dataSource(...) or dsl(...)");
+            "the relay must be given exactly one of dataSource(...) or dsl(...) but was given "
+                + (dsl == null ? "neither" : "both"));
       }
       if (publisher == null) {
-        throw new IllegalStateException("the relay needs a publisher(...)");
+        throw new IllegalStateException("the relay must be given a publisher(...) but was not");
       }
       DSLContext base = dsl != null ? dsl : DSL.using(dataSource, SQLDialect.POSTGRES);
       DSLContext mapped =
@@ -160,7 +161,8 @@ public interface OutboxRelay extends AutoCloseable {
                   .derive(
                       OutboxSchema.withSchema(base.settings(), schema).withInListPadding(true)));
       if (listen && dataSource == null) {
-        throw new IllegalStateException("listenForNotifications(true) needs dataSource(...)");
+        throw new IllegalStateException(
+            "listenForNotifications(true) must be given dataSource(...) but was given dsl(...)");
       }
       return new DefaultOutboxRelay(
           mapped,

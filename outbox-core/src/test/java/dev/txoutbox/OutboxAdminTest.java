@@ -321,7 +321,9 @@ class OutboxAdminTest {
   void builderNeedsExactlyOneDatabaseAndAValidSchema() {
     assertThatThrownBy(() -> OutboxAdmin.builder().build())
         .isInstanceOf(IllegalStateException.class)
-        .hasMessage("give the admin exactly one of dataSource(...) or dsl(...)");
+        .hasMessage(
+            "the admin must be given exactly one of dataSource(...) or dsl(...) but was given"
+                + " neither");
     assertThatThrownBy(() -> OutboxAdmin.builder().dataSource(db.dataSource()).dsl(dsl).build())
         .isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(

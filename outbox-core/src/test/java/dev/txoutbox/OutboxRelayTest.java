@@ -448,10 +448,14 @@ class OutboxRelayTest {
   void startTwiceOrAfterCloseIsRefusedAndCloseIsIdempotent() {
     OutboxRelay relay = relay(new ScriptedPublisher(), RelayConfig.defaults());
     relay.start();
-    assertThatThrownBy(relay::start).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(relay::start)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("relay default must be NEW to start but was RUNNING");
     relay.close();
     relay.close();
-    assertThatThrownBy(relay::start).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(relay::start)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("relay default must be NEW to start but was CLOSED");
   }
 
   @Test
@@ -468,10 +472,29 @@ class OutboxRelayTest {
   void builderRejectsMissingPiecesAndConfigRejectsBadValues() {
     assertThatThrownBy(() -> OutboxRelay.builder().publisher(new ScriptedPublisher()).build())
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("dataSource");
+        .hasMessage(
+            "the relay must be given exactly one of dataSource(...) or dsl(...) but was given"
+                + " neither");
+    assertThatThrownBy(
+            () ->
+                TestSupport.relayBuilder(db, new ScriptedPublisher())
+                    .dsl(DSL.using(db.dataSource(), SQLDialect.POSTGRES))
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageEndingWith("but was given both");
     assertThatThrownBy(() -> OutboxRelay.builder().dataSource(db.dataSource()).build())
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("publisher");
+        .hasMessage("the relay must be given a publisher(...) but was not");
+    assertThatThrownBy(
+            () ->
+                OutboxRelay.builder()
+                    .dsl(DSL.using(db.dataSource(), SQLDialect.POSTGRES))
+                    .publisher(new ScriptedPublisher())
+                    .listenForNotifications(true)
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "listenForNotifications(true) must be given dataSource(...) but was given dsl(...)");
     assertThatThrownBy(() -> RelayConfig.builder().batchSize(0).build())
         .hasMessageContaining("batchSize")
         .hasMessageContaining("10000");

@@ -66,11 +66,13 @@ final class Durations implements ITypeConverter<Duration> {
         d = Duration.parse(text.trim().toUpperCase(Locale.ROOT));
       } catch (DateTimeParseException e) {
         throw new TypeConversionException(
-            "'" + text + "' is not a duration: use 500ms, 30s, 30m, 12h, 7d or ISO-8601 (PT30M)");
+            "must be a duration such as 500ms, 30s, 4m 5s, 12h, 7d or ISO-8601 (PT30M) but was '"
+                + text
+                + "'");
       }
     }
     if (d.isNegative()) {
-      throw new TypeConversionException("'" + text + "' is negative");
+      throw new TypeConversionException("must not be negative but was '" + text + "'");
     }
     return d;
   }

@@ -110,7 +110,8 @@ final class Publishers {
     Map<String, String> queues = s.withPrefix("queue.");
     if (queues.isEmpty()) {
       throw new IllegalArgumentException(
-          "--publisher sqs needs at least one --queue AGGREGATE_TYPE=QUEUE_URL_OR_NAME");
+          "--queue AGGREGATE_TYPE=QUEUE_URL_OR_NAME must be given at least once for --publisher"
+              + " sqs but was not");
     }
     SqsAsyncClientBuilder client = SqsAsyncClient.builder();
     s.get("sqs-region").ifPresent(r -> client.region(Region.of(r)));

@@ -36,6 +36,19 @@ class DurationsTest {
   }
 
   @Test
+  void saysWhatADurationMustBe() {
+    assertThatThrownBy(() -> Durations.parse("soon"))
+        .hasMessage(
+            "must be a duration such as 500ms, 30s, 4m 5s, 12h, 7d or ISO-8601 (PT30M) but was"
+                + " 'soon'");
+    assertThatThrownBy(() -> Durations.parse("-1d"))
+        .hasMessage(
+            "must be a duration such as 500ms, 30s, 4m 5s, 12h, 7d or ISO-8601 (PT30M) but was '-1d'");
+    assertThatThrownBy(() -> Durations.parse("PT-5M"))
+        .hasMessage("must not be negative but was 'PT-5M'");
+  }
+
+  @Test
   void writesForPeople() {
     assertThat(Durations.format(Duration.ofMillis(250))).isEqualTo("250ms");
     assertThat(Durations.format(Duration.ofMillis(1250))).isEqualTo("1.25s");

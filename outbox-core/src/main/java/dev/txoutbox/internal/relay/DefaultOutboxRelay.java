@@ -78,7 +78,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
   public void start() {
     if (!state.compareAndSet(State.NEW, State.RUNNING)) {
       throw new IllegalStateException(
-          "relay " + config.name() + " is " + state.get() + ", not NEW");
+          "relay " + config.name() + " must be NEW to start but was " + state.get());
     }
     try {
       RelayStore.requireTables(dsl);
