@@ -1,6 +1,6 @@
 package dev.txoutbox;
 
-import dev.txoutbox.internal.Durations;
+import dev.txoutbox.spi.DurationText;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -210,9 +210,9 @@ public final class RelayConfig {
         + ", workers="
         + workers
         + ", poll "
-        + Durations.format(minPollInterval)
+        + DurationText.of(minPollInterval)
         + " to "
-        + Durations.format(maxPollInterval)
+        + DurationText.of(maxPollInterval)
         + ", maxAttempts="
         + maxAttempts
         + ", backoff "
@@ -220,7 +220,7 @@ public final class RelayConfig {
         + ", completionMode="
         + completionMode
         + ", shutdownTimeout="
-        + Durations.format(shutdownTimeout)
+        + DurationText.of(shutdownTimeout)
         + ", ordering="
         + ordering
         + ", brokerProbeBackoff "
@@ -229,9 +229,9 @@ public final class RelayConfig {
   }
 
   private static String describe(Backoff b) {
-    return Durations.format(b.initialDelay())
+    return DurationText.of(b.initialDelay())
         + " to "
-        + Durations.format(b.maxDelay())
+        + DurationText.of(b.maxDelay())
         + " x"
         + b.multiplier()
         + " jitter "

@@ -4,7 +4,7 @@ import dev.txoutbox.Backoff;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
-import dev.txoutbox.internal.Durations;
+import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.Publisher;
 import java.time.Clock;
 import java.time.Duration;
@@ -170,7 +170,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
         log.warn(
             "relay {} cycle failed, retrying in {}: {}",
             config.name(),
-            Durations.format(delay),
+            DurationText.of(delay),
             e.toString(),
             e);
         try {

@@ -1,7 +1,7 @@
 package dev.txoutbox.internal.relay;
 
 import dev.txoutbox.Backoff;
-import dev.txoutbox.internal.Durations;
+import dev.txoutbox.spi.DurationText;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -82,7 +82,7 @@ final class NotificationListener {
         log.warn(
             "LISTEN {} failed, reconnecting in {} (the relay keeps polling): {}",
             channel,
-            Durations.format(delay),
+            DurationText.of(delay),
             e.toString());
         try {
           if (stop.await(delay.toMillis(), TimeUnit.MILLISECONDS)) {

@@ -2,9 +2,9 @@ package dev.txoutbox.internal.relay;
 
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
-import dev.txoutbox.internal.Durations;
 import dev.txoutbox.internal.relay.BatchOutcome.Fate;
 import dev.txoutbox.internal.relay.RelayStore.Failure;
+import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.Printable;
 import dev.txoutbox.spi.PublishResult;
@@ -324,7 +324,7 @@ final class RelayCycle {
                 m.id(),
                 safe(m.eventType()),
                 m.attempt(),
-                Durations.format(fate.delay()),
+                DurationText.of(fate.delay()),
                 safe(fate.result().reason()));
         listener.willRetry(m, fate.result(), fate.delay());
       }
