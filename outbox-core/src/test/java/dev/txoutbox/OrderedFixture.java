@@ -12,14 +12,14 @@ import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 
 /** A schema with the ordering index for an ordered-mode test, and the relays it starts, closed. */
-final class OrderedFixture implements AutoCloseable {
+public final class OrderedFixture implements AutoCloseable {
 
-  final TestDatabase db;
-  final DSLContext dsl;
-  final OutboxAdmin admin;
+  public final TestDatabase db;
+  public final DSLContext dsl;
+  public final OutboxAdmin admin;
   private final List<OutboxRelay> relays = new ArrayList<>();
 
-  OrderedFixture(String prefix) {
+  public OrderedFixture(String prefix) {
     db = TestDatabase.create(prefix, 16);
     OutboxSchema.migrateOrderingIndex(db.dataSource(), db.schema());
     dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
@@ -27,7 +27,7 @@ final class OrderedFixture implements AutoCloseable {
   }
 
   /** A relay on this schema, closed with the fixture; {@code clock} may be null. */
-  OutboxRelay relay(Publisher publisher, RelayConfig config, Clock clock) {
+  public OutboxRelay relay(Publisher publisher, RelayConfig config, Clock clock) {
     OutboxRelay.Builder b = TestSupport.relayBuilder(db, publisher).config(config);
     if (clock != null) {
       b.clock(clock);

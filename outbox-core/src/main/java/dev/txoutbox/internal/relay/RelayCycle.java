@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -249,31 +248,13 @@ final class RelayCycle {
     } catch (RuntimeException e) {
       log.warn(
           "publisher {} threw for a batch of {}; retrying all", publisher.name(), batch.size(), e);
-      return all(batch, PublishResult.retryable("publisher threw", e));
+      return PublisherAnswer.all(batch.size(), PublishResult.retryable("publisher threw", e));
     }
-    if (results == null || results.size() != batch.size()) {
-      String reason =
-          "publisher "
-              + publisher.name()
-              + " returned "
-              + (results == null ? "null" : results.size() + " results")
-              + " for "
-              + batch.size()
-              + " messages";
-      log.warn("relay {}: {}; retrying all", config.name(), reason);
-      return all(batch, PublishResult.retryable(reason));
+    PublisherAnswer answer = PublisherAnswer.of(publisher.name(), batch.size(), results);
+    if (answer.problem() != null) {
+      log.warn("relay {}: {}; retrying all", config.name(), answer.problem());
     }
-    // Not results.contains(null): immutable lists such as List.of(...) throw on it.
-    if (results.stream().anyMatch(Objects::isNull)) {
-      List<PublishResult> fixed = new ArrayList<>(results);
-      fixed.replaceAll(r -> r == null ? PublishResult.retryable("publisher returned null") : r);
-      return fixed;
-    }
-    return results;
-  }
-
-  private static List<PublishResult> all(List<OutboxMessage> batch, PublishResult result) {
-    return Collections.nCopies(batch.size(), result);
+    return answer.results();
   }
 
   private void report(BatchOutcome outcome, Duration duration) {
