@@ -1,5 +1,6 @@
 package dev.txoutbox;
 
+import dev.txoutbox.internal.OutboxDatabase;
 import dev.txoutbox.internal.admin.DefaultOutboxAdmin;
 import dev.txoutbox.schema.OutboxSchema;
 import java.time.Clock;
@@ -9,8 +10,6 @@ import java.util.Objects;
 import java.util.function.LongConsumer;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
-import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 
 /**
  * Operator actions on an outbox: backlog numbers, dead letters (list, requeue, purge) and retention
@@ -188,15 +187,8 @@ public interface OutboxAdmin {
      * @throws IllegalArgumentException if the schema is not a valid name
      */
     public OutboxAdmin build() {
-      if ((dataSource == null) == (dsl == null)) {
-        throw new IllegalStateException(
-            "the admin must be given exactly one of dataSource(...) or dsl(...) but was given "
-                + (dsl == null ? "neither" : "both"));
-      }
-      DSLContext base = dsl != null ? dsl : DSL.using(dataSource, SQLDialect.POSTGRES);
-      DSLContext mapped =
-          DSL.using(base.configuration().derive(OutboxSchema.withSchema(base.settings(), schema)));
-      return new DefaultOutboxAdmin(mapped, clock);
+      return new DefaultOutboxAdmin(
+          OutboxDatabase.mapped("the admin", dataSource, dsl, schema, settings -> settings), clock);
     }
   }
 }

@@ -1,5 +1,7 @@
 package dev.txoutbox;
 
+import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
+
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.testing.TestDatabase;
@@ -7,6 +9,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -35,6 +38,15 @@ public final class OrderedFixture implements AutoCloseable {
     OutboxRelay relay = b.build();
     relays.add(relay);
     return relay;
+  }
+
+  /** The attempts counted for event {@code id}. */
+  public int attempts(UUID id) {
+    return TestSupport.mapped(db)
+        .select(OUTBOX_EVENTS.ATTEMPTS)
+        .from(OUTBOX_EVENTS)
+        .where(OUTBOX_EVENTS.ID.eq(id))
+        .fetchSingle(OUTBOX_EVENTS.ATTEMPTS);
   }
 
   @Override

@@ -355,11 +355,7 @@ class OrderedRelayTest {
   }
 
   private int attempts(UUID id) {
-    return TestSupport.mapped(db)
-        .select(OUTBOX_EVENTS.ATTEMPTS)
-        .from(OUTBOX_EVENTS)
-        .where(OUTBOX_EVENTS.ID.eq(id))
-        .fetchSingle(OUTBOX_EVENTS.ATTEMPTS);
+    return fixture.attempts(id);
   }
 
   @Test

@@ -1,6 +1,5 @@
 package dev.txoutbox.regressions;
 
-import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.txoutbox.MutableClock;
@@ -9,7 +8,6 @@ import dev.txoutbox.Ordering;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
-import dev.txoutbox.TestSupport;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
@@ -50,14 +48,6 @@ class LaterEventsOfAFailedRunWereCompletedTest {
         tx -> outbox.publish(tx.dsl(), "account", aggregateId, "account.changed", "{}"));
   }
 
-  private int attempts(UUID id) {
-    return TestSupport.mapped(fixture.db)
-        .select(OUTBOX_EVENTS.ATTEMPTS)
-        .from(OUTBOX_EVENTS)
-        .where(OUTBOX_EVENTS.ID.eq(id))
-        .fetchSingle(OUTBOX_EVENTS.ATTEMPTS);
-  }
-
   @Test
   void eventsAfterAFailureInARunAreNotAttemptedWhateverThePublisherReports() throws Exception {
     UUID r1 = write("r");
@@ -84,9 +74,9 @@ class LaterEventsOfAFailedRunWereCompletedTest {
 
     assertThat(relay.runOnce()).isEqualTo(4);
     assertThat(handedOver.get(0)).containsExactly(r1, r2, r3, other);
-    assertThat(attempts(r1)).isEqualTo(1);
-    assertThat(attempts(r2)).as("not attempted: no attempt counted").isZero();
-    assertThat(attempts(r3)).isZero();
+    assertThat(fixture.attempts(r1)).isEqualTo(1);
+    assertThat(fixture.attempts(r2)).as("not attempted: no attempt counted").isZero();
+    assertThat(fixture.attempts(r3)).isZero();
     assertThat(fixture.admin.pendingCount()).as("r1, r2, r3 wait; other is done").isEqualTo(3);
 
     clock.advance(Duration.ofMinutes(10));
