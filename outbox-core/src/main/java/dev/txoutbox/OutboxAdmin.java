@@ -1,5 +1,6 @@
 package dev.txoutbox;
 
+import dev.txoutbox.internal.OutboxDatabase;
 import dev.txoutbox.internal.admin.DefaultOutboxAdmin;
 import dev.txoutbox.schema.OutboxSchema;
 import java.time.Clock;
@@ -9,8 +10,6 @@ import java.util.Objects;
 import java.util.function.LongConsumer;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
-import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 
 /**
  * Operator actions on an outbox: backlog numbers, dead letters (list, requeue, purge) and retention
@@ -36,26 +35,31 @@ public interface OutboxAdmin {
   /** Longest age {@link #cleanupProcessed(Duration, int, LongConsumer)} accepts: 36,500 days. */
   Duration MAX_CLEANUP_AGE = Duration.ofDays(36_500);
 
-  /**
-   * Admin operations on the outbox in {@code schema}, each statement in its own transaction.
-   *
-   * @throws IllegalArgumentException if {@code schema} is not a valid name
-   */
-  static OutboxAdmin create(DataSource dataSource, String schema) {
-    Objects.requireNonNull(dataSource, "dataSource");
-    return create(DSL.using(dataSource, SQLDialect.POSTGRES), schema);
+  /** Starts configuring an admin. */
+  static Builder builder() {
+    return new Builder();
   }
 
   /**
-   * Admin operations on the outbox in {@code schema} through {@code dsl}.
+   * Admin operations on the outbox in {@code schema}, each statement in its own transaction; the
+   * same as {@code builder().dataSource(dataSource).schema(schema).build()}.
    *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code schema} is not a valid name
+   */
+  static OutboxAdmin create(DataSource dataSource, String schema) {
+    return builder().dataSource(dataSource).schema(schema).build();
+  }
+
+  /**
+   * Admin operations on the outbox in {@code schema} through {@code dsl}; the same as {@code
+   * builder().dsl(dsl).schema(schema).build()}.
+   *
+   * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code schema} is not a valid name
    */
   static OutboxAdmin create(DSLContext dsl, String schema) {
-    Objects.requireNonNull(dsl, "dsl");
-    DSLContext mapped =
-        DSL.using(dsl.configuration().derive(OutboxSchema.withSchema(dsl.settings(), schema)));
-    return new DefaultOutboxAdmin(mapped, Clock.systemUTC());
+    return builder().dsl(dsl).schema(schema).build();
   }
 
   /** Events waiting to be published, due or not. */
@@ -124,4 +128,67 @@ public interface OutboxAdmin {
    *     #MAX_CLEANUP_AGE}, or {@code chunkSize} is not between 1 and {@value #MAX_CHUNK_SIZE}
    */
   long cleanupProcessed(Duration olderThan, int chunkSize, LongConsumer progress);
+
+  /** Configures an {@link OutboxAdmin}. Not thread-safe. */
+  final class Builder {
+    private DataSource dataSource;
+    private DSLContext dsl;
+    private String schema = OutboxSchema.DEFAULT_SCHEMA;
+    private Clock clock = Clock.systemUTC();
+
+    private Builder() {}
+
+    /**
+     * Where the outbox lives; each statement runs in its own transaction. Or use {@link #dsl}.
+     *
+     * @throws NullPointerException if {@code dataSource} is null
+     */
+    public Builder dataSource(DataSource dataSource) {
+      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+      return this;
+    }
+
+    /**
+     * Where the outbox lives, as a jOOQ context (its transaction, if it is in one, is used); an
+     * alternative to {@link #dataSource}.
+     *
+     * @throws NullPointerException if {@code dsl} is null
+     */
+    public Builder dsl(DSLContext dsl) {
+      this.dsl = Objects.requireNonNull(dsl, "dsl");
+      return this;
+    }
+
+    /**
+     * The schema holding the outbox tables. Defaults to {@code public}.
+     *
+     * @throws NullPointerException if {@code schema} is null
+     */
+    public Builder schema(String schema) {
+      this.schema = Objects.requireNonNull(schema, "schema");
+      return this;
+    }
+
+    /**
+     * The clock the admin reads "now" from: the cutoff of {@link
+     * OutboxAdmin#cleanupProcessed(Duration, int, LongConsumer)}, and in {@link
+     * OutboxAdmin#status()} which events are due, the oldest pending event's age and the last
+     * minute's throughput. Defaults to the system clock in UTC.
+     *
+     * @throws NullPointerException if {@code clock} is null
+     */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * @throws IllegalStateException unless exactly one of a data source and a DSL context was given
+     * @throws IllegalArgumentException if the schema is not a valid name
+     */
+    public OutboxAdmin build() {
+      return new DefaultOutboxAdmin(
+          OutboxDatabase.mapped("the admin", dataSource, dsl, schema, settings -> settings), clock);
+    }
+  }
 }

@@ -1,5 +1,6 @@
 package dev.txoutbox;
 
+import dev.txoutbox.internal.OutboxDatabase;
 import dev.txoutbox.internal.relay.DefaultOutboxRelay;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.spi.Publisher;
@@ -10,8 +11,6 @@ import java.util.List;
 import java.util.Objects;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
-import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 
 /**
  * Publishes committed outbox events through a {@link Publisher}, at least once.
@@ -57,7 +56,8 @@ public interface OutboxRelay extends AutoCloseable {
    * started; for tools and tests that drive the relay by hand.
    *
    * @return the number of events claimed
-   * @throws InterruptedException if interrupted while publishing; the batch is rolled back
+   * @throws InterruptedException if interrupted while publishing; the batch is rolled back and the
+   *     thread's interrupt flag is cleared, as with every {@code InterruptedException}
    */
   int runOnce() throws InterruptedException;
 
@@ -145,21 +145,15 @@ public interface OutboxRelay extends AutoCloseable {
      * @throws IllegalArgumentException if the schema is not a valid name
      */
     public OutboxRelay build() {
-      if ((dataSource == null) == (dsl == null)) {
-        throw new IllegalStateException(
-            "give the relay exactly one of dataSource(...) or dsl(...)");
-      }
-      if (publisher == null) {
-        throw new IllegalStateException("the relay needs a publisher(...)");
-      }
-      DSLContext base = dsl != null ? dsl : DSL.using(dataSource, SQLDialect.POSTGRES);
       DSLContext mapped =
-          DSL.using(
-              base.configuration()
-                  .derive(
-                      OutboxSchema.withSchema(base.settings(), schema).withInListPadding(true)));
+          OutboxDatabase.mapped(
+              "the relay", dataSource, dsl, schema, settings -> settings.withInListPadding(true));
+      if (publisher == null) {
+        throw new IllegalStateException("the relay must be given a publisher(...) but was not");
+      }
       if (listen && dataSource == null) {
-        throw new IllegalStateException("listenForNotifications(true) needs dataSource(...)");
+        throw new IllegalStateException(
+            "listenForNotifications(true) must be given dataSource(...) but was given dsl(...)");
       }
       return new DefaultOutboxRelay(
           mapped,

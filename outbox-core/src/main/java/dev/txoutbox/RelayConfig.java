@@ -1,39 +1,21 @@
 package dev.txoutbox;
 
-import dev.txoutbox.internal.Durations;
+import dev.txoutbox.spi.DurationText;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * How a relay claims, publishes and retries. Immutable and thread-safe; made by {@link #builder()},
- * whose {@link Builder#build()} checks every value.
+ * How a relay claims, publishes and retries. Immutable and thread-safe; made only by {@link
+ * #builder()} (or {@link #toBuilder()} from another configuration), whose {@link Builder#build()}
+ * checks every value.
  *
- * @param name names the relay's threads, logs and metrics; {@value #DEFAULT_NAME} by default
- * @param batchSize events claimed and published per cycle
- * @param workers concurrent claim-publish-complete loops
- * @param minPollInterval the wait after a cycle that found some but not a full batch of events
- * @param maxPollInterval the longest wait when idle; the wait doubles from {@code minPollInterval}
- *     up to this while nothing is found
- * @param maxAttempts publish attempts before an event becomes a dead letter
- * @param backoff the delay between attempts of one event
- * @param completionMode what happens to a published event's row
- * @param shutdownTimeout how long {@link OutboxRelay#close()} lets an in-flight batch finish
- * @param ordering whether each aggregate's events are kept in order
- * @param brokerProbeBackoff while the broker is unavailable, the wait between probe batches
+ * <p>A final class with accessors rather than a record: a record's canonical constructor and its
+ * list of components are public API, so every new setting would break the callers that construct or
+ * deconstruct it. With the builder as the only way in, a setting can be added with a default and no
+ * caller changes.
  */
-public record RelayConfig(
-    String name,
-    int batchSize,
-    int workers,
-    Duration minPollInterval,
-    Duration maxPollInterval,
-    int maxAttempts,
-    Backoff backoff,
-    CompletionMode completionMode,
-    Duration shutdownTimeout,
-    Ordering ordering,
-    Backoff brokerProbeBackoff) {
+public final class RelayConfig {
 
   /** Default {@code name}. */
   public static final String DEFAULT_NAME = "default";
@@ -68,27 +50,39 @@ public record RelayConfig(
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
-  /**
-   * @throws NullPointerException if a reference is null
-   * @throws IllegalArgumentException if a value is out of range; the message names the option and
-   *     the range
-   */
-  public RelayConfig {
-    Objects.requireNonNull(name, "name");
-    Objects.requireNonNull(minPollInterval, "minPollInterval");
-    Objects.requireNonNull(maxPollInterval, "maxPollInterval");
-    Objects.requireNonNull(backoff, "backoff");
-    Objects.requireNonNull(completionMode, "completionMode");
-    Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
-    Objects.requireNonNull(ordering, "ordering");
-    Objects.requireNonNull(brokerProbeBackoff, "brokerProbeBackoff");
+  private static final int MAX_ATTEMPTS_LIMIT = 1000;
+
+  private final String name;
+  private final int batchSize;
+  private final int workers;
+  private final Duration minPollInterval;
+  private final Duration maxPollInterval;
+  private final int maxAttempts;
+  private final Backoff backoff;
+  private final CompletionMode completionMode;
+  private final Duration shutdownTimeout;
+  private final Ordering ordering;
+  private final Backoff brokerProbeBackoff;
+
+  private RelayConfig(Builder b) {
+    name = Objects.requireNonNull(b.name, "name");
+    minPollInterval = Objects.requireNonNull(b.minPollInterval, "minPollInterval");
+    maxPollInterval = Objects.requireNonNull(b.maxPollInterval, "maxPollInterval");
+    backoff = Objects.requireNonNull(b.backoff, "backoff");
+    completionMode = Objects.requireNonNull(b.completionMode, "completionMode");
+    shutdownTimeout = Objects.requireNonNull(b.shutdownTimeout, "shutdownTimeout");
+    ordering = Objects.requireNonNull(b.ordering, "ordering");
+    brokerProbeBackoff = Objects.requireNonNull(b.brokerProbeBackoff, "brokerProbeBackoff");
+    batchSize = b.batchSize;
+    workers = b.workers;
+    maxAttempts = b.maxAttempts;
     if (!NAME.matcher(name).matches()) {
       throw new IllegalArgumentException(
           "name must be 1 to 64 characters of [A-Za-z0-9_.-] but was '" + name + "'");
     }
     requireRange("batchSize", batchSize, 1, MAX_BATCH_SIZE);
     requireRange("workers", workers, 1, MAX_WORKERS);
-    requireRange("maxAttempts", maxAttempts, 1, 1000);
+    requireRange("maxAttempts", maxAttempts, 1, MAX_ATTEMPTS_LIMIT);
     if (minPollInterval.isNegative() || minPollInterval.isZero()) {
       throw new IllegalArgumentException(
           "minPollInterval must be positive but was " + minPollInterval);
@@ -113,6 +107,99 @@ public record RelayConfig(
     }
   }
 
+  /** Names the relay's threads, logs and metrics. Defaults to {@value #DEFAULT_NAME}. */
+  public String name() {
+    return name;
+  }
+
+  /** Events claimed and published per cycle, 1 to {@value #MAX_BATCH_SIZE}. Defaults to 100. */
+  public int batchSize() {
+    return batchSize;
+  }
+
+  /** Concurrent claim-publish-complete loops, 1 to {@value #MAX_WORKERS}. Defaults to 1. */
+  public int workers() {
+    return workers;
+  }
+
+  /** The wait after a cycle that found some but not a full batch of events. Defaults to 25 ms. */
+  public Duration minPollInterval() {
+    return minPollInterval;
+  }
+
+  /**
+   * The longest wait when idle; the wait doubles from {@link #minPollInterval()} up to this while
+   * nothing is found. Defaults to 1 s.
+   */
+  public Duration maxPollInterval() {
+    return maxPollInterval;
+  }
+
+  /** Publish attempts before an event becomes a dead letter, 1 to 1,000. Defaults to 10. */
+  public int maxAttempts() {
+    return maxAttempts;
+  }
+
+  /** The delay between attempts of one event. Defaults to {@link Backoff#defaults()}. */
+  public Backoff backoff() {
+    return backoff;
+  }
+
+  /** What happens to a published event's row. Defaults to {@link CompletionMode#MARK_PROCESSED}. */
+  public CompletionMode completionMode() {
+    return completionMode;
+  }
+
+  /** How long {@link OutboxRelay#close()} lets an in-flight batch finish. Defaults to 30 s. */
+  public Duration shutdownTimeout() {
+    return shutdownTimeout;
+  }
+
+  /** Whether each aggregate's events are kept in order. Defaults to {@link Ordering#NONE}. */
+  public Ordering ordering() {
+    return ordering;
+  }
+
+  /**
+   * While the broker is unavailable, the wait between probe batches. Defaults to {@link
+   * #DEFAULT_BROKER_PROBE_BACKOFF}.
+   */
+  public Backoff brokerProbeBackoff() {
+    return brokerProbeBackoff;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof RelayConfig c
+        && name.equals(c.name)
+        && batchSize == c.batchSize
+        && workers == c.workers
+        && minPollInterval.equals(c.minPollInterval)
+        && maxPollInterval.equals(c.maxPollInterval)
+        && maxAttempts == c.maxAttempts
+        && backoff.equals(c.backoff)
+        && completionMode == c.completionMode
+        && shutdownTimeout.equals(c.shutdownTimeout)
+        && ordering == c.ordering
+        && brokerProbeBackoff.equals(c.brokerProbeBackoff);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(
+        name,
+        batchSize,
+        workers,
+        minPollInterval,
+        maxPollInterval,
+        maxAttempts,
+        backoff,
+        completionMode,
+        shutdownTimeout,
+        ordering,
+        brokerProbeBackoff);
+  }
+
   /** The configuration for a log line, durations written the way the CLI reads them. */
   @Override
   public String toString() {
@@ -123,9 +210,9 @@ public record RelayConfig(
         + ", workers="
         + workers
         + ", poll "
-        + Durations.format(minPollInterval)
+        + DurationText.of(minPollInterval)
         + " to "
-        + Durations.format(maxPollInterval)
+        + DurationText.of(maxPollInterval)
         + ", maxAttempts="
         + maxAttempts
         + ", backoff "
@@ -133,7 +220,7 @@ public record RelayConfig(
         + ", completionMode="
         + completionMode
         + ", shutdownTimeout="
-        + Durations.format(shutdownTimeout)
+        + DurationText.of(shutdownTimeout)
         + ", ordering="
         + ordering
         + ", brokerProbeBackoff "
@@ -142,9 +229,9 @@ public record RelayConfig(
   }
 
   private static String describe(Backoff b) {
-    return Durations.format(b.initialDelay())
+    return DurationText.of(b.initialDelay())
         + " to "
-        + Durations.format(b.maxDelay())
+        + DurationText.of(b.maxDelay())
         + " x"
         + b.multiplier()
         + " jitter "
@@ -223,7 +310,7 @@ public record RelayConfig(
       return this;
     }
 
-    /** Attempts before dead letter, 1 to 1000. Defaults to 10. */
+    /** Attempts before dead letter, 1 to 1,000. Defaults to 10. */
     public Builder maxAttempts(int maxAttempts) {
       this.maxAttempts = maxAttempts;
       return this;
@@ -269,18 +356,7 @@ public record RelayConfig(
      * @throws IllegalArgumentException if a value is out of range; the message names the option
      */
     public RelayConfig build() {
-      return new RelayConfig(
-          name,
-          batchSize,
-          workers,
-          minPollInterval,
-          maxPollInterval,
-          maxAttempts,
-          backoff,
-          completionMode,
-          shutdownTimeout,
-          ordering,
-          brokerProbeBackoff);
+      return new RelayConfig(this);
     }
   }
 }

@@ -7,14 +7,14 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 
 /** A clock the test moves by hand, instead of sleeping. */
-final class MutableClock extends Clock {
+public final class MutableClock extends Clock {
   private volatile Instant now;
 
-  MutableClock(Instant start) {
+  public MutableClock(Instant start) {
     this.now = start;
   }
 
-  void advance(Duration d) {
+  public void advance(Duration d) {
     now = now.plus(d);
   }
 

@@ -279,42 +279,6 @@ class OrderedRelayTest {
   }
 
   @Test
-  void eventsAfterAFailureInARunAreNotAttemptedWhateverThePublisherReports() throws Exception {
-    UUID r1 = write("r");
-    UUID r2 = write("r");
-    UUID r3 = write("r");
-    UUID other = write("other");
-    // A publisher that breaks the contract: it reports r2 and r3 published after r1 failed.
-    List<List<UUID>> handedOver = Collections.synchronizedList(new ArrayList<>());
-    Publisher careless =
-        messages -> {
-          handedOver.add(messages.stream().map(OutboxMessage::id).toList());
-          return messages.stream()
-              .map(
-                  m ->
-                      m.id().equals(r1) && handedOver.size() == 1
-                          ? PublishResult.retryable("r1 failed")
-                          : PublishResult.published())
-              .toList();
-        };
-    MutableClock clock = new MutableClock(Instant.now().truncatedTo(ChronoUnit.MILLIS));
-    OutboxRelay relay =
-        relay(careless, RelayConfig.builder().ordering(Ordering.PER_AGGREGATE).build(), clock);
-
-    assertThat(relay.runOnce()).isEqualTo(4);
-    assertThat(handedOver.get(0)).containsExactly(r1, r2, r3, other);
-    assertThat(attempts(r1)).isEqualTo(1);
-    assertThat(attempts(r2)).as("not attempted: no attempt counted").isZero();
-    assertThat(attempts(r3)).isZero();
-    assertThat(admin.pendingCount()).as("r1, r2, r3 wait; other is done").isEqualTo(3);
-
-    clock.advance(Duration.ofMinutes(10));
-    assertThat(relay.runOnce()).isEqualTo(3);
-    assertThat(handedOver.get(1)).containsExactly(r1, r2, r3);
-    assertThat(admin.pendingCount()).isZero();
-  }
-
-  @Test
   void anUnreadableEventDeadLettersAndHoldsBackTheRestOfItsRun() throws Exception {
     // Headers that are not an object of strings: the relay cannot read the row.
     db.execute(
@@ -391,11 +355,7 @@ class OrderedRelayTest {
   }
 
   private int attempts(UUID id) {
-    return TestSupport.mapped(db)
-        .select(OUTBOX_EVENTS.ATTEMPTS)
-        .from(OUTBOX_EVENTS)
-        .where(OUTBOX_EVENTS.ID.eq(id))
-        .fetchSingle(OUTBOX_EVENTS.ATTEMPTS);
+    return fixture.attempts(id);
   }
 
   @Test

@@ -6,8 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.testing.TestDatabase;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -268,10 +272,77 @@ class OutboxAdminTest {
   }
 
   @Test
-  void selectorsNeedExactlyOneKindOfSelection() {
-    assertThatThrownBy(() -> new DeadLetterSelector(java.util.Set.of(), null, false))
+  void cleanupMeasuresAgesOnTheBuildersClock() {
+    List<UUID> ids = write(3, "order.created");
+    Instant now = Instant.parse("2001-06-15T12:00:00Z");
+    processedAt(ids.get(0), now.minus(Duration.ofDays(12)));
+    processedAt(ids.get(1), now.minus(Duration.ofDays(4)));
+    processedAt(ids.get(2), now.plus(Duration.ofDays(1)));
+    OutboxAdmin fixed =
+        OutboxAdmin.builder()
+            .dataSource(db.dataSource())
+            .schema(db.schema())
+            .clock(Clock.fixed(now, ZoneOffset.UTC))
+            .build();
+
+    // On the system clock all three are years old; on the admin's clock only the first is.
+    assertThat(fixed.cleanupProcessed(Duration.ofDays(7))).isEqualTo(1);
+    assertThat(mapped.select(OUTBOX_EVENTS.ID).from(OUTBOX_EVENTS).fetch(OUTBOX_EVENTS.ID))
+        .containsExactlyInAnyOrder(ids.get(1), ids.get(2));
+    assertThat(fixed.cleanupProcessed(Duration.ofDays(3))).isEqualTo(1);
+    assertThat(admin.cleanupProcessed(Duration.ofDays(7))).as("the system clock").isEqualTo(1);
+  }
+
+  @Test
+  void statusReadsNowFromTheBuildersClock() {
+    UUID later = write(1, "order.created").get(0);
+    Instant retryAfter = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.MILLIS);
+    mapped
+        .update(OUTBOX_EVENTS)
+        .set(OUTBOX_EVENTS.RETRY_AFTER, retryAfter.atOffset(ZoneOffset.UTC))
+        .where(OUTBOX_EVENTS.ID.eq(later))
+        .execute();
+    MutableClock clock = new MutableClock(retryAfter.minus(Duration.ofMinutes(1)));
+    OutboxAdmin onClock =
+        OutboxAdmin.builder().dsl(mapped).schema(db.schema()).clock(clock).build();
+
+    OutboxStatus before = onClock.status();
+    assertThat(before.pending()).isEqualTo(1);
+    assertThat(before.dueNow()).isZero();
+    assertThat(before.oldestPendingAge().orElseThrow()).isGreaterThan(Duration.ofMinutes(58));
+    clock.advance(Duration.ofMinutes(2));
+    OutboxStatus after = onClock.status();
+    assertThat(after.dueNow()).isEqualTo(1);
+    assertThat(after.oldestPendingAge().orElseThrow())
+        .isEqualTo(before.oldestPendingAge().orElseThrow().plus(Duration.ofMinutes(2)));
+  }
+
+  @Test
+  void builderNeedsExactlyOneDatabaseAndAValidSchema() {
+    assertThatThrownBy(() -> OutboxAdmin.builder().build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "the admin must be given exactly one of dataSource(...) or dsl(...) but was given"
+                + " neither");
+    assertThatThrownBy(() -> OutboxAdmin.builder().dataSource(db.dataSource()).dsl(dsl).build())
+        .isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(
+            () -> OutboxAdmin.builder().dataSource(db.dataSource()).schema("Bad-Name").build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("exactly one");
-    assertThatThrownBy(() -> DeadLetterSelector.eventType(" ")).hasMessageContaining("eventType");
+        .hasMessageStartingWith("schema must be");
+    assertThatThrownBy(() -> OutboxAdmin.builder().clock(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("clock");
+    assertThatThrownBy(() -> OutboxAdmin.create((javax.sql.DataSource) null, db.schema()))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("dataSource");
+  }
+
+  private void processedAt(UUID id, Instant at) {
+    mapped
+        .update(OUTBOX_EVENTS)
+        .set(OUTBOX_EVENTS.PROCESSED_AT, at.atOffset(ZoneOffset.UTC))
+        .where(OUTBOX_EVENTS.ID.eq(id))
+        .execute();
   }
 }

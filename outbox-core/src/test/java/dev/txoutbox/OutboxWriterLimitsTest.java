@@ -61,7 +61,7 @@ class OutboxWriterLimitsTest {
             "\"\\uD800\\n\"",
             "\"\\uD800\\u0041\"",
             "\"\\uD800\\uD800\\uDC00\"")) {
-      rejectsPayload(outbox, bad, "event.payload is not valid JSON", "surrogate");
+      rejectsPayload(outbox, bad, "event.payload must be valid JSON but was not", "surrogate");
     }
     assertThat(stored(outbox, "\"\\uD83D\\uDE00\"")).isEqualTo("\"\uD83D\uDE00\"");
   }
@@ -160,7 +160,11 @@ class OutboxWriterLimitsTest {
   @Test
   void refusesUnstorableCharactersInTypesAndIds() {
     fx.rejects(
-        IAE, tx -> outbox.publish(tx, "a", "1\u0000", "t", "{}"), "event.aggregateId", "U+0000");
+        IAE,
+        tx -> outbox.publish(tx, "a", "1\u0000", "t", "{}"),
+        "event.aggregateId",
+        "U+0000",
+        "but did at index 1");
     rejectsHeader("k", "\0", "event.headers['k']", "U+0000");
   }
 
@@ -173,7 +177,7 @@ class OutboxWriterLimitsTest {
         IAE,
         tx -> outbox.publish(tx, tooLong, "1", "t", "{}"),
         "event.aggregateType",
-        "at most 255 characters but has 256");
+        "at most 255 characters but was 256");
     fx.rejects(IAE, tx -> outbox.publish(tx, "a", tooLong, "t", "{}"), "event.aggregateId", "255");
     fx.rejects(IAE, tx -> outbox.publish(tx, "a", "1", tooLong, "{}"), "event.eventType", "255");
     // 255 characters of 3 or 4 UTF-8 bytes (510 UTF-16 units for the emoji) fit varchar(255).
@@ -184,7 +188,7 @@ class OutboxWriterLimitsTest {
     fx.rejects(
         IAE,
         tx -> outbox.publish(tx, "a", emoji + "\uD83D\uDE00", "t", "{}"),
-        "event.aggregateId must be at most 255 characters but has 256");
+        "event.aggregateId must be at most 255 characters but was 256");
   }
 
   @Test
@@ -201,12 +205,12 @@ class OutboxWriterLimitsTest {
                         .header(name255, value8192)
                         .build()));
     assertThat(fx.stored(OUTBOX_EVENTS.HEADERS, id).data()).contains(value8192);
-    rejectsHeader("\u00e9".repeat(128), "v", "name must be at most 255 bytes of UTF-8 but has 256");
+    rejectsHeader("\u00e9".repeat(128), "v", "name must be at most 255 bytes of UTF-8 but was 256");
     rejectsHeader(
         "k",
         value8192 + "x",
-        "event.headers['k'] must be at most 8192 bytes of UTF-8 but has 8193");
-    rejectsHeader(" ", "v", "event.headers[' '] name must not be blank");
+        "event.headers['k'] must be at most 8192 bytes of UTF-8 but was 8193");
+    rejectsHeader(" ", "v", "event.headers[' '] name must not be blank but was ' '");
   }
 
   @Test
@@ -215,7 +219,7 @@ class OutboxWriterLimitsTest {
     assertThat(stored(small, "\"\u00e9\u00e9\u00e9\u00e9\""))
         .isEqualTo("\"\u00e9\u00e9\u00e9\u00e9\"");
     rejectsPayload(
-        small, "\"\u00e9\u00e9\u00e9\u00e9\u00e9\"", "at most 10 bytes of JSON but has 12");
+        small, "\"\u00e9\u00e9\u00e9\u00e9\u00e9\"", "at most 10 bytes of JSON but was 12");
   }
 
   // ---- notBefore ----

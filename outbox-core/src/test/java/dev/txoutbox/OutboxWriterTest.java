@@ -380,7 +380,7 @@ class OutboxWriterTest {
                     OutboxEvent.of("a", "2", "t", "{}"),
                     OutboxEvent.of("a", "3", "t", "nope"))),
         "events[2].payload",
-        "not valid JSON");
+        "must be valid JSON but was not");
   }
 
   @Test

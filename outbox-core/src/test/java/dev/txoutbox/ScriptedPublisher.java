@@ -20,15 +20,15 @@ import java.util.function.Function;
  * message of an aggregate is not published, it does not send the later ones of that aggregate in
  * the batch (it answers them retryable without asking the script).
  */
-final class ScriptedPublisher implements Publisher {
+public final class ScriptedPublisher implements Publisher {
 
   private volatile Function<OutboxMessage, PublishResult> script = m -> PublishResult.published();
-  final ConcurrentLinkedQueue<OutboxMessage> attempted = new ConcurrentLinkedQueue<>();
-  final ConcurrentLinkedQueue<OutboxMessage> acknowledged = new ConcurrentLinkedQueue<>();
-  final Map<UUID, AtomicInteger> acknowledgements = new ConcurrentHashMap<>();
-  final AtomicInteger batches = new AtomicInteger();
+  public final ConcurrentLinkedQueue<OutboxMessage> attempted = new ConcurrentLinkedQueue<>();
+  public final ConcurrentLinkedQueue<OutboxMessage> acknowledged = new ConcurrentLinkedQueue<>();
+  public final Map<UUID, AtomicInteger> acknowledgements = new ConcurrentHashMap<>();
+  public final AtomicInteger batches = new AtomicInteger();
 
-  ScriptedPublisher answer(Function<OutboxMessage, PublishResult> script) {
+  public ScriptedPublisher answer(Function<OutboxMessage, PublishResult> script) {
     this.script = script;
     return this;
   }

@@ -8,11 +8,11 @@ import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 
 /** Test plumbing shared by the core tests. */
-final class TestSupport {
+public final class TestSupport {
   private TestSupport() {}
 
   /** A relay builder on the test's data source and schema. */
-  static OutboxRelay.Builder relayBuilder(TestDatabase db, Publisher publisher) {
+  public static OutboxRelay.Builder relayBuilder(TestDatabase db, Publisher publisher) {
     return OutboxRelay.builder()
         .dataSource(db.dataSource())
         .schema(db.schema())
@@ -20,7 +20,7 @@ final class TestSupport {
   }
 
   /** A context that renders the generated model into the test's schema. */
-  static DSLContext mapped(TestDatabase db) {
+  public static DSLContext mapped(TestDatabase db) {
     return DSL.using(
         db.dataSource(), SQLDialect.POSTGRES, OutboxSchema.withSchema(null, db.schema()));
   }

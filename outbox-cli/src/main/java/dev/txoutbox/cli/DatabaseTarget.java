@@ -45,6 +45,9 @@ final class DatabaseTarget {
     this.schema = schema;
   }
 
+  /** The flag of the schema option, for the schema check's message. */
+  private static final Map<String, String> SCHEMA_FLAG = Map.of("schema", "--schema");
+
   /**
    * Reads the target from {@code options}, falling back to {@code env}.
    *
@@ -54,7 +57,7 @@ final class DatabaseTarget {
     String url = firstNonBlank(options.jdbcUrl, env.get(ENV_JDBC_URL));
     if (url == null) {
       throw new IllegalArgumentException(
-          "Missing the database: give --jdbc-url or set " + ENV_JDBC_URL);
+          "--jdbc-url (or " + ENV_JDBC_URL + ") must be given but was not");
     }
     OutputMasking.hide(SecretMasking.secretsIn(url));
     if (!url.startsWith("jdbc:postgresql:")) {
@@ -74,7 +77,7 @@ final class DatabaseTarget {
     try {
       OutboxSchema.requireSchemaName(schema);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("--schema: " + e.getMessage());
+      throw new IllegalArgumentException(FlagNames.of(e.getMessage(), SCHEMA_FLAG));
     }
     DatabaseTarget target = new DatabaseTarget(url, user, password, schema);
     target.simpleDataSource(); // rejects a URL the driver cannot parse
@@ -159,7 +162,7 @@ final class DatabaseTarget {
     try {
       ds.setURL(jdbcUrl);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("--jdbc-url is not a valid URL: " + maskedUrl());
+      throw new IllegalArgumentException("--jdbc-url must be a valid URL but was " + maskedUrl());
     }
     if (user != null) {
       ds.setUser(user);
@@ -190,8 +193,7 @@ final class DatabaseTarget {
       List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
       return lines.isEmpty() ? "" : lines.get(0);
     } catch (IOException e) {
-      throw new IllegalArgumentException(
-          "--password-file: cannot read " + file + " (" + e.getClass().getSimpleName() + ")");
+      throw FlagNames.unreadable("--password-file", file, e);
     }
   }
 

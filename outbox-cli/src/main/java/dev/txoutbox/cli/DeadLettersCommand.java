@@ -4,6 +4,7 @@ import dev.txoutbox.DeadLetter;
 import dev.txoutbox.DeadLetterGroup;
 import dev.txoutbox.DeadLetterSelector;
 import dev.txoutbox.OutboxAdmin;
+import dev.txoutbox.spi.Printable;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -27,7 +28,7 @@ final class DeadLettersCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     throw new ParameterException(
-        spec.commandLine(), "Missing command: give list, groups, requeue or purge");
+        spec.commandLine(), "a command must be given (list, groups, requeue or purge) but was not");
   }
 
   /** Which dead letters a change applies to: exactly one of the three. */
@@ -92,7 +93,8 @@ final class DeadLettersCommand implements Callable<Integer> {
         throw usageError("--limit must be between 1 and 10000 but was " + limit);
       }
       if (eventType != null && eventType.isBlank()) {
-        throw usageError("--event-type must not be blank");
+        throw usageError(
+            "--event-type must not be blank but was '" + Printable.of(eventType) + "'");
       }
       List<DeadLetter> letters = admin(target()).deadLetters(eventType, limit);
       out().println(json ? DeadLetterFormat.json(letters) : DeadLetterFormat.table(letters));

@@ -1,5 +1,6 @@
 package dev.txoutbox.cli;
 
+import dev.txoutbox.spi.DurationText;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Duration;
@@ -13,8 +14,7 @@ import picocli.CommandLine.TypeConversionException;
 /**
  * Reads durations written like {@code 500ms}, {@code 30s}, {@code 1.25s}, {@code 4m 5s}, {@code
  * 12h}, {@code 7d}, or in ISO-8601 ({@code PT30M}, {@code P7D}), and writes them back for people in
- * a form it reads ({@link dev.txoutbox.internal.Durations#format}, the form of the relay's own log
- * lines). Thread-safe.
+ * a form it reads: {@link DurationText}'s, the form of the relay's own log lines. Thread-safe.
  */
 final class Durations implements ITypeConverter<Duration> {
 
@@ -66,11 +66,13 @@ final class Durations implements ITypeConverter<Duration> {
         d = Duration.parse(text.trim().toUpperCase(Locale.ROOT));
       } catch (DateTimeParseException e) {
         throw new TypeConversionException(
-            "'" + text + "' is not a duration: use 500ms, 30s, 30m, 12h, 7d or ISO-8601 (PT30M)");
+            "must be a duration such as 500ms, 30s, 4m 5s, 12h, 7d or ISO-8601 (PT30M) but was '"
+                + text
+                + "'");
       }
     }
     if (d.isNegative()) {
-      throw new TypeConversionException("'" + text + "' is negative");
+      throw new TypeConversionException("must not be negative but was '" + text + "'");
     }
     return d;
   }
@@ -79,7 +81,7 @@ final class Durations implements ITypeConverter<Duration> {
    * {@code d} as people write it, and as {@link #parse} reads it back: {@code 7d}, {@code 1.25s}.
    */
   static String format(Duration d) {
-    return dev.txoutbox.internal.Durations.format(d);
+    return DurationText.of(d);
   }
 
   /**

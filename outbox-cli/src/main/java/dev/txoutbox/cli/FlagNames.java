@@ -1,5 +1,7 @@
 package dev.txoutbox.cli;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -18,6 +20,17 @@ final class FlagNames {
           "\\bP(?:[0-9]+D)?(?:T(?:[0-9]+H)?(?:[0-9]+M)?(?:[0-9]+(?:\\.[0-9]+)?S)?)?\\b");
 
   private FlagNames() {}
+
+  /** The error for a file flag whose file cannot be read; says why, not what the file holds. */
+  static IllegalArgumentException unreadable(String flag, Path file, IOException e) {
+    return new IllegalArgumentException(
+        flag
+            + " must name a readable file but "
+            + file
+            + " could not be read ("
+            + e.getClass().getSimpleName()
+            + ")");
+  }
 
   /**
    * {@code message} with each option named in {@code flags} (API name to flag) replaced by its

@@ -25,10 +25,10 @@ import picocli.CommandLine.TypeConversionException;
  */
 final class PublisherSettings {
 
-  private final String publisher;
+  private final Broker publisher;
   private final Map<String, String> values;
 
-  private PublisherSettings(String publisher, Map<String, String> values) {
+  private PublisherSettings(Broker publisher, Map<String, String> values) {
     this.publisher = publisher;
     this.values = Collections.unmodifiableMap(new TreeMap<>(values));
   }
@@ -39,7 +39,7 @@ final class PublisherSettings {
    * @throws IllegalArgumentException if the file cannot be read, or a setting does not belong to
    *     this publisher (a typo, or another broker's flag)
    */
-  static PublisherSettings of(String publisher, Path file, Map<String, String> flags) {
+  static PublisherSettings of(Broker publisher, Path file, Map<String, String> flags) {
     Map<String, String> merged = new LinkedHashMap<>();
     if (file != null) {
       merged.putAll(read(file));
@@ -48,19 +48,19 @@ final class PublisherSettings {
     for (String key : merged.keySet()) {
       if (!Publishers.accepts(publisher, key)) {
         throw new IllegalArgumentException(
-            "'"
-                + key
-                + "' is not a setting of --publisher "
+            "a setting of --publisher "
                 + publisher
-                + " (settings: "
+                + " must be one of "
                 + Publishers.settingsOf(publisher)
-                + ")");
+                + " but was '"
+                + key
+                + "'");
       }
     }
     return new PublisherSettings(publisher, merged);
   }
 
-  String publisher() {
+  Broker publisher() {
     return publisher;
   }
 
@@ -75,13 +75,13 @@ final class PublisherSettings {
     String value = values.get(key);
     if (value == null || value.isBlank()) {
       throw new IllegalArgumentException(
-          "--publisher "
-              + publisher
-              + " needs --"
+          "--"
               + key
               + " (or "
               + key
-              + " in --publisher-config)");
+              + " in --publisher-config) must be given for --publisher "
+              + publisher
+              + " but was not");
     }
     return value;
   }
@@ -90,7 +90,7 @@ final class PublisherSettings {
     try {
       return get(key).map(Durations::parse);
     } catch (TypeConversionException e) {
-      throw new IllegalArgumentException("--" + key + ": " + e.getMessage());
+      throw new IllegalArgumentException("--" + key + " " + e.getMessage());
     }
   }
 
@@ -133,8 +133,7 @@ final class PublisherSettings {
     try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       p.load(r);
     } catch (IOException e) {
-      throw new IllegalArgumentException(
-          "--publisher-config: cannot read " + file + " (" + e.getClass().getSimpleName() + ")");
+      throw FlagNames.unreadable("--publisher-config", file, e);
     }
     Map<String, String> out = new LinkedHashMap<>();
     for (String name : p.stringPropertyNames()) {

@@ -7,7 +7,6 @@ import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.sqs.SqsPublisher;
 import java.net.URI;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
@@ -16,18 +15,18 @@ import software.amazon.awssdk.services.sqs.SqsAsyncClientBuilder;
 /** Builds the {@code relay} command's publisher from its {@link PublisherSettings}. Stateless. */
 final class Publishers {
 
-  static final String KAFKA = "kafka";
-  static final String SQS = "sqs";
-  static final String RABBIT = "rabbit";
+  /** How {@code --declare-exchange} reads an exchange type. */
+  private static final EnumFlag<BuiltinExchangeType> EXCHANGE_TYPE =
+      EnumFlag.of("--declare-exchange", BuiltinExchangeType.class);
 
   /** Plain settings and prefixes (ending in '.') of each publisher. */
-  private static final Map<String, List<String>> SETTINGS =
+  private static final Map<Broker, List<String>> SETTINGS =
       Map.of(
-          KAFKA,
+          Broker.KAFKA,
           List.of("bootstrap-servers", "topic-prefix", "topic.", "kafka.", "send-timeout"),
-          SQS,
+          Broker.SQS,
           List.of("sqs-region", "sqs-endpoint", "queue.", "sqs-request-timeout"),
-          RABBIT,
+          Broker.RABBIT,
           List.of(
               "amqp-uri",
               "exchange",
@@ -36,21 +35,21 @@ final class Publishers {
               "unroutable-is-permanent"));
 
   /** Per publisher, the flag that sets each option of its builder, for error messages. */
-  private static final Map<String, Map<String, String>> FLAGS =
+  private static final Map<Broker, Map<String, String>> FLAGS =
       Map.of(
-          KAFKA,
+          Broker.KAFKA,
           Map.of(
               "bootstrapServers", "--bootstrap-servers",
               "topicPrefix", "--topic-prefix",
               "topics", "--topic",
               "producerConfig", "--kafka-property",
               "sendTimeout", "--send-timeout"),
-          SQS,
+          Broker.SQS,
           Map.of(
               "routes", "--queue",
               "queue", "--queue",
               "requestTimeout", "--sqs-request-timeout"),
-          RABBIT,
+          Broker.RABBIT,
           Map.of(
               "uri", "--amqp-uri",
               "exchange", "--exchange",
@@ -59,12 +58,12 @@ final class Publishers {
   private Publishers() {}
 
   /** The flag of each builder option of {@code publisher}. */
-  static Map<String, String> flags(String publisher) {
-    return FLAGS.getOrDefault(publisher, Map.of());
+  static Map<String, String> flags(Broker publisher) {
+    return FLAGS.get(publisher);
   }
 
-  static boolean accepts(String publisher, String key) {
-    for (String s : SETTINGS.getOrDefault(publisher, List.of())) {
+  static boolean accepts(Broker publisher, String key) {
+    for (String s : SETTINGS.get(publisher)) {
       if (s.endsWith(".") ? key.startsWith(s) && key.length() > s.length() : key.equals(s)) {
         return true;
       }
@@ -72,12 +71,9 @@ final class Publishers {
     return false;
   }
 
-  static String settingsOf(String publisher) {
+  static String settingsOf(Broker publisher) {
     return String.join(
-        ", ",
-        SETTINGS.getOrDefault(publisher, List.of()).stream()
-            .map(s -> s.endsWith(".") ? s + "*" : s)
-            .toList());
+        ", ", SETTINGS.get(publisher).stream().map(s -> s.endsWith(".") ? s + "*" : s).toList());
   }
 
   /**
@@ -91,7 +87,6 @@ final class Publishers {
       case KAFKA -> kafka(s);
       case SQS -> sqs(s);
       case RABBIT -> rabbit(s, relayName);
-      default -> throw new IllegalArgumentException("unknown publisher " + s.publisher());
     };
   }
 
@@ -115,7 +110,8 @@ final class Publishers {
     Map<String, String> queues = s.withPrefix("queue.");
     if (queues.isEmpty()) {
       throw new IllegalArgumentException(
-          "--publisher sqs needs at least one --queue AGGREGATE_TYPE=QUEUE_URL_OR_NAME");
+          "--queue AGGREGATE_TYPE=QUEUE_URL_OR_NAME must be given at least once for --publisher"
+              + " sqs but was not");
     }
     SqsAsyncClientBuilder client = SqsAsyncClient.builder();
     s.get("sqs-region").ifPresent(r -> client.region(Region.of(r)));
@@ -147,18 +143,9 @@ final class Publishers {
             .exchange(s.require("exchange"))
             .connectionName("txoutbox-relay-" + relayName)
             .unroutableIsPermanent(s.flag("unroutable-is-permanent"));
-    s.get("declare-exchange").ifPresent(t -> b.declareExchange(exchangeType(t), true));
+    s.get("declare-exchange").ifPresent(t -> b.declareExchange(EXCHANGE_TYPE.parse(t), true));
     s.duration("confirm-timeout").ifPresent(b::confirmTimeout);
     return b.build();
-  }
-
-  private static BuiltinExchangeType exchangeType(String type) {
-    try {
-      return BuiltinExchangeType.valueOf(type.trim().toUpperCase(Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "--declare-exchange must be direct, fanout, topic or headers but was '" + type + "'");
-    }
   }
 
   private static URI endpoint(String e) {

@@ -13,7 +13,6 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -41,6 +40,20 @@ final class RelayCommand extends DatabaseCommand {
 
   /** Where {@code /metrics} and {@code /health} listen unless {@code --metrics-host} widens it. */
   static final String DEFAULT_METRICS_HOST = "127.0.0.1";
+
+  /** How {@code --ordering} reads and writes an {@link Ordering}. */
+  static final EnumFlag<Ordering> ORDERING = EnumFlag.of("--ordering", Ordering.class);
+
+  /** How {@code --completion} reads and writes a {@link CompletionMode}. */
+  static final EnumFlag<CompletionMode> COMPLETION =
+      EnumFlag.of(
+          "--completion",
+          CompletionMode.class,
+          mode ->
+              switch (mode) {
+                case MARK_PROCESSED -> "mark";
+                case DELETE -> "delete";
+              });
 
   /** The flag that sets each option of {@link RelayConfig} and {@link Backoff}. */
   private static final Map<String, String> RELAY_FLAGS =
@@ -355,16 +368,9 @@ final class RelayCommand extends DatabaseCommand {
         + ", max attempts "
         + c.maxAttempts()
         + ", completion "
-        + switch (c.completionMode()) {
-          case MARK_PROCESSED -> "mark";
-          case DELETE -> "delete";
-        }
+        + COMPLETION.word(c.completionMode())
         + ", ordering "
-        + switch (c.ordering()) {
-          case NONE -> "none";
-          case PER_AGGREGATE -> "per-aggregate";
-          case PER_AGGREGATE_SKIP_DEAD_LETTERS -> "per-aggregate-skip-dead-letters";
-        }
+        + ORDERING.word(c.ordering())
         + ", poll "
         + Durations.format(c.minPollInterval())
         + " to "
@@ -389,6 +395,9 @@ final class RelayCommand extends DatabaseCommand {
   }
 
   private RelayConfig relayConfig() {
+    CompletionMode completion =
+        relay.completion == null ? null : parse(COMPLETION, relay.completion);
+    Ordering ordering = relay.ordering == null ? null : parse(ORDERING, relay.ordering);
     try {
       RelayConfig.Builder b = RelayConfig.builder();
       if (relay.name != null) {
@@ -403,11 +412,11 @@ final class RelayCommand extends DatabaseCommand {
       if (relay.maxAttempts != null) {
         b.maxAttempts(relay.maxAttempts);
       }
-      if (relay.completion != null) {
-        b.completionMode(completionMode(relay.completion));
+      if (completion != null) {
+        b.completionMode(completion);
       }
-      if (relay.ordering != null) {
-        b.ordering(ordering(relay.ordering));
+      if (ordering != null) {
+        b.ordering(ordering);
       }
       if (relay.minPollInterval != null) {
         b.minPollInterval(relay.minPollInterval);
@@ -430,36 +439,17 @@ final class RelayCommand extends DatabaseCommand {
     }
   }
 
-  private static Ordering ordering(String value) {
-    return switch (value.toLowerCase(Locale.ROOT)) {
-      case "none" -> Ordering.NONE;
-      case "per-aggregate" -> Ordering.PER_AGGREGATE;
-      case "per-aggregate-skip-dead-letters" -> Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS;
-      default ->
-          throw new IllegalArgumentException(
-              "--ordering must be none, per-aggregate or per-aggregate-skip-dead-letters but was '"
-                  + value
-                  + "'");
-    };
-  }
-
-  private static CompletionMode completionMode(String value) {
-    return switch (value.toLowerCase(Locale.ROOT)) {
-      case "mark", "mark-processed", "mark_processed" -> CompletionMode.MARK_PROCESSED;
-      case "delete" -> CompletionMode.DELETE;
-      default ->
-          throw new IllegalArgumentException(
-              "--completion must be mark or delete but was '" + value + "'");
-    };
+  /** The constant {@code value} names; a usage error listing the accepted words otherwise. */
+  private <E extends Enum<E>> E parse(EnumFlag<E> flag, String value) {
+    try {
+      return flag.parse(value);
+    } catch (IllegalArgumentException e) {
+      throw usageError(e.getMessage());
+    }
   }
 
   private PublisherSettings publisherSettings() {
-    String type = publisher.toLowerCase(Locale.ROOT);
-    if (!type.equals(Publishers.KAFKA)
-        && !type.equals(Publishers.SQS)
-        && !type.equals(Publishers.RABBIT)) {
-      throw usageError("--publisher must be kafka, sqs or rabbit but was '" + publisher + "'");
-    }
+    Broker type = parse(Broker.FLAG, publisher);
     try {
       return PublisherSettings.of(
           type, publisherConfig, PublisherFlags.settings(kafka, sqs, rabbit));

@@ -84,6 +84,7 @@ final class TxoutboxCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    throw new ParameterException(spec.commandLine(), "Missing command: give one of the commands");
+    throw new ParameterException(
+        spec.commandLine(), "a command must be given (one of those below) but was not");
   }
 }

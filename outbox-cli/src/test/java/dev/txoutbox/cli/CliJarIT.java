@@ -163,13 +163,13 @@ class CliJarIT {
   @CsvSource(
       delimiter = '|',
       value = {
-        "kafka | --publisher kafka needs --bootstrap-servers (or bootstrap-servers in"
-            + " --publisher-config)",
+        "kafka | --bootstrap-servers (or bootstrap-servers in --publisher-config) must be given"
+            + " for --publisher kafka but was not",
         "kafka --bootstrap-servers k:9092 --send-timeout 0ms"
             + " | --send-timeout must be positive, not 0ms",
-        "rabbit --exchange x | --publisher rabbit needs --amqp-uri",
+        "rabbit --exchange x | --amqp-uri (or amqp-uri in --publisher-config) must be given",
         "rabbit --exchange x --amqp-uri http://h | --amqp-uri is not a valid AMQP URI: http://h",
-        "sqs | --publisher sqs needs at least one --queue"
+        "sqs | --queue AGGREGATE_TYPE=QUEUE_URL_OR_NAME must be given at least once"
       })
   void publisherErrorsNameTheFlagOnceAndNothingStarts(String publisher, String error)
       throws Exception {

@@ -36,17 +36,20 @@ class DurationsTest {
   }
 
   @Test
-  void writesForPeople() {
-    assertThat(Durations.format(Duration.ofMillis(250))).isEqualTo("250ms");
-    assertThat(Durations.format(Duration.ofMillis(1250))).isEqualTo("1.25s");
-    assertThat(Durations.format(Duration.ofSeconds(245))).isEqualTo("4m 5s");
-    assertThat(Durations.format(Duration.ofMinutes(192))).isEqualTo("3h 12m");
-    assertThat(Durations.format(Duration.ofDays(7))).isEqualTo("7d");
-    assertThat(Durations.format(Duration.ofDays(7).plusHours(2).plusSeconds(9))).isEqualTo("7d 2h");
+  void saysWhatADurationMustBe() {
+    assertThatThrownBy(() -> Durations.parse("soon"))
+        .hasMessage(
+            "must be a duration such as 500ms, 30s, 4m 5s, 12h, 7d or ISO-8601 (PT30M) but was"
+                + " 'soon'");
+    assertThatThrownBy(() -> Durations.parse("-1d"))
+        .hasMessage(
+            "must be a duration such as 500ms, 30s, 4m 5s, 12h, 7d or ISO-8601 (PT30M) but was '-1d'");
+    assertThatThrownBy(() -> Durations.parse("PT-5M"))
+        .hasMessage("must not be negative but was 'PT-5M'");
   }
 
   @Test
-  void readsWhatItWritesAndWhatTheRelayLogs() {
+  void readsWhatTheRelayLogsAndItWrites() {
     assertThat(Durations.parse("1.25s")).isEqualTo(Duration.ofMillis(1250));
     assertThat(Durations.parse("4m 5s")).isEqualTo(Duration.ofSeconds(245));
     assertThat(Durations.parse("7d 2h")).isEqualTo(Duration.ofDays(7).plusHours(2));

@@ -22,7 +22,8 @@ class PublishersTest {
             dir.resolve("rabbit.properties"),
             "amqp-uri=amqp://app:s3cret@rabbit:5672/%2F\nexchange=from-file\nconfirm-timeout=5s\n");
 
-    PublisherSettings s = PublisherSettings.of("rabbit", file, Map.of("exchange", "from-flag"));
+    PublisherSettings s =
+        PublisherSettings.of(Broker.RABBIT, file, Map.of("exchange", "from-flag"));
 
     assertThat(s.require("exchange")).isEqualTo("from-flag");
     assertThat(s.require("amqp-uri")).isEqualTo("amqp://app:s3cret@rabbit:5672/%2F");
@@ -34,17 +35,21 @@ class PublishersTest {
 
   @Test
   void anotherBrokersSettingIsRejected() {
-    assertThatThrownBy(() -> PublisherSettings.of("kafka", null, Map.of("amqp-uri", "amqp://h")))
+    assertThatThrownBy(
+            () -> PublisherSettings.of(Broker.KAFKA, null, Map.of("amqp-uri", "amqp://h")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("'amqp-uri' is not a setting of --publisher kafka");
+        .hasMessage(
+            "a setting of --publisher kafka must be one of bootstrap-servers, topic-prefix,"
+                + " topic.*, kafka.*, send-timeout but was 'amqp-uri'");
   }
 
   @Test
   void anUnreadableFileIsRejected(@TempDir Path dir) {
     assertThatThrownBy(
-            () -> PublisherSettings.of("kafka", dir.resolve("missing.properties"), Map.of()))
+            () -> PublisherSettings.of(Broker.KAFKA, dir.resolve("missing.properties"), Map.of()))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("--publisher-config");
+        .hasMessageStartingWith("--publisher-config must name a readable file but ")
+        .hasMessageEndingWith("missing.properties could not be read (NoSuchFileException)");
   }
 
   @Test
@@ -57,7 +62,7 @@ class PublishersTest {
                 + "kafka.sasl.jaas.config=x required password=\"p\";\n"
                 + "topic.order=orders\n"
                 + "send-timeout=5s\n");
-    PublisherSettings s = PublisherSettings.of("kafka", file, Map.of());
+    PublisherSettings s = PublisherSettings.of(Broker.KAFKA, file, Map.of());
 
     try (Publisher p = Publishers.create(s, "test")) {
       assertThat(p).isInstanceOf(KafkaPublisher.class);
@@ -67,7 +72,7 @@ class PublishersTest {
 
   @Test
   void kafkaNeedsBootstrapServers() {
-    PublisherSettings s = PublisherSettings.of("kafka", null, Map.of("topic-prefix", "p."));
+    PublisherSettings s = PublisherSettings.of(Broker.KAFKA, null, Map.of("topic-prefix", "p."));
 
     assertThatThrownBy(() -> Publishers.create(s, "test"))
         .isInstanceOf(IllegalArgumentException.class)
@@ -78,7 +83,7 @@ class PublishersTest {
   void buildsAnSqsPublisherWithRegionEndpointAndQueues() throws Exception {
     PublisherSettings s =
         PublisherSettings.of(
-            "sqs",
+            Broker.SQS,
             null,
             Map.of(
                 "sqs-region", "eu-west-1",
@@ -95,7 +100,7 @@ class PublishersTest {
   void buildsARabbitPublisher() throws Exception {
     PublisherSettings s =
         PublisherSettings.of(
-            "rabbit",
+            Broker.RABBIT,
             null,
             Map.of(
                 "amqp-uri", "amqp://guest:guest@127.0.0.1:5672/%2F",
@@ -112,11 +117,14 @@ class PublishersTest {
   void rejectsAnUnknownExchangeType() {
     PublisherSettings s =
         PublisherSettings.of(
-            "rabbit",
+            Broker.RABBIT,
             null,
             Map.of("amqp-uri", "amqp://h", "exchange", "x", "declare-exchange", "round-robin"));
 
     assertThatThrownBy(() -> Publishers.create(s, "test"))
-        .hasMessageContaining("--declare-exchange");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "--declare-exchange must be one of direct, fanout, topic, headers, consistent-hash,"
+                + " modulus-hash, local-random, random but was 'round-robin'");
   }
 }

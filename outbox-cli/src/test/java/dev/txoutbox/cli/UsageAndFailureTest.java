@@ -77,6 +77,28 @@ class UsageAndFailureTest {
   }
 
   @Test
+  void anEnumValuedFlagListsTheValuesItAccepts() {
+    CliRunner.Result r =
+        cli()
+            .run(
+                "relay",
+                "--publisher",
+                "rabbit",
+                "--exchange",
+                "x",
+                "--amqp-uri",
+                "amqp://h",
+                "--ordering",
+                "by-luck");
+
+    assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err())
+        .contains(
+            "--ordering must be one of none, per-aggregate, per-aggregate-skip-dead-letters but"
+                + " was 'by-luck'");
+  }
+
+  @Test
   void aMissingJdbcUrlIsAUsageError() {
     CliRunner.Result r = new CliRunner().run("status");
 

@@ -287,14 +287,16 @@ public final class OutboxMetrics implements RelayListener, AutoCloseable {
             "refreshInterval must be positive but was " + refreshInterval);
       }
       if (admin == null) {
-        throw new IllegalStateException("outbox metrics need an admin(...) to read the backlog");
+        throw new IllegalStateException(
+            "outbox metrics must be given an admin(...) to read the backlog but were not");
       }
       if (registry.find(MeterNames.PUBLISHED).tag(MeterNames.RELAY_TAG, relayName).meter()
           != null) {
         throw new IllegalStateException(
-            "the registry already holds outbox meters for relay '"
+            "relayName must be unique in the registry but '"
                 + relayName
-                + "'; close the other OutboxMetrics first or use another relayName");
+                + "' already has outbox meters; close the other OutboxMetrics first or use"
+                + " another relayName");
       }
       return new OutboxMetrics(this);
     }

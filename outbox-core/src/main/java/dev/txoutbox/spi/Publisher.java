@@ -62,7 +62,10 @@ import java.util.List;
  *       OutboxMessage#headers()} on the broker message so consumers can drop duplicates.
  *   <li><b>Honour interruption.</b> The relay interrupts a publishing thread when its shutdown
  *       deadline passes; throw {@link InterruptedException} (or return) promptly, and the batch is
- *       rolled back and published again later.
+ *       rolled back and published again later. One convention, as everywhere in txoutbox: throwing
+ *       {@code InterruptedException} means the thread's interrupt flag is cleared (do not set it
+ *       again before throwing); catching it and returning normally means setting it again ({@code
+ *       Thread.currentThread().interrupt()}).
  * </ul>
  *
  * <p>Implementations must be thread-safe: a relay with several workers calls {@code publish} from

@@ -127,7 +127,7 @@ public final class Json {
       p.value(0, map);
     } catch (InvalidJsonException e) {
       throw new IllegalArgumentException(
-          "headers are not a JSON object of strings: " + e.getMessage());
+          "headers must be a JSON object of strings but were not: " + e.getMessage());
     }
     return Collections.unmodifiableMap(map);
   }

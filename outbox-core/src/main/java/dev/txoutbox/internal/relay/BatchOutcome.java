@@ -91,27 +91,28 @@ final class BatchOutcome {
       if (!result.isPublished()) {
         stopped.add(aggregate);
       }
-      switch (result.status()) {
-        case PUBLISHED -> {
-          published.add(message.id());
-          fates.add(new Fate(message, result, null, true));
-        }
-        case BROKER_UNAVAILABLE -> {
-          unavailable.add(message.id());
-          fates.add(new Fate(message, result, null, true));
-        }
-        case RETRYABLE_FAILURE, PERMANENT_FAILURE -> {
-          String error = describe(result);
-          if (result.isPermanent() || message.attempt() >= config.maxAttempts()) {
-            failures.add(new Failure(message.id(), null, error, now));
-            fates.add(new Fate(message, result, null, true));
-          } else {
-            Duration delay = config.backoff().delayAfter(message.attempt(), random);
-            failures.add(new Failure(message.id(), now.plus(delay), error, null));
-            fates.add(new Fate(message, result, delay, true));
-          }
-        }
-      }
+      Fate fate =
+          switch (result.status()) {
+            case PUBLISHED -> {
+              published.add(message.id());
+              yield new Fate(message, result, null, true);
+            }
+            case BROKER_UNAVAILABLE -> {
+              unavailable.add(message.id());
+              yield new Fate(message, result, null, true);
+            }
+            case RETRYABLE_FAILURE, PERMANENT_FAILURE -> {
+              String error = describe(result);
+              if (result.isPermanent() || message.attempt() >= config.maxAttempts()) {
+                failures.add(new Failure(message.id(), null, error, now));
+                yield new Fate(message, result, null, true);
+              }
+              Duration delay = config.backoff().delayAfter(message.attempt(), random);
+              failures.add(new Failure(message.id(), now.plus(delay), error, null));
+              yield new Fate(message, result, delay, true);
+            }
+          };
+      fates.add(fate);
     }
     boolean answered = published.size() + failures.size() > 0;
     return new BatchOutcome(published, failures, unavailable, fates, answered, 0);

@@ -2,7 +2,7 @@ package dev.txoutbox.internal.relay;
 
 import dev.txoutbox.Backoff;
 import dev.txoutbox.RelayListener;
-import dev.txoutbox.internal.Durations;
+import dev.txoutbox.spi.DurationText;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
@@ -106,7 +106,7 @@ final class BrokerCircuit {
           log.info(
               "relay {}: broker available again after {} ({} probes); resuming claims",
               relay,
-              Durations.format(outage),
+              DurationText.of(outage),
               count);
           event = () -> listener.brokerAvailable(outage);
         }
@@ -122,8 +122,8 @@ final class BrokerCircuit {
                   + " (backoff {} to {}): {}",
               relay,
               PROBE_BATCH_SIZE,
-              Durations.format(backoff.initialDelay()),
-              Durations.format(backoff.maxDelay()),
+              DurationText.of(backoff.initialDelay()),
+              DurationText.of(backoff.maxDelay()),
               RelayCycle.safe(unavailableReason));
           String reason = unavailableReason;
           event = () -> listener.brokerUnavailable(reason);
@@ -132,7 +132,7 @@ final class BrokerCircuit {
           log.warn(
               "relay {}: broker still unavailable after {} ({} probes): {}",
               relay,
-              Durations.format(Duration.ofNanos(now - openedAt)),
+              DurationText.of(Duration.ofNanos(now - openedAt)),
               probes,
               RelayCycle.safe(unavailableReason));
         }

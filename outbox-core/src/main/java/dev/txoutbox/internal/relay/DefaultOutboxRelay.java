@@ -4,7 +4,7 @@ import dev.txoutbox.Backoff;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
-import dev.txoutbox.internal.Durations;
+import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.Publisher;
 import java.time.Clock;
 import java.time.Duration;
@@ -45,6 +45,9 @@ public final class DefaultOutboxRelay implements OutboxRelay {
 
   private final NotificationListener notifications;
 
+  /** The idle wait: from {@code minPollInterval} doubling to {@code maxPollInterval}, exactly. */
+  private final Backoff idleBackoff;
+
   /**
    * @param listenDataSource where to LISTEN for the opt-in trigger's notifications, or null
    * @param channel the NOTIFY channel, when {@code listenDataSource} is given
@@ -68,13 +71,14 @@ public final class DefaultOutboxRelay implements OutboxRelay {
     this.circuit =
         new BrokerCircuit(config.name(), config.brokerProbeBackoff(), listener, System::nanoTime);
     this.dsl = dsl;
+    this.idleBackoff = new Backoff(config.minPollInterval(), config.maxPollInterval(), 2.0, 0.0);
   }
 
   @Override
   public void start() {
     if (!state.compareAndSet(State.NEW, State.RUNNING)) {
       throw new IllegalStateException(
-          "relay " + config.name() + " is " + state.get() + ", not NEW");
+          "relay " + config.name() + " must be NEW to start but was " + state.get());
     }
     try {
       RelayStore.requireTables(dsl);
@@ -121,8 +125,8 @@ public final class DefaultOutboxRelay implements OutboxRelay {
   }
 
   private void loop() {
-    Duration idle = config.minPollInterval();
-    int failedCycles = 0;
+    BackoffSteps idle = new BackoffSteps(idleBackoff, ThreadLocalRandom.current());
+    BackoffSteps errors = new BackoffSteps(ERROR_BACKOFF, ThreadLocalRandom.current());
     long seen = signal.generation();
     while (!stopping) {
       try {
@@ -140,48 +144,62 @@ public final class DefaultOutboxRelay implements OutboxRelay {
             circuit.probed();
           }
         }
-        failedCycles = 0;
+        errors.reset();
         if (!circuit.isClosed()) {
           continue; // the next permit says how long to wait
         }
-        if (result.full() && result.claimed() > 0) {
-          idle = config.minPollInterval();
-          continue;
+        if (result.claimed() > 0 || result.full()) {
+          idle.reset();
+          if (result.full() && result.claimed() > 0) {
+            continue;
+          }
         }
         // A full claim of nothing passed over blocked aggregates only: the next one goes on from
         // there, soon, but not in a busy loop.
-        idle =
-            result.claimed() > 0 || result.full()
-                ? config.minPollInterval()
-                : min(idle.multipliedBy(2), config.maxPollInterval());
-        seen = signal.await(idle, seen);
+        seen = signal.await(idle.next(), seen);
       } catch (InterruptedException e) {
-        if (stopping) {
+        if (stopsOn(e)) {
           break;
         }
-        log.warn("relay {} worker interrupted while running; carrying on", config.name());
       } catch (Throwable e) {
         if (e instanceof VirtualMachineError) {
           throw (VirtualMachineError) e;
         }
         listener.cycleFailed(e);
-        Duration delay = ERROR_BACKOFF.delayAfter(++failedCycles, ThreadLocalRandom.current());
+        Duration delay = errors.next();
         log.warn(
             "relay {} cycle failed, retrying in {}: {}",
             config.name(),
-            Durations.format(delay),
+            DurationText.of(delay),
             e.toString(),
             e);
         try {
           seen = signal.await(delay, seen);
-        } catch (InterruptedException stop) {
-          if (stopping) {
+        } catch (InterruptedException interrupted) {
+          if (stopsOn(interrupted)) {
             break;
           }
         }
       }
     }
     log.debug("relay {} worker {} stopped", config.name(), Thread.currentThread().getName());
+  }
+
+  /**
+   * The workers' interruption policy, which the loop may set as the owner of their threads: an
+   * interrupt while closing stops the worker (its thread ends, so the flag does not matter); any
+   * other is logged and dropped, and the loop carries on. It is not restored: every later wait
+   * would throw at once, turning the worker into a busy loop.
+   */
+  private boolean stopsOn(InterruptedException e) {
+    if (stopping) {
+      return true;
+    }
+    log.warn(
+        "relay {} worker {} interrupted while running; carrying on",
+        config.name(),
+        Thread.currentThread().getName());
+    return false;
   }
 
   /** One cycle, its news of the broker reported to the circuit. */
@@ -260,9 +278,5 @@ public final class DefaultOutboxRelay implements OutboxRelay {
     } catch (RuntimeException e) {
       return publisher.name() + " (describe() failed: " + e + ")";
     }
-  }
-
-  private static Duration min(Duration a, Duration b) {
-    return a.compareTo(b) <= 0 ? a : b;
   }
 }

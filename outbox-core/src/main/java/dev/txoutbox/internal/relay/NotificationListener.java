@@ -1,10 +1,13 @@
 package dev.txoutbox.internal.relay;
 
+import dev.txoutbox.Backoff;
+import dev.txoutbox.spi.DurationText;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
@@ -27,8 +30,9 @@ final class NotificationListener {
   /** How often an idle listening connection is checked, so a silently dead one is replaced. */
   static final Duration HEALTH_CHECK = Duration.ofSeconds(10);
 
-  static final Duration MIN_RECONNECT_DELAY = Duration.ofMillis(100);
-  static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(10);
+  /** The wait before each reconnection: 100 ms doubling to 10 s, with jitter. */
+  static final Backoff RECONNECT_BACKOFF =
+      Backoff.exponential(Duration.ofMillis(100), Duration.ofSeconds(10));
 
   private final DataSource dataSource;
   private final String channel;
@@ -62,11 +66,11 @@ final class NotificationListener {
   }
 
   private void run() {
-    Duration delay = MIN_RECONNECT_DELAY;
+    BackoffSteps reconnect = new BackoffSteps(RECONNECT_BACKOFF, ThreadLocalRandom.current());
     while (!stopping()) {
       try (Connection connection = dataSource.getConnection()) {
         listen(connection);
-        delay = MIN_RECONNECT_DELAY;
+        reconnect.reset();
         log.debug("listening on channel {}", channel);
         wakeUp.run(); // events may have arrived while we were not listening
         receive(connection.unwrap(PGConnection.class), connection);
@@ -74,22 +78,20 @@ final class NotificationListener {
         if (stopping()) {
           return;
         }
+        Duration delay = reconnect.next();
         log.warn(
-            "LISTEN {} failed, reconnecting in {} ms (the relay keeps polling): {}",
+            "LISTEN {} failed, reconnecting in {} (the relay keeps polling): {}",
             channel,
-            delay.toMillis(),
+            DurationText.of(delay),
             e.toString());
         try {
           if (stop.await(delay.toMillis(), TimeUnit.MILLISECONDS)) {
             return;
           }
         } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
           return;
         }
-        delay =
-            delay.multipliedBy(2).compareTo(MAX_RECONNECT_DELAY) > 0
-                ? MAX_RECONNECT_DELAY
-                : delay.multipliedBy(2);
       }
     }
   }

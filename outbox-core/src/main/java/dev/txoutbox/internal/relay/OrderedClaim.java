@@ -346,7 +346,7 @@ final class OrderedClaim {
                 .as("run");
         yield DSL.select(run.fields()).from(halt).crossJoin(owned).crossJoin(run);
       }
-      case NONE -> throw new IllegalStateException("ordering must be per aggregate");
+      case NONE -> throw new IllegalStateException("ordering must be per aggregate but was NONE");
     };
   }
 

@@ -1,11 +1,10 @@
 package dev.txoutbox.internal.relay;
 
-import dev.txoutbox.Ordering;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
-import dev.txoutbox.internal.Durations;
 import dev.txoutbox.internal.relay.BatchOutcome.Fate;
 import dev.txoutbox.internal.relay.RelayStore.Failure;
+import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.Printable;
 import dev.txoutbox.spi.PublishResult;
@@ -18,7 +17,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -59,7 +57,12 @@ final class RelayCycle {
     this.config = config;
     this.clock = clock;
     this.listener = listener;
-    this.ordered = config.ordering() == Ordering.NONE ? null : new OrderedClaim(config.ordering());
+    this.ordered =
+        switch (config.ordering()) {
+          case NONE -> null;
+          case PER_AGGREGATE, PER_AGGREGATE_SKIP_DEAD_LETTERS ->
+              new OrderedClaim(config.ordering());
+        };
   }
 
   /** Thrown through jOOQ's transaction to roll it back when publishing was interrupted. */
@@ -104,6 +107,7 @@ final class RelayCycle {
    * dead letter with the error, and the others are published.
    *
    * @throws InterruptedException if interrupted while publishing; the transaction was rolled back
+   *     and the interrupt flag is cleared
    */
   Result run(int limit) throws InterruptedException {
     long started = System.nanoTime();
@@ -237,35 +241,20 @@ final class RelayCycle {
     try {
       results = publisher.publish(Collections.unmodifiableList(batch));
     } catch (InterruptedException e) {
+      // Thrown means cleared, whatever the publisher did: the rollback and the caller see one
+      // convention.
+      Thread.interrupted();
       throw new Interrupted(e);
     } catch (RuntimeException e) {
       log.warn(
           "publisher {} threw for a batch of {}; retrying all", publisher.name(), batch.size(), e);
-      return all(batch, PublishResult.retryable("publisher threw", e));
+      return PublisherAnswer.all(batch.size(), PublishResult.retryable("publisher threw", e));
     }
-    if (results == null || results.size() != batch.size()) {
-      String reason =
-          "publisher "
-              + publisher.name()
-              + " returned "
-              + (results == null ? "null" : results.size() + " results")
-              + " for "
-              + batch.size()
-              + " messages";
-      log.warn("relay {}: {}; retrying all", config.name(), reason);
-      return all(batch, PublishResult.retryable(reason));
+    PublisherAnswer answer = PublisherAnswer.of(publisher.name(), batch.size(), results);
+    if (answer.problem() != null) {
+      log.warn("relay {}: {}; retrying all", config.name(), answer.problem());
     }
-    // Not results.contains(null): immutable lists such as List.of(...) throw on it.
-    if (results.stream().anyMatch(Objects::isNull)) {
-      List<PublishResult> fixed = new ArrayList<>(results);
-      fixed.replaceAll(r -> r == null ? PublishResult.retryable("publisher returned null") : r);
-      return fixed;
-    }
-    return results;
-  }
-
-  private static List<PublishResult> all(List<OutboxMessage> batch, PublishResult result) {
-    return Collections.nCopies(batch.size(), result);
+    return answer.results();
   }
 
   private void report(BatchOutcome outcome, Duration duration) {
@@ -316,7 +305,7 @@ final class RelayCycle {
                 m.id(),
                 safe(m.eventType()),
                 m.attempt(),
-                Durations.format(fate.delay()),
+                DurationText.of(fate.delay()),
                 safe(fate.result().reason()));
         listener.willRetry(m, fate.result(), fate.delay());
       }

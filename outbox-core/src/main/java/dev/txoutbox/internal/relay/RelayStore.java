@@ -15,6 +15,7 @@ import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.JSONB;
+import org.jooq.Query;
 import org.jooq.Record;
 import org.jooq.Record4;
 import org.jooq.ResultQuery;
@@ -227,11 +228,13 @@ final class RelayStore {
       return;
     }
     Condition published = OUTBOX_EVENTS.ID.eq(DSL.any(UuidArray.of(ids)));
-    switch (mode) {
-      case MARK_PROCESSED ->
-          tx.update(OUTBOX_EVENTS).set(OUTBOX_EVENTS.PROCESSED_AT, now).where(published).execute();
-      case DELETE -> tx.deleteFrom(OUTBOX_EVENTS).where(published).execute();
-    }
+    Query completion =
+        switch (mode) {
+          case MARK_PROCESSED ->
+              tx.update(OUTBOX_EVENTS).set(OUTBOX_EVENTS.PROCESSED_AT, now).where(published);
+          case DELETE -> tx.deleteFrom(OUTBOX_EVENTS).where(published);
+        };
+    completion.execute();
   }
 
   /**

@@ -46,7 +46,9 @@ final class RenderedOnce {
     for (int s = 0; s < seen.length; s++) {
       if (!seen[s]) {
         throw new IllegalArgumentException(
-            "sentinel " + Objects.toString(sentinels.get(s)) + " does not occur in the statement");
+            "the statement must contain the sentinel "
+                + Objects.toString(sentinels.get(s))
+                + " but did not");
       }
     }
   }

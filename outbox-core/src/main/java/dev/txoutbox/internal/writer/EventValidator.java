@@ -4,6 +4,7 @@ import dev.txoutbox.HeadersProvider;
 import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.PayloadSerializer;
 import dev.txoutbox.internal.json.Json;
+import dev.txoutbox.spi.Printable;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -83,11 +84,11 @@ final class EventValidator {
     }
     Text text = Text.scan(value, field);
     if (!text.visible) {
-      throw new IllegalArgumentException(field + " must not be blank");
+      throw new IllegalArgumentException(field + " must not be blank but was " + shown(value));
     }
     if (text.codePoints > MAX_NAME_LENGTH) {
       throw new IllegalArgumentException(
-          field + " must be at most " + MAX_NAME_LENGTH + " characters but has " + text.codePoints);
+          field + " must be at most " + MAX_NAME_LENGTH + " characters but was " + text.codePoints);
     }
     return value;
   }
@@ -103,19 +104,24 @@ final class EventValidator {
     } else if (serializer == null) {
       throw new IllegalArgumentException(
           field
-              + " is a "
-              + payload.getClass().getName()
-              + "; pass JSON text, UTF-8 JSON bytes or JSONB, or build the Outbox with a"
-              + " payloadSerializer");
+              + " must be JSON text, UTF-8 JSON bytes or JSONB (or the Outbox needs a"
+              + " payloadSerializer) but was "
+              + typeOf(payload));
     } else {
       try {
         json = serializer.toJson(payload);
       } catch (Exception e) {
         throw new IllegalArgumentException(
-            field + " of type " + payload.getClass().getName() + " cannot be serialised: " + e, e);
+            field
+                + " must be serialisable by the payloadSerializer but "
+                + typeOf(payload)
+                + " was not: "
+                + e,
+            e);
       }
       if (json == null) {
-        throw new IllegalArgumentException(field + ": the payloadSerializer returned null");
+        throw new IllegalArgumentException(
+            field + " must be serialised to JSON text but the payloadSerializer returned null");
       }
     }
     // Every char is at least one UTF-8 byte: refuse what is surely too large before parsing it.
@@ -126,7 +132,8 @@ final class EventValidator {
     try {
       size = Json.check(json);
     } catch (Json.InvalidJsonException e) {
-      throw new IllegalArgumentException(field + " is not valid JSON: " + e.getMessage());
+      throw new IllegalArgumentException(
+          field + " must be valid JSON but was not: " + e.getMessage());
     }
     if (size.textBytes() > maxPayloadBytes) {
       throw tooLarge(field, size.textBytes());
@@ -137,7 +144,7 @@ final class EventValidator {
               + " must be at most "
               + maxPayloadBytes
               + " bytes also as PostgreSQL writes it back (jsonb text: numbers in full, a space"
-              + " after each ':' and ',') but that is "
+              + " after each ':' and ',') but was "
               + size.renderedBytes()
               + " bytes");
     }
@@ -146,7 +153,7 @@ final class EventValidator {
 
   private IllegalArgumentException tooLarge(String field, long bytes) {
     return new IllegalArgumentException(
-        field + " must be at most " + maxPayloadBytes + " bytes of JSON but has " + bytes);
+        field + " must be at most " + maxPayloadBytes + " bytes of JSON but was " + bytes);
   }
 
   /**
@@ -166,7 +173,7 @@ final class EventValidator {
     }
     if (merged.size() > MAX_HEADERS) {
       throw new IllegalArgumentException(
-          field + " must hold at most " + MAX_HEADERS + " headers but holds " + merged.size());
+          field + " must be at most " + MAX_HEADERS + " headers but was " + merged.size());
     }
     // Raw or unchecked maps can smuggle in non-strings: check every entry's real type.
     for (Map.Entry<?, ?> entry : ((Map<?, ?>) merged).entrySet()) {
@@ -174,23 +181,25 @@ final class EventValidator {
       Object value = entry.getValue();
       if (!(name instanceof String n)) {
         throw new IllegalArgumentException(
-            field + " names must be strings but one is " + typeOf(name));
+            field + " names must be strings but one was " + typeOf(name));
       }
       String nameField = field + "['" + Text.abbreviate(n) + "']";
       Text nameText = Text.scan(n, nameField + " name");
       if (!nameText.visible) {
-        throw new IllegalArgumentException(nameField + " name must not be blank");
+        throw new IllegalArgumentException(
+            nameField + " name must not be blank but was " + shown(n));
       }
       if (nameText.utf8Bytes > MAX_HEADER_NAME_BYTES) {
         throw new IllegalArgumentException(
             nameField
                 + " name must be at most "
                 + MAX_HEADER_NAME_BYTES
-                + " bytes of UTF-8 but has "
+                + " bytes of UTF-8 but was "
                 + nameText.utf8Bytes);
       }
       if (!(value instanceof String v)) {
-        throw new IllegalArgumentException(nameField + " must be a string but is " + typeOf(value));
+        throw new IllegalArgumentException(
+            nameField + " must be a string but was " + typeOf(value));
       }
       Text valueText = Text.scan(v, nameField);
       if (valueText.utf8Bytes > MAX_HEADER_VALUE_BYTES) {
@@ -198,7 +207,7 @@ final class EventValidator {
             nameField
                 + " must be at most "
                 + MAX_HEADER_VALUE_BYTES
-                + " bytes of UTF-8 but has "
+                + " bytes of UTF-8 but was "
                 + valueText.utf8Bytes);
       }
     }
@@ -234,12 +243,17 @@ final class EventValidator {
           .decode(ByteBuffer.wrap(bytes))
           .toString();
     } catch (CharacterCodingException e) {
-      throw new IllegalArgumentException(field + " bytes are not valid UTF-8", e);
+      throw new IllegalArgumentException(field + " bytes must be valid UTF-8 but were not", e);
     }
   }
 
   private static String typeOf(Object o) {
     return o == null ? "null" : "a " + o.getClass().getName();
+  }
+
+  /** A blank text for a message: quoted, shortened, its control characters escaped. */
+  private static String shown(String blank) {
+    return "'" + Printable.of(Text.abbreviate(blank)) + "'";
   }
 
   /** What one pass over a text field finds: its lengths and whether it shows anything. */
@@ -260,7 +274,9 @@ final class EventValidator {
         if (c < 0x80) {
           if (c == 0) {
             throw new IllegalArgumentException(
-                field + " must not contain U+0000 (PostgreSQL cannot store it)");
+                field
+                    + " must not contain U+0000 (PostgreSQL cannot store it) but did at index "
+                    + i);
           }
           t.utf8Bytes++;
         } else if (c < 0x800) {
@@ -271,7 +287,7 @@ final class EventValidator {
               || !Character.isLowSurrogate(s.charAt(i + 1))) {
             throw new IllegalArgumentException(
                 field
-                    + " must be valid UTF-16 but has an unpaired surrogate U+"
+                    + " must be valid UTF-16 but had an unpaired surrogate U+"
                     + Integer.toHexString(c).toUpperCase()
                     + " at index "
                     + i

@@ -1,0 +1,60 @@
+package dev.txoutbox.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.txoutbox.CompletionMode;
+import dev.txoutbox.Ordering;
+import org.junit.jupiter.api.Test;
+
+class EnumFlagTest {
+
+  @Test
+  void readsEachConstantsWordOrNameInAnyCaseWithDashesOrUnderscores() {
+    for (String ordering :
+        new String[] {"per-aggregate", "PER_AGGREGATE", "Per_Aggregate", " per-aggregate "}) {
+      assertThat(RelayCommand.ORDERING.parse(ordering))
+          .as(ordering)
+          .isEqualTo(Ordering.PER_AGGREGATE);
+    }
+    assertThat(RelayCommand.ORDERING.parse("per_aggregate_skip_dead_letters"))
+        .isEqualTo(Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS);
+    for (String completion : new String[] {"mark", "MARK", "mark-processed", "mark_processed"}) {
+      assertThat(RelayCommand.COMPLETION.parse(completion))
+          .as(completion)
+          .isEqualTo(CompletionMode.MARK_PROCESSED);
+    }
+    assertThat(Broker.FLAG.parse("Kafka")).isEqualTo(Broker.KAFKA);
+  }
+
+  @Test
+  void writesEachConstantAsItsWord() {
+    assertThat(RelayCommand.ORDERING.word(Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS))
+        .isEqualTo("per-aggregate-skip-dead-letters");
+    assertThat(RelayCommand.COMPLETION.word(CompletionMode.MARK_PROCESSED)).isEqualTo("mark");
+    for (Ordering o : Ordering.values()) {
+      assertThat(RelayCommand.ORDERING.parse(RelayCommand.ORDERING.word(o))).isEqualTo(o);
+    }
+    for (CompletionMode m : CompletionMode.values()) {
+      assertThat(RelayCommand.COMPLETION.parse(RelayCommand.COMPLETION.word(m))).isEqualTo(m);
+    }
+    for (Broker b : Broker.values()) {
+      assertThat(Broker.FLAG.word(b)).isEqualTo(b.toString());
+    }
+  }
+
+  @Test
+  void refusesAnythingElseListingTheAcceptedWords() {
+    assertThatThrownBy(() -> RelayCommand.ORDERING.parse("by-luck"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "--ordering must be one of none, per-aggregate, per-aggregate-skip-dead-letters but"
+                + " was 'by-luck'");
+    assertThatThrownBy(() -> RelayCommand.COMPLETION.parse("sometimes"))
+        .hasMessage("--completion must be one of mark, delete but was 'sometimes'");
+    assertThatThrownBy(() -> Broker.FLAG.parse("carrier-pigeon"))
+        .hasMessage("--publisher must be one of kafka, sqs, rabbit but was 'carrier-pigeon'");
+    assertThatThrownBy(() -> Broker.FLAG.parse(""))
+        .hasMessage("--publisher must be one of kafka, sqs, rabbit but was ''");
+  }
+}
