@@ -17,7 +17,7 @@ import org.jooq.TransactionListener;
  * Outbox outbox = Outbox.builder().schema("billing").build();
  * dsl.transaction(tx -> {
  *   tx.dsl().insertInto(ORDERS).set(...).execute();
- *   outbox.publish(tx.dsl(), "order", orderId, "order.created", "{\"total\":42}");
+ *   outbox.record(tx.dsl(), "order", orderId, "order.created", "{\"total\":42}");
  * });
  * }</pre>
  *
@@ -63,17 +63,17 @@ public interface Outbox {
    *     Builder#externallyManagedTransactions(boolean)}
    * @throws org.jooq.exception.DataAccessException if the INSERT fails
    */
-  UUID publish(DSLContext tx, OutboxEvent event);
+  UUID record(DSLContext tx, OutboxEvent event);
 
   /**
-   * Records one event without headers; see {@link #publish(DSLContext, OutboxEvent)}.
+   * Records one event without headers; see {@link #record(DSLContext, OutboxEvent)}.
    *
    * @param payload JSON text, UTF-8 JSON bytes, {@code JSONB}, or an object for the {@link
    *     PayloadSerializer}
    */
-  default UUID publish(
+  default UUID record(
       DSLContext tx, String aggregateType, String aggregateId, String eventType, Object payload) {
-    return publish(tx, OutboxEvent.of(aggregateType, aggregateId, eventType, payload));
+    return record(tx, OutboxEvent.of(aggregateType, aggregateId, eventType, payload));
   }
 
   /**
@@ -87,9 +87,9 @@ public interface Outbox {
    * @throws NullPointerException if an argument or a required field is null
    * @throws IllegalArgumentException if any event breaks a limit; the message names the event's
    *     index, the field and the limit
-   * @throws IllegalStateException as {@link #publish(DSLContext, OutboxEvent)}
+   * @throws IllegalStateException as {@link #record(DSLContext, OutboxEvent)}
    */
-  List<UUID> publishAll(DSLContext tx, List<OutboxEvent> events);
+  List<UUID> recordAll(DSLContext tx, List<OutboxEvent> events);
 
   /**
    * A jOOQ transaction listener that wakes in-process relays right after a transaction that
@@ -182,10 +182,10 @@ public interface Outbox {
      * <p>Aggregates are hashed onto 256 lock slots: a transaction holds at most 256 locks however
      * many aggregates it writes, and two aggregates sharing a slot also wait for each other. A call
      * takes its slots in ascending order, so transactions that write all their events in one call
-     * ({@code publish} of one aggregate, or one {@code publishAll} of any number) never deadlock. A
+     * ({@code record} of one aggregate, or one {@code recordAll} of any number) never deadlock. A
      * transaction that calls the writer several times for different aggregates can deadlock with
      * another doing the same in the opposite order; PostgreSQL then aborts one of them ({@code
-     * deadlock detected}). Write such a transaction's events with one {@code publishAll}. Defaults
+     * deadlock detected}). Write such a transaction's events with one {@code recordAll}. Defaults
      * to {@code false}.
      */
     public Builder lockPerAggregate(boolean lockPerAggregate) {

@@ -10,7 +10,7 @@ import java.util.Objects;
  * #builder(String, String, String)}.
  *
  * <p>The writer checks every field against the column limits before it touches the database (see
- * {@link Outbox#publish(org.jooq.DSLContext, OutboxEvent)}); this record only rejects nulls.
+ * {@link Outbox#record(org.jooq.DSLContext, OutboxEvent)}); this record only rejects nulls.
  *
  * @param aggregateType the kind of entity, such as {@code order}; 1 to 255 characters (code
  *     points), not all whitespace

@@ -119,7 +119,7 @@ class MetricsRelayTest {
     for (int i = 0; i < n; i++) {
       events.add(OutboxEvent.of("order", aggregateId, eventType, "{\"i\":" + i + "}"));
     }
-    return dsl.transactionResult(tx -> outbox.publishAll(tx.dsl(), events));
+    return dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), events));
   }
 
   private double counter(String name, String... tags) {

@@ -76,7 +76,7 @@ class NotificationRelayTest {
     Outbox outbox = Outbox.builder().schema(db.schema()).build();
     DSLContext other = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
     return other.transactionResult(
-        tx -> outbox.publish(tx.dsl(), "order", "n", "order.created", "{}"));
+        tx -> outbox.record(tx.dsl(), "order", "n", "order.created", "{}"));
   }
 
   @Test

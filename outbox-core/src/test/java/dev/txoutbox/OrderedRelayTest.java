@@ -61,7 +61,7 @@ class OrderedRelayTest {
 
   private List<UUID> writeAll(List<OutboxEvent> events) {
     Outbox outbox = Outbox.builder().schema(db.schema()).build();
-    return dsl.transactionResult(tx -> outbox.publishAll(tx.dsl(), events));
+    return dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), events));
   }
 
   private OutboxRelay orderedRelay(Publisher publisher, int batchSize) {
@@ -74,7 +74,7 @@ class OrderedRelayTest {
   private UUID write(String aggregateId) {
     Outbox outbox = Outbox.builder().schema(db.schema()).build();
     return dsl.transactionResult(
-        tx -> outbox.publish(tx.dsl(), "account", aggregateId, "account.changed", "{}"));
+        tx -> outbox.record(tx.dsl(), "account", aggregateId, "account.changed", "{}"));
   }
 
   @Test
@@ -87,7 +87,7 @@ class OrderedRelayTest {
       }
     }
     Outbox outbox = Outbox.builder().schema(db.schema()).build();
-    List<UUID> ids = dsl.transactionResult(tx -> outbox.publishAll(tx.dsl(), events));
+    List<UUID> ids = dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), events));
     for (int i = 0; i < ids.size(); i++) {
       written.computeIfAbsent(events.get(i).aggregateId(), k -> new ArrayList<>()).add(ids.get(i));
     }
@@ -258,7 +258,7 @@ class OrderedRelayTest {
     List<UUID> ids =
         dsl.transactionResult(
             tx ->
-                outbox.publishAll(
+                outbox.recordAll(
                     tx.dsl(),
                     List.of(
                         OutboxEvent.of("account", "d", "account.changed", "{}"),
@@ -368,7 +368,7 @@ class OrderedRelayTest {
             () ->
                 dsl.transactionResult(
                     tx -> {
-                      UUID id = locking.publish(tx.dsl(), "account", "l", "account.changed", "{}");
+                      UUID id = locking.record(tx.dsl(), "account", "l", "account.changed", "{}");
                       firstWrote.countDown();
                       releaseFirst.await();
                       return id;
@@ -378,7 +378,7 @@ class OrderedRelayTest {
         CompletableFuture.supplyAsync(
             () ->
                 dsl.transactionResult(
-                    tx -> locking.publish(tx.dsl(), "account", "l", "account.changed", "{}")));
+                    tx -> locking.record(tx.dsl(), "account", "l", "account.changed", "{}")));
     // The second writer is waiting on the first one's advisory lock, not merely slow.
     await()
         .atMost(Duration.ofSeconds(30))
@@ -390,7 +390,7 @@ class OrderedRelayTest {
                     == 1);
     assertThat(second).isNotDone();
     // A writer of another aggregate is not held up.
-    dsl.transaction(tx -> locking.publish(tx.dsl(), "account", "other", "account.changed", "{}"));
+    dsl.transaction(tx -> locking.record(tx.dsl(), "account", "other", "account.changed", "{}"));
 
     releaseFirst.countDown();
     UUID a = first.get(30, TimeUnit.SECONDS);

@@ -224,7 +224,7 @@ class OrderedRunsUnderFailuresTest {
     }
     for (int from = 0; from < events.size(); from += 10) {
       List<OutboxEvent> chunk = events.subList(from, from + 10);
-      List<UUID> ids = fixture.dsl.transactionResult(tx -> outbox.publishAll(tx.dsl(), chunk));
+      List<UUID> ids = fixture.dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), chunk));
       for (int i = 0; i < ids.size(); i++) {
         written.computeIfAbsent(aggregates.get(from + i), k -> new ArrayList<>()).add(ids.get(i));
       }

@@ -315,7 +315,7 @@ class OutboxAdminRaceTest {
     for (int i = 0; i < count; i++) {
       events.add(OutboxEvent.of("order", "o-" + i, eventType, "{}"));
     }
-    return dsl.transactionResult(tx -> outbox.publishAll(tx.dsl(), events));
+    return dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), events));
   }
 
   /** Writes {@code count} events and makes them dead letters, as the relay would. */

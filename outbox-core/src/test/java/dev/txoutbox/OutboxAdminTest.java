@@ -56,7 +56,7 @@ class OutboxAdminTest {
       // An aggregate per event: the relay attempts no later event of an aggregate after a failure.
       events.add(OutboxEvent.of("order", eventType + "-" + i, eventType, "{}"));
     }
-    return dsl.transactionResult(tx -> outbox.publishAll(tx.dsl(), events));
+    return dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), events));
   }
 
   /** Dead-letters every pending event of {@code eventType} through a relay, with this error. */

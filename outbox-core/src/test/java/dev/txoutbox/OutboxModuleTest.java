@@ -64,7 +64,7 @@ class OutboxModuleTest {
     try {
       UUID id =
           dsl.transactionResult(
-              tx -> outbox.publish(tx.dsl(), "order", "g", "order.created", "{}"));
+              tx -> outbox.record(tx.dsl(), "order", "g", "order.created", "{}"));
       // Polling every 5 minutes: the module's DSLContext carries the after-commit wake-up.
       await()
           .atMost(Duration.ofSeconds(30))

@@ -87,7 +87,7 @@ class OutboxRelayTest {
     for (int i = 0; i < count; i++) {
       events.add(OutboxEvent.of("order", aggregateId, "order.created", "{\"i\":" + i + "}"));
     }
-    return dsl.transactionResult(tx -> outbox.publishAll(tx.dsl(), events));
+    return dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), events));
   }
 
   /**
@@ -99,7 +99,7 @@ class OutboxRelayTest {
     for (int i = 0; i < count; i++) {
       events.add(OutboxEvent.of("order", aggregatePrefix + "-" + i, "order.created", "{}"));
     }
-    return dsl.transactionResult(tx -> outbox.publishAll(tx.dsl(), events));
+    return dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), events));
   }
 
   private OutboxEventsRecord row(UUID id) {
@@ -424,7 +424,7 @@ class OutboxRelayTest {
 
     UUID id =
         listening.transactionResult(
-            tx -> waking.publish(tx.dsl(), "order", "w", "order.created", "{}"));
+            tx -> waking.record(tx.dsl(), "order", "w", "order.created", "{}"));
 
     // The relay polls every 5 minutes: only the wake-up can publish within this wait.
     await().atMost(Duration.ofSeconds(30)).until(() -> publisher.acknowledgements.containsKey(id));

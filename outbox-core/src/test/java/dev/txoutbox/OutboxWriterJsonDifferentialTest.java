@@ -193,7 +193,7 @@ class OutboxWriterJsonDifferentialTest {
   }
 
   /**
-   * The real writer's verdict on each payload, in few statements: {@code publishAll} refuses a
+   * The real writer's verdict on each payload, in few statements: {@code recordAll} refuses a
    * whole call for its first bad event and names its index, so the events before it are good; the
    * rest is tried again. Each payload is checked at most twice, and at most two INSERTs are
    * written.
@@ -213,7 +213,7 @@ class OutboxWriterJsonDifferentialTest {
     int start = 0;
     while (start < ids.size()) {
       try {
-        outbox.publishAll(tx, events.subList(start, ids.size()));
+        outbox.recordAll(tx, events.subList(start, ids.size()));
         break;
       } catch (IllegalArgumentException e) {
         Matcher index = FIRST_INDEX.matcher(e.getMessage());
@@ -225,7 +225,7 @@ class OutboxWriterJsonDifferentialTest {
       }
     }
     if (!good.isEmpty()) {
-      outbox.publishAll(tx, good);
+      outbox.recordAll(tx, good);
     }
     return refused;
   }

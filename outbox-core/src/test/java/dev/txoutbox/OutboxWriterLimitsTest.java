@@ -30,21 +30,21 @@ class OutboxWriterLimitsTest {
   }
 
   private String stored(Outbox writer, Object payload) {
-    UUID id = fx.dsl.transactionResult(tx -> writer.publish(tx.dsl(), "a", "1", "t", payload));
+    UUID id = fx.dsl.transactionResult(tx -> writer.record(tx.dsl(), "a", "1", "t", payload));
     return fx.payload(id);
   }
 
   private void rejectsHeader(String name, String value, String... parts) {
     OutboxEvent event =
         OutboxEvent.builder("a", "1", "t").payload("{}").header(name, value).build();
-    fx.rejects(IAE, tx -> outbox.publish(tx, event), parts);
+    fx.rejects(IAE, tx -> outbox.record(tx, event), parts);
   }
 
   private void rejectsPayload(Outbox writer, String payload, String... parts) {
-    fx.rejects(IAE, tx -> writer.publish(tx, "a", "1", "t", payload), parts);
+    fx.rejects(IAE, tx -> writer.record(tx, "a", "1", "t", payload), parts);
     fx.rejects(
         IAE,
-        tx -> writer.publish(tx, "a", "1", "t", payload.getBytes(StandardCharsets.UTF_8)),
+        tx -> writer.record(tx, "a", "1", "t", payload.getBytes(StandardCharsets.UTF_8)),
         parts);
   }
 
@@ -136,24 +136,24 @@ class OutboxWriterLimitsTest {
     String lone = "x\uD800y";
     fx.rejects(
         IAE,
-        tx -> outbox.publish(tx, lone, "1", "t", "{}"),
+        tx -> outbox.record(tx, lone, "1", "t", "{}"),
         "event.aggregateType must be valid UTF-16",
         "unpaired surrogate U+D800 at index 1");
     fx.rejects(
-        IAE, tx -> outbox.publish(tx, "a", "id\uDC00", "t", "{}"), "event.aggregateId", "U+DC00");
-    fx.rejects(IAE, tx -> outbox.publish(tx, "a", "1", "\uD800", "{}"), "event.eventType");
+        IAE, tx -> outbox.record(tx, "a", "id\uDC00", "t", "{}"), "event.aggregateId", "U+DC00");
+    fx.rejects(IAE, tx -> outbox.record(tx, "a", "1", "\uD800", "{}"), "event.eventType");
     rejectsHeader(lone, "v", "event.headers['x\uD800y'] name must be valid UTF-16");
     rejectsHeader("k", lone, "event.headers['k'] must be valid UTF-16");
     fx.rejects(
         IAE,
-        tx -> outbox.publish(tx, "a", "1", "t", "\"" + lone + "\""),
+        tx -> outbox.record(tx, "a", "1", "t", "\"" + lone + "\""),
         "event.payload",
         "unpaired UTF-16 surrogate U+D800");
     // Two ids that differ only in their lone surrogate would both have been stored as "id?".
-    fx.rejects(IAE, tx -> outbox.publish(tx, "a", "id\uD801", "t", "{}"), "event.aggregateId");
+    fx.rejects(IAE, tx -> outbox.record(tx, "a", "id\uD801", "t", "{}"), "event.aggregateId");
     // A proper pair is one character.
     UUID id =
-        fx.dsl.transactionResult(tx -> outbox.publish(tx.dsl(), "a", "\uD83D\uDE00", "t", "{}"));
+        fx.dsl.transactionResult(tx -> outbox.record(tx.dsl(), "a", "\uD83D\uDE00", "t", "{}"));
     assertThat(aggregateId(id)).isEqualTo("\uD83D\uDE00");
   }
 
@@ -161,7 +161,7 @@ class OutboxWriterLimitsTest {
   void refusesUnstorableCharactersInTypesAndIds() {
     fx.rejects(
         IAE,
-        tx -> outbox.publish(tx, "a", "1\u0000", "t", "{}"),
+        tx -> outbox.record(tx, "a", "1\u0000", "t", "{}"),
         "event.aggregateId",
         "U+0000",
         "but did at index 1");
@@ -175,19 +175,19 @@ class OutboxWriterLimitsTest {
     String tooLong = "x".repeat(256);
     fx.rejects(
         IAE,
-        tx -> outbox.publish(tx, tooLong, "1", "t", "{}"),
+        tx -> outbox.record(tx, tooLong, "1", "t", "{}"),
         "event.aggregateType",
         "at most 255 characters but was 256");
-    fx.rejects(IAE, tx -> outbox.publish(tx, "a", tooLong, "t", "{}"), "event.aggregateId", "255");
-    fx.rejects(IAE, tx -> outbox.publish(tx, "a", "1", tooLong, "{}"), "event.eventType", "255");
+    fx.rejects(IAE, tx -> outbox.record(tx, "a", tooLong, "t", "{}"), "event.aggregateId", "255");
+    fx.rejects(IAE, tx -> outbox.record(tx, "a", "1", tooLong, "{}"), "event.eventType", "255");
     // 255 characters of 3 or 4 UTF-8 bytes (510 UTF-16 units for the emoji) fit varchar(255).
     String euros = "\u20ac".repeat(255);
     String emoji = "\uD83D\uDE00".repeat(255);
-    UUID id = fx.dsl.transactionResult(tx -> outbox.publish(tx.dsl(), euros, emoji, "t", "{}"));
+    UUID id = fx.dsl.transactionResult(tx -> outbox.record(tx.dsl(), euros, emoji, "t", "{}"));
     assertThat(aggregateId(id)).isEqualTo(emoji);
     fx.rejects(
         IAE,
-        tx -> outbox.publish(tx, "a", emoji + "\uD83D\uDE00", "t", "{}"),
+        tx -> outbox.record(tx, "a", emoji + "\uD83D\uDE00", "t", "{}"),
         "event.aggregateId must be at most 255 characters but was 256");
   }
 
@@ -198,7 +198,7 @@ class OutboxWriterLimitsTest {
     UUID id =
         fx.dsl.transactionResult(
             tx ->
-                outbox.publish(
+                outbox.record(
                     tx.dsl(),
                     OutboxEvent.builder("a", "1", "t")
                         .payload("{}")
@@ -236,7 +236,7 @@ class OutboxWriterLimitsTest {
       fx.rejects(
           IAE,
           tx ->
-              outbox.publish(
+              outbox.record(
                   tx, OutboxEvent.builder("a", "1", "t").payload("{}").notBefore(bad).build()),
           "event.notBefore must be between -4713-11-24T00:00:00Z and"
               + " +294276-12-31T23:59:59.999999Z (PostgreSQL's timestamptz range) but was "
@@ -257,7 +257,7 @@ class OutboxWriterLimitsTest {
     UUID id =
         fx.dsl.transactionResult(
             tx ->
-                outbox.publish(
+                outbox.record(
                     tx.dsl(),
                     OutboxEvent.builder("a", "1", "t").payload("{}").notBefore(notBefore).build()));
     return fx.stored(OUTBOX_EVENTS.RETRY_AFTER, id).toInstant();

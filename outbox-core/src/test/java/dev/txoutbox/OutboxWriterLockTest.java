@@ -72,7 +72,7 @@ class OutboxWriterLockTest {
     }
   }
 
-  /** Transactions of 2 to 4 aggregates out of 50, in random order, each in one publishAll. */
+  /** Transactions of 2 to 4 aggregates out of 50, in random order, each in one recordAll. */
   private int writeRandomTransactions(Random random, int transactions) {
     List<String> aggregates = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
@@ -85,14 +85,14 @@ class OutboxWriterLockTest {
       for (String aggregate : aggregates.subList(0, 2 + random.nextInt(3))) {
         batch.add(OutboxEvent.of("account", aggregate, "account.changed", "{}"));
       }
-      dsl.transaction(tx -> locking.publishAll(tx.dsl(), batch));
+      dsl.transaction(tx -> locking.recordAll(tx.dsl(), batch));
       events += batch.size();
     }
     return events;
   }
 
   @Test
-  void publishAllOf50000AggregatesHoldsAtMost256Locks() {
+  void recordAllOf50000AggregatesHoldsAtMost256Locks() {
     List<OutboxEvent> events = new ArrayList<>();
     for (int i = 0; i < 50_000; i++) {
       events.add(OutboxEvent.of("order", "o-" + i, "order.created", "{}"));
@@ -100,7 +100,7 @@ class OutboxWriterLockTest {
     long locks =
         dsl.transactionResult(
             tx -> {
-              locking.publishAll(tx.dsl(), events);
+              locking.recordAll(tx.dsl(), events);
               return tx.dsl()
                   .resultQuery(
                       "select count(*) from pg_locks"
@@ -131,8 +131,8 @@ class OutboxWriterLockTest {
             + ".require_lock()");
     try {
       Outbox standalone = fx.writer().lockPerAggregate(true).allowAutoCommit(true).build();
-      standalone.publish(dsl, "account", "z", "account.changed", "{}");
-      standalone.publishAll(
+      standalone.record(dsl, "account", "z", "account.changed", "{}");
+      standalone.recordAll(
           dsl,
           List.of(
               OutboxEvent.of("account", "z", "account.changed", "{}"),
@@ -213,7 +213,7 @@ class OutboxWriterLockTest {
   }
 
   private UUID write(Configuration tx, String aggregateId) {
-    return locking.publish(tx.dsl(), "account", aggregateId, "account.changed", "{}");
+    return locking.record(tx.dsl(), "account", aggregateId, "account.changed", "{}");
   }
 
   private static String sqlState(Throwable e) {

@@ -55,7 +55,7 @@ class OutboxWriterTest {
         dsl.transactionResult(
             tx -> {
               tx.dsl().insertInto(orders).set(DSL.field("id"), "o-1").execute();
-              return outbox.publish(tx.dsl(), "order", "o-1", "order.created", "{\"total\":42}");
+              return outbox.record(tx.dsl(), "order", "o-1", "order.created", "{\"total\":42}");
             });
 
     assertThat(orderCount()).isEqualTo(1);
@@ -77,7 +77,7 @@ class OutboxWriterTest {
                 dsl.transaction(
                     tx -> {
                       tx.dsl().insertInto(orders).set(DSL.field("id"), "o-2").execute();
-                      outbox.publish(tx.dsl(), "order", "o-2", "order.created", "{}");
+                      outbox.record(tx.dsl(), "order", "o-2", "order.created", "{}");
                       throw new IllegalStateException("business rule failed");
                     }))
         .hasMessageContaining("business rule failed");
@@ -88,19 +88,19 @@ class OutboxWriterTest {
 
   @Test
   void refusesAutoCommitConnectionsUnlessAllowed() {
-    assertThatThrownBy(() -> outbox.publish(dsl, "order", "o-3", "order.created", "{}"))
+    assertThatThrownBy(() -> outbox.record(dsl, "order", "o-3", "order.created", "{}"))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("auto-commit")
         .hasMessageContaining("allowAutoCommit");
     assertThat(eventCount()).isZero();
 
     Outbox standalone = fx.writer().allowAutoCommit(true).build();
-    standalone.publish(dsl, "order", "o-3", "order.created", "{}");
+    standalone.record(dsl, "order", "o-3", "order.created", "{}");
     assertThat(eventCount()).isEqualTo(1);
   }
 
   @Test
-  void publishAllInAutoCommitModeWritesAllItsStatementsOrNone() {
+  void recordAllInAutoCommitModeWritesAllItsStatementsOrNone() {
     Outbox standalone = fx.writer().allowAutoCommit(true).build();
     List<OutboxEvent> events = new ArrayList<>();
     for (int i = 0; i < DefaultOutbox.MAX_ROWS_PER_STATEMENT + 1; i++) {
@@ -113,13 +113,13 @@ class OutboxWriterTest {
             + fx.db.schema()
             + ".outbox_events ADD CONSTRAINT no_poison CHECK (aggregate_id <> 'poison')");
     try {
-      assertThatThrownBy(() -> standalone.publishAll(dsl, events))
+      assertThatThrownBy(() -> standalone.recordAll(dsl, events))
           .isInstanceOf(DataAccessException.class)
           .hasMessageContaining("no_poison");
       assertThat(eventCount()).as("the first statement's 5,000 rows are rolled back").isZero();
 
       events.set(events.size() - 1, OutboxEvent.of("order", "fine", "order.created", "{}"));
-      assertThat(standalone.publishAll(dsl, events)).hasSize(events.size());
+      assertThat(standalone.recordAll(dsl, events)).hasSize(events.size());
       assertThat(eventCount()).isEqualTo(events.size());
       // The pooled connection went back in auto-commit mode.
       assertThat(dsl.connectionResult(Connection::getAutoCommit)).isTrue();
@@ -141,20 +141,20 @@ class OutboxWriterTest {
           tx -> {
             tx.dsl().insertInto(orders).set(fx.orderId, "invoice-1").execute();
             assertThatThrownBy(
-                    () -> outbox.publish(outer, "invoice", "invoice-1", "invoice.created", "{}"))
+                    () -> outbox.record(outer, "invoice", "invoice-1", "invoice.created", "{}"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("not bound to a transaction")
-                .hasMessageContaining("outbox.publish(tx.dsl(), ...)")
+                .hasMessageContaining("outbox.record(tx.dsl(), ...)")
                 .hasMessageContaining("externallyManagedTransactions(true)");
             // The caller's transaction is untouched and the right call works.
-            outbox.publish(tx.dsl(), "invoice", "invoice-1", "invoice.created", "{}");
+            outbox.record(tx.dsl(), "invoice", "invoice-1", "invoice.created", "{}");
           });
       assertThat(fx.orderIds()).containsExactly("invoice-1");
       assertThat(eventCount()).isEqualTo(1);
 
       // Even with allowAutoCommit: this connection is not in auto-commit mode, nobody commits it.
       Outbox standalone = fx.writer().allowAutoCommit(true).build();
-      assertThatThrownBy(() -> standalone.publish(outer, "invoice", "2", "invoice.created", "{}"))
+      assertThatThrownBy(() -> standalone.record(outer, "invoice", "2", "invoice.created", "{}"))
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("not bound to a transaction");
       assertThat(eventCount()).isEqualTo(1);
@@ -168,13 +168,13 @@ class OutboxWriterTest {
     try (Connection bound = fx.db.dataSource().getConnection()) {
       bound.setAutoCommit(false);
       DSLContext managed = DSL.using(ThreadBound.dataSource(bound), org.jooq.SQLDialect.POSTGRES);
-      assertThatThrownBy(() -> outbox.publish(managed, "order", "m-1", "order.created", "{}"))
+      assertThatThrownBy(() -> outbox.record(managed, "order", "m-1", "order.created", "{}"))
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("externallyManagedTransactions(true)");
 
       Outbox trusting = fx.writer().externallyManagedTransactions(true).build();
       managed.insertInto(orders).set(fx.orderId, "m-1").execute();
-      UUID id = trusting.publish(managed, "order", "m-1", "order.created", "{}");
+      UUID id = trusting.record(managed, "order", "m-1", "order.created", "{}");
       assertThat(eventCount()).as("not committed yet").isZero();
       bound.commit();
       assertThat(fx.orderIds()).containsExactly("m-1");
@@ -182,20 +182,20 @@ class OutboxWriterTest {
 
       // Outside its transaction such a data source hands out auto-commit connections: refused.
       bound.setAutoCommit(true);
-      assertThatThrownBy(() -> trusting.publish(managed, "order", "m-2", "order.created", "{}"))
+      assertThatThrownBy(() -> trusting.record(managed, "order", "m-2", "order.created", "{}"))
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("auto-commit");
     }
   }
 
   @Test
-  void publishAllWritesEveryEventInOrderInOneCall() {
+  void recordAllWritesEveryEventInOrderInOneCall() {
     List<OutboxEvent> events = new ArrayList<>();
     for (int i = 0; i < 7_500; i++) {
       events.add(OutboxEvent.of("order", "o-" + i, "order.created", "{\"i\":" + i + "}"));
     }
 
-    List<UUID> ids = dsl.transactionResult(tx -> outbox.publishAll(tx.dsl(), events));
+    List<UUID> ids = dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), events));
 
     assertThat(ids).hasSize(7_500).doesNotHaveDuplicates();
     List<UUID> bySeq =
@@ -219,7 +219,7 @@ class OutboxWriterTest {
     List<UUID> ids =
         dsl.transactionResult(
             tx ->
-                withSerializer.publishAll(
+                withSerializer.recordAll(
                     tx.dsl(),
                     List.of(
                         OutboxEvent.of("a", "1", "t", "[1,2]"),
@@ -264,7 +264,7 @@ class OutboxWriterTest {
         tx -> {
           tx.dsl()
               .transaction(
-                  nested -> waking.publish(nested.dsl(), "order", "x", "order.created", "{}"));
+                  nested -> waking.record(nested.dsl(), "order", "x", "order.created", "{}"));
           assertThat(wakeUps).as("nested commit is not the end").isEmpty();
         });
     assertThat(wakeUps).containsExactly("woken");
@@ -273,7 +273,7 @@ class OutboxWriterTest {
             () ->
                 listening.transaction(
                     tx -> {
-                      waking.publish(tx.dsl(), "order", "y", "order.created", "{}");
+                      waking.record(tx.dsl(), "order", "y", "order.created", "{}");
                       throw new IllegalStateException("rolled back");
                     }))
         .isInstanceOf(IllegalStateException.class);
@@ -286,36 +286,36 @@ class OutboxWriterTest {
   void rejectsNullAndBlankTypesAndIds() {
     Class<NullPointerException> npe = NullPointerException.class;
     Class<IllegalArgumentException> iae = IllegalArgumentException.class;
-    fx.rejects(npe, tx -> outbox.publish(tx, null, "1", "t", "{}"), "aggregateType");
-    fx.rejects(npe, tx -> outbox.publish(tx, "a", null, "t", "{}"), "aggregateId");
-    fx.rejects(npe, tx -> outbox.publish(tx, "a", "1", null, "{}"), "eventType");
-    fx.rejects(iae, tx -> outbox.publish(tx, " ", "1", "t", "{}"), "event.aggregateType", "blank");
-    fx.rejects(iae, tx -> outbox.publish(tx, "a", "", "t", "{}"), "event.aggregateId", "blank");
-    fx.rejects(iae, tx -> outbox.publish(tx, "a", "1", "\t", "{}"), "event.eventType", "blank");
-    fx.rejects(npe, tx -> outbox.publish(tx, "a", "1", "t", null), "payload");
+    fx.rejects(npe, tx -> outbox.record(tx, null, "1", "t", "{}"), "aggregateType");
+    fx.rejects(npe, tx -> outbox.record(tx, "a", null, "t", "{}"), "aggregateId");
+    fx.rejects(npe, tx -> outbox.record(tx, "a", "1", null, "{}"), "eventType");
+    fx.rejects(iae, tx -> outbox.record(tx, " ", "1", "t", "{}"), "event.aggregateType", "blank");
+    fx.rejects(iae, tx -> outbox.record(tx, "a", "", "t", "{}"), "event.aggregateId", "blank");
+    fx.rejects(iae, tx -> outbox.record(tx, "a", "1", "\t", "{}"), "event.eventType", "blank");
+    fx.rejects(npe, tx -> outbox.record(tx, "a", "1", "t", null), "payload");
   }
 
   @Test
   void rejectsInvalidOrOversizedPayloads() {
     Class<IllegalArgumentException> iae = IllegalArgumentException.class;
-    fx.rejects(iae, tx -> outbox.publish(tx, "a", "1", "t", "{\"a\":"), "event.payload", "JSON");
-    fx.rejects(iae, tx -> outbox.publish(tx, "a", "1", "t", "{'a':1}"), "event.payload", "JSON");
-    fx.rejects(iae, tx -> outbox.publish(tx, "a", "1", "t", "{} {}"), "event.payload", "JSON");
-    fx.rejects(iae, tx -> outbox.publish(tx, "a", "1", "t", "\"\\u0000\""), "payload", "u0000");
+    fx.rejects(iae, tx -> outbox.record(tx, "a", "1", "t", "{\"a\":"), "event.payload", "JSON");
+    fx.rejects(iae, tx -> outbox.record(tx, "a", "1", "t", "{'a':1}"), "event.payload", "JSON");
+    fx.rejects(iae, tx -> outbox.record(tx, "a", "1", "t", "{} {}"), "event.payload", "JSON");
+    fx.rejects(iae, tx -> outbox.record(tx, "a", "1", "t", "\"\\u0000\""), "payload", "u0000");
     fx.rejects(
         iae,
-        tx -> outbox.publish(tx, "a", "1", "t", new byte[] {(byte) 0xC3, (byte) 0x28}),
+        tx -> outbox.record(tx, "a", "1", "t", new byte[] {(byte) 0xC3, (byte) 0x28}),
         "event.payload",
         "UTF-8");
     fx.rejects(
         iae,
-        tx -> outbox.publish(tx, "a", "1", "t", new Object()),
+        tx -> outbox.record(tx, "a", "1", "t", new Object()),
         "event.payload",
         "payloadSerializer");
     Outbox small = fx.writer().maxPayloadBytes(10).build();
     fx.rejects(
         iae,
-        tx -> small.publish(tx, "a", "1", "t", "\"\u00e9\u00e9\u00e9\u00e9\u00e9\""),
+        tx -> small.record(tx, "a", "1", "t", "\"\u00e9\u00e9\u00e9\u00e9\u00e9\""),
         "event.payload",
         "at most 10 bytes",
         "12");
@@ -326,7 +326,7 @@ class OutboxWriterTest {
                   throw new IllegalStateException("cannot map");
                 })
             .build();
-    fx.rejects(iae, tx -> failing.publish(tx, "a", "1", "t", 1), "event.payload", "cannot map");
+    fx.rejects(iae, tx -> failing.record(tx, "a", "1", "t", 1), "event.payload", "cannot map");
   }
 
   @Test
@@ -337,7 +337,7 @@ class OutboxWriterTest {
     raw.put("count", 3);
     fx.rejects(
         iae,
-        tx -> outbox.publish(tx, new OutboxEvent("a", "1", "t", "{}", raw, null)),
+        tx -> outbox.record(tx, new OutboxEvent("a", "1", "t", "{}", raw, null)),
         "event.headers['count']",
         "must be a string",
         "java.lang.Integer");
@@ -345,13 +345,13 @@ class OutboxWriterTest {
     rawName.put(7, "x");
     fx.rejects(
         iae,
-        tx -> outbox.publish(tx, new OutboxEvent("a", "1", "t", "{}", rawName, null)),
+        tx -> outbox.record(tx, new OutboxEvent("a", "1", "t", "{}", rawName, null)),
         "event.headers names must be strings");
     Map<String, String> nullValue = new HashMap<>();
     nullValue.put("k", null);
     fx.rejects(
         iae,
-        tx -> outbox.publish(tx, new OutboxEvent("a", "1", "t", "{}", nullValue, null)),
+        tx -> outbox.record(tx, new OutboxEvent("a", "1", "t", "{}", nullValue, null)),
         "event.headers['k']",
         "null");
     Map<String, String> many = new HashMap<>();
@@ -361,7 +361,7 @@ class OutboxWriterTest {
     fx.rejects(
         iae,
         tx ->
-            outbox.publish(
+            outbox.record(
                 tx, OutboxEvent.builder("a", "1", "t").payload("{}").headers(many).build()),
         "event.headers",
         "at most 64",
@@ -373,7 +373,7 @@ class OutboxWriterTest {
     fx.rejects(
         IllegalArgumentException.class,
         tx ->
-            outbox.publishAll(
+            outbox.recordAll(
                 tx,
                 List.of(
                     OutboxEvent.of("a", "1", "t", "{}"),

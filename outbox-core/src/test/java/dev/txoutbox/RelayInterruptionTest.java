@@ -88,7 +88,7 @@ class RelayInterruptionTest {
     for (int i = 0; i < count; i++) {
       ids.add(
           dsl.transactionResult(
-              tx -> outbox.publish(tx.dsl(), "order", "o-" + UUID.randomUUID(), "e", "{}")));
+              tx -> outbox.record(tx.dsl(), "order", "o-" + UUID.randomUUID(), "e", "{}")));
     }
     return ids;
   }

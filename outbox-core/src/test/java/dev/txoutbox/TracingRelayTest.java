@@ -76,7 +76,7 @@ class TracingRelayTest {
     try (Scope ignored = span.makeCurrent()) {
       id =
           dsl.transactionResult(
-              tx -> outbox.publish(tx.dsl(), "order", "o-1", "order.created", "{}"));
+              tx -> outbox.record(tx.dsl(), "order", "o-1", "order.created", "{}"));
     } finally {
       span.end();
     }
@@ -106,7 +106,7 @@ class TracingRelayTest {
   void anEventWrittenOutsideASpanHasNoTraceHeaders() {
     UUID id =
         dsl.transactionResult(
-            tx -> outbox.publish(tx.dsl(), "order", "o-2", "order.created", "{}"));
+            tx -> outbox.record(tx.dsl(), "order", "o-2", "order.created", "{}"));
 
     assertThat(storedHeader(id, "traceparent")).isNull();
   }
@@ -122,7 +122,7 @@ class TracingRelayTest {
               .payload("{}")
               .header("traceparent", own)
               .build();
-      id = dsl.transactionResult(tx -> outbox.publish(tx.dsl(), event));
+      id = dsl.transactionResult(tx -> outbox.record(tx.dsl(), event));
     } finally {
       span.end();
     }

@@ -79,7 +79,7 @@ final class BenchDatabase implements AutoCloseable {
                 .header("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
                 .build());
       }
-      dsl.transaction(tx -> outbox.publishAll(tx.dsl(), events));
+      dsl.transaction(tx -> outbox.recordAll(tx.dsl(), events));
     }
     // VACUUM is a utility command jOOQ does not model.
     execute("VACUUM ANALYZE " + SCHEMA + ".outbox_events");

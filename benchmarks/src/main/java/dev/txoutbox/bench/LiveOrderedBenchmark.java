@@ -247,7 +247,7 @@ public final class LiveOrderedBenchmark {
                 UUID id =
                     instance.transactionResult(
                         tx ->
-                            outbox.publish(tx.dsl(), "order", aggregate, "order.changed", payload));
+                            outbox.record(tx.dsl(), "order", aggregate, "order.changed", payload));
                 committedAt.put(id, System.nanoTime());
               } catch (RuntimeException e) {
                 failedWrites.incrementAndGet();

@@ -118,7 +118,7 @@ final class LongTransactions {
             DSL.using(dataSource, SQLDialect.POSTGRES)
                 .transaction(
                     tx -> {
-                      outbox.publish(
+                      outbox.record(
                           tx.dsl(), "order", "order-0", "order.changed", OrderWriters.PAYLOAD);
                       sleep(tx.dsl());
                     });

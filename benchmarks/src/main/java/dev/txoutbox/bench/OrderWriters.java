@@ -140,7 +140,7 @@ final class OrderWriters {
                 if (extraStatement) {
                   tx.dsl().selectOne().fetch();
                 }
-                return outbox.publish(tx.dsl(), "order", aggregate, "order.changed", PAYLOAD);
+                return outbox.record(tx.dsl(), "order", aggregate, "order.changed", PAYLOAD);
               });
       long end = System.nanoTime();
       committedAt.put(id, end);

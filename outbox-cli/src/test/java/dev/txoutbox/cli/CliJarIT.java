@@ -321,7 +321,7 @@ class CliJarIT {
     Outbox outbox = Outbox.builder().schema(db.schema()).build();
     DSL.using(db.dataSource(), SQLDialect.POSTGRES)
         .transaction(
-            tx -> outbox.publish(tx.dsl(), OutboxEvent.of("order", aggregateId, eventType, "{}")));
+            tx -> outbox.record(tx.dsl(), OutboxEvent.of("order", aggregateId, eventType, "{}")));
   }
 
   private static void hostileDeadLetter(TestDatabase db) {

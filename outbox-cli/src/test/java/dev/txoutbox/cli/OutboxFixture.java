@@ -38,7 +38,7 @@ final class OutboxFixture {
           IntStream.range(from, Math.min(count, from + 1000))
               .mapToObj(i -> OutboxEvent.of("order", "o-" + i, eventType, "{\"n\":" + i + "}"))
               .toList();
-      dsl.transaction(tx -> ids.addAll(outbox.publishAll(tx.dsl(), events)));
+      dsl.transaction(tx -> ids.addAll(outbox.recordAll(tx.dsl(), events)));
     }
     return ids;
   }

@@ -71,7 +71,7 @@ class OutboxMetricsBacklogTest {
     for (int i = 0; i < n; i++) {
       events.add(OutboxEvent.of("order", "o-" + i, "order.created", "{}"));
     }
-    dsl.transaction(tx -> outbox.publishAll(tx.dsl(), events));
+    dsl.transaction(tx -> outbox.recordAll(tx.dsl(), events));
   }
 
   private double gauge(String name) {

@@ -50,7 +50,7 @@ class ANulInAFailureReasonFailedTheBatchTest {
     }
     events.add(OutboxEvent.of("order", "poison", "order.poison", "{\"bad\":true}"));
     DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
-    List<UUID> ids = dsl.transactionResult(tx -> outbox.publishAll(tx.dsl(), events));
+    List<UUID> ids = dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), events));
     UUID bad = ids.get(99);
     ScriptedPublisher publisher =
         new ScriptedPublisher()

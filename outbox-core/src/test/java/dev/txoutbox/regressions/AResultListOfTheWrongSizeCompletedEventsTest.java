@@ -60,7 +60,7 @@ class AResultListOfTheWrongSizeCompletedEventsTest {
       events.add(OutboxEvent.of("order", "o-" + i, "order.created", "{}"));
     }
     return DSL.using(db.dataSource(), SQLDialect.POSTGRES)
-        .transactionResult(tx -> outbox.publishAll(tx.dsl(), events));
+        .transactionResult(tx -> outbox.recordAll(tx.dsl(), events));
   }
 
   private void assertNothingCompletedAndOneAttemptEach(IntFunction<List<PublishResult>> wrongAnswer)

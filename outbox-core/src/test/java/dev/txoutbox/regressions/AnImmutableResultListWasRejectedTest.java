@@ -45,7 +45,7 @@ class AnImmutableResultListWasRejectedTest {
         DSL.using(db.dataSource(), SQLDialect.POSTGRES)
             .transactionResult(
                 tx ->
-                    outbox.publishAll(
+                    outbox.recordAll(
                         tx.dsl(),
                         List.of(
                             OutboxEvent.of("order", "i", "order.created", "{}"),

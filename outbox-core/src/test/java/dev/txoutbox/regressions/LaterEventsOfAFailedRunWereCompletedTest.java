@@ -45,7 +45,7 @@ class LaterEventsOfAFailedRunWereCompletedTest {
   private UUID write(String aggregateId) {
     Outbox outbox = Outbox.builder().schema(fixture.db.schema()).build();
     return fixture.dsl.transactionResult(
-        tx -> outbox.publish(tx.dsl(), "account", aggregateId, "account.changed", "{}"));
+        tx -> outbox.record(tx.dsl(), "account", aggregateId, "account.changed", "{}"));
   }
 
   @Test

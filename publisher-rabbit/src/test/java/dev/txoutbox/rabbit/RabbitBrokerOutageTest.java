@@ -138,7 +138,7 @@ class RabbitBrokerOutageTest {
       for (int i = first; i < Math.min(count, first + 500); i++) {
         events.add(OutboxEvent.of("order", "o-" + (i % 97), eventType, "{\"i\": " + i + "}"));
       }
-      dsl.transactionResult(tx -> outbox.publishAll(tx.dsl(), events))
+      dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), events))
           .forEach(id -> ids.add(id.toString()));
     }
     return ids;

@@ -101,7 +101,7 @@ class RabbitRelayEndToEndTest {
           tx -> {
             for (int i = first; i < first + size; i++) {
               ids.add(
-                  outbox.publish(
+                  outbox.record(
                       tx.dsl(),
                       OutboxEvent.of("order", "o-" + (i % 97), eventType, "{\"i\": " + i + "}")));
             }

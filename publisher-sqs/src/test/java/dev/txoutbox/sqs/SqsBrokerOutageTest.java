@@ -115,7 +115,7 @@ class SqsBrokerOutageTest {
       String payload = "{\"n\":" + n + ",\"text\":\"" + payloadText + "\"}";
       events.add(OutboxEvent.of("order", "agg-" + (n % 50), "order.happened", payload));
     }
-    return dsl.transactionResult(tx -> outbox.publishAll(tx.dsl(), events)).stream()
+    return dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), events)).stream()
         .map(UUID::toString)
         .toList();
   }

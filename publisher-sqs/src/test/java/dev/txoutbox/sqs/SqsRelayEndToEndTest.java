@@ -108,7 +108,7 @@ class SqsRelayEndToEndTest {
             OutboxEvent.of(
                 type, "agg-" + (n % aggregates), type + ".happened", "{\"n\":" + n + "}"));
       }
-      ids.addAll(dsl.transactionResult(tx -> outbox.publishAll(tx.dsl(), events)));
+      ids.addAll(dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), events)));
     }
     return ids;
   }
@@ -196,7 +196,7 @@ class SqsRelayEndToEndTest {
         events.add(OutboxEvent.of("order", "agg-0", "order.huge", huge));
       }
     }
-    dsl.transaction(tx -> outbox.publishAll(tx.dsl(), events));
+    dsl.transaction(tx -> outbox.recordAll(tx.dsl(), events));
 
     startRelay(SqsPublisher.builder().client(sqs.client()).route("order", queue).build(), 1);
 
@@ -241,7 +241,7 @@ class SqsRelayEndToEndTest {
     Outbox outbox = injector.getInstance(Outbox.class);
     UUID id =
         dsl.transactionResult(
-            tx -> outbox.publish(tx.dsl(), "order", "o-1", "order.created", "{}"));
+            tx -> outbox.record(tx.dsl(), "order", "o-1", "order.created", "{}"));
 
     List<Message> received = sqs.receive(queue, 1, Duration.ofSeconds(30));
     assertThat(received)

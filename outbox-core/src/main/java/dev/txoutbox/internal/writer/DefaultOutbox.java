@@ -71,14 +71,14 @@ public final class DefaultOutbox implements Outbox {
   }
 
   @Override
-  public UUID publish(DSLContext tx, OutboxEvent event) {
+  public UUID record(DSLContext tx, OutboxEvent event) {
     Objects.requireNonNull(tx, "tx");
     EventRow row = validator.validate(event, "event");
     return write(tx, List.of(row)).get(0);
   }
 
   @Override
-  public List<UUID> publishAll(DSLContext tx, List<OutboxEvent> events) {
+  public List<UUID> recordAll(DSLContext tx, List<OutboxEvent> events) {
     Objects.requireNonNull(tx, "tx");
     Objects.requireNonNull(events, "events");
     if (events.isEmpty()) {
@@ -115,8 +115,8 @@ public final class DefaultOutbox implements Outbox {
     }
     if (!allowAutoCommit) {
       throw new IllegalStateException(
-          "Outbox.publish needs the caller's transaction, but the connection is in auto-commit"
-              + " mode: call it inside dsl.transaction(tx -> outbox.publish(tx.dsl(), ...)), or"
+          "Outbox.record needs the caller's transaction, but the connection is in auto-commit"
+              + " mode: call it inside dsl.transaction(tx -> outbox.record(tx.dsl(), ...)), or"
               + " build the Outbox with allowAutoCommit(true) to write the events on their own");
     }
     List<UUID> ids =
@@ -135,10 +135,10 @@ public final class DefaultOutbox implements Outbox {
     if (!externallyManagedTransactions
         && tx.configuration().connectionProvider() instanceof DataSourceConnectionProvider) {
       throw new IllegalStateException(
-          "Outbox.publish was given a DSLContext that is not bound to a transaction: it takes a"
+          "Outbox.record was given a DSLContext that is not bound to a transaction: it takes a"
               + " new connection from its DataSource for each statement, so the events would not"
               + " commit with your business rows (the pool rolls them back). Pass the"
-              + " transaction's context: dsl.transaction(tx -> outbox.publish(tx.dsl(), ...)). If"
+              + " transaction's context: dsl.transaction(tx -> outbox.record(tx.dsl(), ...)). If"
               + " a framework manages the transaction and the DataSource hands out its connection"
               + " (Spring's TransactionAwareDataSourceProxy, a JTA data source), build the Outbox"
               + " with externallyManagedTransactions(true)");

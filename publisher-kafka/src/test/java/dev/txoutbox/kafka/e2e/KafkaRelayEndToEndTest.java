@@ -175,7 +175,7 @@ class KafkaRelayEndToEndTest {
       relay.start();
       UUID id =
           dsl.transactionResult(
-              tx -> outbox.publish(tx.dsl(), "invoice", "i-1", "invoice.issued", "{\"total\":42}"));
+              tx -> outbox.record(tx.dsl(), "invoice", "i-1", "invoice.issued", "{\"total\":42}"));
 
       List<ConsumerRecord<String, byte[]>> records =
           kafka.read("e2e.invoice", 1, RelayFixture.patience());

@@ -42,7 +42,7 @@ final class RelayFixture implements AutoCloseable {
 
   /** Writes {@code events} in one transaction of the caller's kind, and returns their ids. */
   List<UUID> write(List<OutboxEvent> events) {
-    return dsl.transactionResult(tx -> outbox.publishAll(tx.dsl(), events));
+    return dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), events));
   }
 
   @Override

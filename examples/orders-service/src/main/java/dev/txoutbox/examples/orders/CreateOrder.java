@@ -64,7 +64,7 @@ public final class CreateOrder {
               .set(OrdersSchema.CUSTOMER_ID, customerId)
               .set(OrdersSchema.TOTAL_CENTS, totalCents)
               .execute();
-          outbox.publish(tx, AGGREGATE_TYPE, orderId.toString(), ORDER_CREATED, payload);
+          outbox.record(tx, AGGREGATE_TYPE, orderId.toString(), ORDER_CREATED, payload);
         });
     return orderId;
   }
