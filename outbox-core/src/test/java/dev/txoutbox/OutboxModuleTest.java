@@ -63,8 +63,7 @@ class OutboxModuleTest {
     relay.start();
     try {
       UUID id =
-          dsl.transactionResult(
-              tx -> outbox.record(tx.dsl(), "order", "g", "order.created", "{}"));
+          dsl.transactionResult(tx -> outbox.record(tx.dsl(), "order", "g", "order.created", "{}"));
       // Polling every 5 minutes: the module's DSLContext carries the after-commit wake-up.
       await()
           .atMost(Duration.ofSeconds(30))

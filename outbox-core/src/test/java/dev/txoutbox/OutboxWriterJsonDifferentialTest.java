@@ -193,10 +193,9 @@ class OutboxWriterJsonDifferentialTest {
   }
 
   /**
-   * The real writer's verdict on each payload, in few statements: {@code recordAll} refuses a
-   * whole call for its first bad event and names its index, so the events before it are good; the
-   * rest is tried again. Each payload is checked at most twice, and at most two INSERTs are
-   * written.
+   * The real writer's verdict on each payload, in few statements: {@code recordAll} refuses a whole
+   * call for its first bad event and names its index, so the events before it are good; the rest is
+   * tried again. Each payload is checked at most twice, and at most two INSERTs are written.
    *
    * @param payloads aggregate id to payload, in iteration order
    * @return aggregate id to the writer's message, for every refused payload

@@ -105,8 +105,7 @@ class TracingRelayTest {
   @Test
   void anEventWrittenOutsideASpanHasNoTraceHeaders() {
     UUID id =
-        dsl.transactionResult(
-            tx -> outbox.record(tx.dsl(), "order", "o-2", "order.created", "{}"));
+        dsl.transactionResult(tx -> outbox.record(tx.dsl(), "order", "o-2", "order.created", "{}"));
 
     assertThat(storedHeader(id, "traceparent")).isNull();
   }

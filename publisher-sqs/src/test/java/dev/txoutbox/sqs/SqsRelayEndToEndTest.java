@@ -240,8 +240,7 @@ class SqsRelayEndToEndTest {
 
     Outbox outbox = injector.getInstance(Outbox.class);
     UUID id =
-        dsl.transactionResult(
-            tx -> outbox.record(tx.dsl(), "order", "o-1", "order.created", "{}"));
+        dsl.transactionResult(tx -> outbox.record(tx.dsl(), "order", "o-1", "order.created", "{}"));
 
     List<Message> received = sqs.receive(queue, 1, Duration.ofSeconds(30));
     assertThat(received)
