@@ -74,7 +74,12 @@ public interface OutboxAdmin {
   OutboxStatus status();
 
   /**
-   * The newest dead letters first.
+   * The newest dead letters first. Every selected row is returned, also one the relay could not
+   * read: headers that are not a JSON object of strings come as {@link DeadLetter#rawHeaders()}, a
+   * payload the server cannot send as a null {@link DeadLetter#payload()}; nothing stored is
+   * changed. When a page holds a row the server cannot send, its rows are read one by one (a few
+   * statements per row); inside a caller's transaction that row's failed statement aborts the
+   * transaction, so list such rows through a data source.
    *
    * @param eventType only this type, or null for all
    * @param limit at most this many, 1 to 10,000

@@ -41,7 +41,6 @@ class DeadLetterTest {
             "aggregateType", a -> set(a, 1),
             "aggregateId", a -> set(a, 2),
             "eventType", a -> set(a, 3),
-            "payload", a -> set(a, 4),
             "headers", a -> set(a, 5),
             "createdAt", a -> set(a, 7),
             "deadLetteredAt", a -> set(a, 8));
@@ -73,6 +72,32 @@ class DeadLetterTest {
                     ID, "order", "o-1", "order.paid", "{}", Map.of(), -1, CREATED, DEAD, null))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("attempts must not be negative but was -1");
+  }
+
+  @Test
+  void rawHeadersComeOnlyWithEmptyHeadersAndAPayloadMayBeMissing() {
+    DeadLetter unreadable =
+        new DeadLetter(
+            ID, "order", "o-1", "order.paid", null, Map.of(), "[]", 0, CREATED, DEAD, "unreadable");
+    assertThat(unreadable.rawHeaders()).isEqualTo("[]");
+    assertThat(unreadable.payload()).isNull();
+    assertThat(letter(Map.of()).rawHeaders()).isNull();
+    assertThatThrownBy(
+            () ->
+                new DeadLetter(
+                    ID,
+                    "order",
+                    "o-1",
+                    "order.paid",
+                    "{}",
+                    Map.of("tenant", "t-1"),
+                    "[]",
+                    0,
+                    CREATED,
+                    DEAD,
+                    null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("headers must be empty when rawHeaders is given but held 1");
   }
 
   @Test

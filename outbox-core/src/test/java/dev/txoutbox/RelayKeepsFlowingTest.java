@@ -86,19 +86,7 @@ class RelayKeepsFlowingTest {
   }
 
   private UUID insertPoison(String payloadSql, String headersSql) {
-    UUID id = UUID.randomUUID();
-    db.execute(
-        "INSERT INTO "
-            + db.schema()
-            + ".outbox_events (id, aggregate_type, aggregate_id, event_type, payload, headers)"
-            + " VALUES ('"
-            + id
-            + "', 'order', 'poison', 'order.poison', "
-            + payloadSql
-            + ", "
-            + headersSql
-            + ")");
-    return id;
+    return TestSupport.insertPoison(db, "poison", payloadSql, headersSql);
   }
 
   /** The row's state columns; not its payload, which may be one the server cannot render. */

@@ -56,6 +56,7 @@ final class DeadLetterFormat {
           .field("last_error", OutputMasking.mask(d.lastError()))
           .name("headers")
           .value(d.headers())
+          .field("raw_headers", d.rawHeaders())
           .name("payload")
           .raw(d.payload())
           .endObject();

@@ -176,6 +176,29 @@ class AdminCommandsTest {
   }
 
   @Test
+  void listShowsADeadLetterWithUnreadableHeadersWithTheStoredText() {
+    outbox.deadLetters("order.rejected", 1);
+    UUID unreadable = UUID.randomUUID();
+    outbox.execute(
+        "insert into ${schema}.outbox_events (id, aggregate_type, aggregate_id, event_type,"
+            + " payload, headers, dead_lettered_at, last_error) values ('"
+            + unreadable
+            + "', 'order', 'o-x', 'order.poison', '{}', '[1, \"a\"]', now(),"
+            + " 'unreadable row: headers must be a JSON object of strings')");
+
+    CliRunner.Result table = cli.run("dead-letters", "list");
+    CliRunner.Result json = cli.run("dead-letters", "list", "--json");
+
+    assertThat(table.exitCode()).as(table.err()).isZero();
+    assertThat(table.out().lines()).hasSize(3);
+    assertThat(table.out()).contains(unreadable.toString()).contains("unreadable row: headers");
+    assertThat(json.exitCode()).as(json.err()).isZero();
+    assertThat(json.out())
+        .contains("\"headers\":{},\"raw_headers\":\"[1, \\\"a\\\"]\",\"payload\":{}")
+        .contains("\"raw_headers\":null");
+  }
+
+  @Test
   void groupsCountByEventTypeAndFingerprint() {
     outbox.deadLetters("order.rejected", 3);
 

@@ -15,13 +15,18 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.LongConsumer;
+import java.util.stream.Stream;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.JSONB;
+import org.jooq.OrderField;
 import org.jooq.Record;
+import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 
 /** The {@link OutboxAdmin} over jOOQ; every bulk change in bounded chunks. */
@@ -45,6 +50,28 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
 
   /** Processed rows by the time they were processed, along the index the cleanup uses. */
   private static final Field<?>[] BY_PROCESSED_AT = {OUTBOX_EVENTS.PROCESSED_AT, OUTBOX_EVENTS.ID};
+
+  /** The columns a dead letter shows that the server can always send: all but the two jsonb. */
+  private static final Field<?>[] STATE_COLUMNS = {
+    OUTBOX_EVENTS.ID,
+    OUTBOX_EVENTS.AGGREGATE_TYPE,
+    OUTBOX_EVENTS.AGGREGATE_ID,
+    OUTBOX_EVENTS.EVENT_TYPE,
+    OUTBOX_EVENTS.ATTEMPTS,
+    OUTBOX_EVENTS.CREATED_AT,
+    OUTBOX_EVENTS.DEAD_LETTERED_AT,
+    OUTBOX_EVENTS.LAST_ERROR
+  };
+
+  /** Every column a dead letter shows. */
+  private static final Field<?>[] EVERY_COLUMN =
+      Stream.concat(
+              Stream.of(STATE_COLUMNS), Stream.of(OUTBOX_EVENTS.PAYLOAD, OUTBOX_EVENTS.HEADERS))
+          .toArray(Field<?>[]::new);
+
+  /** The newest dead letters first; the insert order breaks ties. */
+  private static final List<OrderField<?>> NEWEST_FIRST =
+      List.of(OUTBOX_EVENTS.DEAD_LETTERED_AT.desc(), OUTBOX_EVENTS.SEQ.desc());
 
   private final DSLContext dsl;
   private final Clock clock;
@@ -92,23 +119,80 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
     }
     Condition where =
         eventType == null ? DEAD_LETTER : DEAD_LETTER.and(OUTBOX_EVENTS.EVENT_TYPE.eq(eventType));
-    return dsl.selectFrom(OUTBOX_EVENTS)
-        .where(where)
-        .orderBy(OUTBOX_EVENTS.DEAD_LETTERED_AT.desc(), OUTBOX_EVENTS.SEQ.desc())
-        .limit(limit)
-        .fetch(
-            r ->
-                new DeadLetter(
-                    r.getId(),
-                    r.getAggregateType(),
-                    r.getAggregateId(),
-                    r.getEventType(),
-                    r.getPayload().data(),
-                    Json.readStringMap(r.getHeaders().data()),
-                    r.getAttempts(),
-                    r.getCreatedAt().toInstant(),
-                    r.getDeadLetteredAt().toInstant(),
-                    r.getLastError()));
+    try {
+      return dsl.select(EVERY_COLUMN)
+          .from(OUTBOX_EVENTS)
+          .where(where)
+          .orderBy(NEWEST_FIRST)
+          .limit(limit)
+          .fetch(r -> deadLetter(r, r.get(OUTBOX_EVENTS.PAYLOAD), r.get(OUTBOX_EVENTS.HEADERS)));
+    } catch (DataAccessException e) {
+      // The server could not send a row of the page (a jsonb rendered beyond 1 GB): read the page
+      // without those columns, then each row's payload and headers on their own.
+      return dsl.select(STATE_COLUMNS)
+          .from(OUTBOX_EVENTS)
+          .where(where)
+          .orderBy(NEWEST_FIRST)
+          .limit(limit)
+          .fetch(this::deadLetterReadAlone);
+    }
+  }
+
+  /** The dead letter of {@code r}, its payload and headers read alone, null when unsendable. */
+  private DeadLetter deadLetterReadAlone(Record r) {
+    Condition row = OUTBOX_EVENTS.ID.eq(r.get(OUTBOX_EVENTS.ID));
+    try {
+      Record both =
+          dsl.select(OUTBOX_EVENTS.PAYLOAD, OUTBOX_EVENTS.HEADERS)
+              .from(OUTBOX_EVENTS)
+              .where(row)
+              .fetchOne();
+      if (both != null) {
+        return deadLetter(r, both.get(OUTBOX_EVENTS.PAYLOAD), both.get(OUTBOX_EVENTS.HEADERS));
+      }
+    } catch (DataAccessException e) {
+      // One of the two cannot be sent: read each alone.
+    }
+    return deadLetter(
+        r, readAlone(OUTBOX_EVENTS.PAYLOAD, row), readAlone(OUTBOX_EVENTS.HEADERS, row));
+  }
+
+  /** One column of one row, or null if the server cannot send it or the row is gone. */
+  private JSONB readAlone(Field<JSONB> column, Condition row) {
+    try {
+      return dsl.select(column).from(OUTBOX_EVENTS).where(row).fetchOne(column);
+    } catch (DataAccessException e) {
+      return null;
+    }
+  }
+
+  /**
+   * A dead letter from the columns of {@code r} and the given payload and headers, null when the
+   * server could not send them; headers that are not a flat JSON object of strings are handed on as
+   * their text, as {@link DeadLetter#rawHeaders()} documents.
+   */
+  private static DeadLetter deadLetter(Record r, JSONB payload, JSONB headers) {
+    Map<String, String> read = Map.of();
+    String raw = null;
+    if (headers != null) {
+      try {
+        read = Json.readStringMap(headers.data());
+      } catch (IllegalArgumentException e) {
+        raw = headers.data();
+      }
+    }
+    return new DeadLetter(
+        r.get(OUTBOX_EVENTS.ID),
+        r.get(OUTBOX_EVENTS.AGGREGATE_TYPE),
+        r.get(OUTBOX_EVENTS.AGGREGATE_ID),
+        r.get(OUTBOX_EVENTS.EVENT_TYPE),
+        payload == null ? null : payload.data(),
+        read,
+        raw,
+        r.get(OUTBOX_EVENTS.ATTEMPTS),
+        r.get(OUTBOX_EVENTS.CREATED_AT).toInstant(),
+        r.get(OUTBOX_EVENTS.DEAD_LETTERED_AT).toInstant(),
+        r.get(OUTBOX_EVENTS.LAST_ERROR));
   }
 
   @Override
