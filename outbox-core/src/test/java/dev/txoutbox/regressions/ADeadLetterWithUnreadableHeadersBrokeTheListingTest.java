@@ -75,7 +75,7 @@ class ADeadLetterWithUnreadableHeadersBrokeTheListingTest {
         DSL.using(db.dataSource(), SQLDialect.POSTGRES)
             .transactionResult(
                 tx ->
-                    outbox.publishAll(
+                    outbox.recordAll(
                         tx.dsl(),
                         List.of(
                             OutboxEvent.builder("order", "h-1", "order.paid")
