@@ -49,7 +49,7 @@ class KafkaPublisherOnABrokerTest {
       assertThat(record.key()).isEqualTo(header(record, OutboxHeaders.AGGREGATE_ID));
       assertThat(header(record, OutboxHeaders.AGGREGATE_TYPE)).isEqualTo("order");
       assertThat(header(record, OutboxHeaders.EVENT_TYPE)).isEqualTo("order.happened");
-      assertThat(header(record, OutboxHeaders.CREATED_AT)).isEqualTo("2026-11-30T06:50:38.123Z");
+      assertThat(header(record, OutboxHeaders.CREATED_AT)).isEqualTo("2026-11-30T06:50:38.123000Z");
       assertThat(header(record, "traceparent")).startsWith("00-4bf92f35");
     }
     Map<String, List<ConsumerRecord<String, byte[]>>> byAggregate =

@@ -42,7 +42,7 @@ class RecordMapperTest {
             OutboxHeaders.EVENT_TYPE + "=order.happened",
             OutboxHeaders.AGGREGATE_TYPE + "=order",
             OutboxHeaders.AGGREGATE_ID + "=o-42",
-            OutboxHeaders.CREATED_AT + "=2026-11-30T06:50:38.123Z",
+            OutboxHeaders.CREATED_AT + "=2026-11-30T06:50:38.123000Z",
             "traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
   }
 

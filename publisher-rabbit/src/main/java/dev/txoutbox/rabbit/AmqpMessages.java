@@ -6,7 +6,7 @@ import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import java.nio.charset.StandardCharsets;
 import java.util.Date;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 
@@ -87,20 +87,14 @@ final class AmqpMessages {
   }
 
   private static AMQP.BasicProperties properties(OutboxMessage message) {
-    Map<String, Object> headers = new HashMap<>(message.headers().size() * 2 + 8);
-    message
-        .headers()
+    Map<String, Object> headers = new LinkedHashMap<>();
+    OutboxHeaders.of(message)
         .forEach(
             (name, value) -> {
               if (!ROUTING_HEADERS.contains(name)) {
                 headers.put(name, value);
               }
             });
-    headers.put(OutboxHeaders.EVENT_ID, message.id().toString());
-    headers.put(OutboxHeaders.EVENT_TYPE, message.eventType());
-    headers.put(OutboxHeaders.AGGREGATE_TYPE, message.aggregateType());
-    headers.put(OutboxHeaders.AGGREGATE_ID, message.aggregateId());
-    headers.put(OutboxHeaders.CREATED_AT, message.createdAt().toString());
     return new AMQP.BasicProperties.Builder()
         .messageId(message.id().toString())
         .type(message.eventType())

@@ -94,7 +94,7 @@ class RabbitPublisherTest {
         .containsEntry(OutboxHeaders.EVENT_TYPE, "order.created")
         .containsEntry(OutboxHeaders.AGGREGATE_TYPE, "order")
         .containsEntry(OutboxHeaders.AGGREGATE_ID, "o-7")
-        .containsEntry(OutboxHeaders.CREATED_AT, "2026-11-30T06:50:38.123Z")
+        .containsEntry(OutboxHeaders.CREATED_AT, "2026-11-30T06:50:38.123000Z")
         .containsEntry("traceparent", "00-abc-def-01");
   }
 

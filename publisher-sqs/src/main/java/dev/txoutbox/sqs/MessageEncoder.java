@@ -7,7 +7,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 
@@ -25,15 +24,6 @@ final class MessageEncoder {
   /** Stored headers that get their own attribute before any other: the W3C trace context. */
   private static final List<String> PREFERRED = List.of("traceparent", "tracestate");
 
-  private static final Set<String> RESERVED =
-      Set.of(
-          OutboxHeaders.EVENT_ID,
-          OutboxHeaders.EVENT_TYPE,
-          OutboxHeaders.AGGREGATE_TYPE,
-          OutboxHeaders.AGGREGATE_ID,
-          OutboxHeaders.CREATED_AT,
-          SqsHeaders.OVERFLOW_ATTRIBUTE);
-
   private static final Comparator<String> HEADER_ORDER =
       Comparator.<String>comparingInt(
               name -> PREFERRED.contains(name) ? PREFERRED.indexOf(name) : PREFERRED.size())
@@ -47,30 +37,26 @@ final class MessageEncoder {
   static Encoded encode(OutboxMessage message) {
     Map<String, String> single = new LinkedHashMap<>();
     Map<String, String> overflow = new TreeMap<>();
-    putIdentity(single, overflow, OutboxHeaders.EVENT_ID, message.id().toString());
-    putIdentity(single, overflow, OutboxHeaders.EVENT_TYPE, message.eventType());
-    putIdentity(single, overflow, OutboxHeaders.AGGREGATE_TYPE, message.aggregateType());
-    putIdentity(single, overflow, OutboxHeaders.AGGREGATE_ID, message.aggregateId());
-    putIdentity(single, overflow, OutboxHeaders.CREATED_AT, message.createdAt().toString());
-
+    Map<String, String> headers = OutboxHeaders.of(message);
     List<String> eligible = new ArrayList<>();
-    message
-        .headers()
-        .forEach(
-            (name, value) -> {
-              if (canStandAlone(name, value) && !RESERVED.contains(name)) {
-                eligible.add(name);
-              } else {
-                overflow.put(name, value);
-              }
-            });
+    headers.forEach(
+        (name, value) -> {
+          // The identity headers come first and take their attributes before any stored header.
+          if (OutboxHeaders.isReserved(name)) {
+            (canStandAlone(name, value) ? single : overflow).put(name, value);
+          } else if (canStandAlone(name, value) && !name.equals(SqsHeaders.OVERFLOW_ATTRIBUTE)) {
+            eligible.add(name);
+          } else {
+            overflow.put(name, value);
+          }
+        });
     eligible.sort(HEADER_ORDER);
     int free = MAX_ATTRIBUTES - single.size();
     boolean needsOverflow = !overflow.isEmpty() || eligible.size() > free;
     int alone = needsOverflow ? Math.min(eligible.size(), free - 1) : eligible.size();
     for (int i = 0; i < eligible.size(); i++) {
       String name = eligible.get(i);
-      (i < alone ? single : overflow).put(name, message.headers().get(name));
+      (i < alone ? single : overflow).put(name, headers.get(name));
     }
     if (needsOverflow) {
       single.put(SqsHeaders.OVERFLOW_ATTRIBUTE, FlatJson.write(overflow));
@@ -85,11 +71,6 @@ final class MessageEncoder {
       size += SqsText.utf8Length(e.getKey()) + STRING.length() + SqsText.utf8Length(e.getValue());
     }
     return new Encoded(attributes, size);
-  }
-
-  private static void putIdentity(
-      Map<String, String> single, Map<String, String> overflow, String name, String value) {
-    (canStandAlone(name, value) ? single : overflow).put(name, value);
   }
 
   /** SQS refuses empty values and values with characters outside its set; JSON escapes them. */

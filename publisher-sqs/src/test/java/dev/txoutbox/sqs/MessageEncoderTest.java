@@ -31,6 +31,9 @@ class MessageEncoderTest {
             "tenant");
     assertThat(attributes.values()).allMatch(v -> v.dataType().equals("String"));
     assertThat(attributes.get(OutboxHeaders.EVENT_ID).stringValue()).isEqualTo(m.id().toString());
+    assertThat(attributes.get(OutboxHeaders.CREATED_AT).stringValue())
+        .isEqualTo(OutboxHeaders.formatCreatedAt(m.createdAt()))
+        .matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}Z");
   }
 
   @Test

@@ -384,7 +384,7 @@ class SqsPublisherTest {
     expected.put(OutboxHeaders.EVENT_TYPE, sent.eventType());
     expected.put(OutboxHeaders.AGGREGATE_TYPE, sent.aggregateType());
     expected.put(OutboxHeaders.AGGREGATE_ID, sent.aggregateId());
-    expected.put(OutboxHeaders.CREATED_AT, sent.createdAt().toString());
+    expected.put(OutboxHeaders.CREATED_AT, OutboxHeaders.formatCreatedAt(sent.createdAt()));
     assertThat(read).isEqualTo(expected);
   }
 

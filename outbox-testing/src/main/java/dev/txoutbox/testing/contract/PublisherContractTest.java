@@ -123,8 +123,11 @@ public abstract class PublisherContractTest {
           .containsEntry(OutboxHeaders.EVENT_TYPE, sent.eventType())
           .containsEntry(OutboxHeaders.AGGREGATE_TYPE, sent.aggregateType())
           .containsEntry(OutboxHeaders.AGGREGATE_ID, sent.aggregateId())
-          .containsEntry(OutboxHeaders.CREATED_AT, sent.createdAt().toString())
+          .containsEntry(OutboxHeaders.CREATED_AT, OutboxHeaders.formatCreatedAt(sent.createdAt()))
           .containsAllEntriesOf(sent.headers());
+      assertThat(got.headers().get(OutboxHeaders.CREATED_AT))
+          .as("%s of message %s", OutboxHeaders.CREATED_AT, sent.id())
+          .matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}Z");
     }
   }
 

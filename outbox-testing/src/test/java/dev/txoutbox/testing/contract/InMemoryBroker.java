@@ -57,13 +57,7 @@ final class InMemoryBroker {
   }
 
   private static PublisherContractTest.ReceivedMessage received(OutboxMessage m) {
-    Map<String, String> headers = new HashMap<>(m.headers());
-    headers.put(OutboxHeaders.EVENT_ID, m.id().toString());
-    headers.put(OutboxHeaders.EVENT_TYPE, m.eventType());
-    headers.put(OutboxHeaders.AGGREGATE_TYPE, m.aggregateType());
-    headers.put(OutboxHeaders.AGGREGATE_ID, m.aggregateId());
-    headers.put(OutboxHeaders.CREATED_AT, m.createdAt().toString());
-    return new PublisherContractTest.ReceivedMessage(m.payload(), headers);
+    return new PublisherContractTest.ReceivedMessage(m.payload(), OutboxHeaders.of(m));
   }
 
   List<PublisherContractTest.ReceivedMessage> take(int count) {
