@@ -127,6 +127,9 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
           .limit(limit)
           .fetch(r -> deadLetter(r, r.get(OUTBOX_EVENTS.PAYLOAD), r.get(OUTBOX_EVENTS.HEADERS)));
     } catch (DataAccessException e) {
+      if (!unsendable(e)) {
+        throw e;
+      }
       // The server could not send a row of the page (a jsonb rendered beyond 1 GB): read the page
       // without those columns, then each row's payload and headers on their own.
       return dsl.select(STATE_COLUMNS)
@@ -151,6 +154,9 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
         return deadLetter(r, both.get(OUTBOX_EVENTS.PAYLOAD), both.get(OUTBOX_EVENTS.HEADERS));
       }
     } catch (DataAccessException e) {
+      if (!unsendable(e)) {
+        throw e;
+      }
       // One of the two cannot be sent: read each alone.
     }
     return deadLetter(
@@ -162,8 +168,22 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
     try {
       return dsl.select(column).from(OUTBOX_EVENTS).where(row).fetchOne(column);
     } catch (DataAccessException e) {
+      if (!unsendable(e)) {
+        throw e;
+      }
       return null;
     }
+  }
+
+  /**
+   * Whether the server refused to send a value because of its size (SQLState class 54, program
+   * limit exceeded, as PostgreSQL reports a jsonb it cannot render within 1 GB, or class 53,
+   * insufficient resources). Any other error, such as a lost connection, is the listing's failure
+   * and is thrown, so a value is never shown as missing because of a transient fault.
+   */
+  private static boolean unsendable(DataAccessException e) {
+    String state = e.sqlState();
+    return state != null && (state.startsWith("54") || state.startsWith("53"));
   }
 
   /**
