@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * <p>Each event becomes one record: the key is the aggregate id (so all events of one aggregate go
  * to one partition, in order), the value is the JSON payload as UTF-8 bytes, and the headers are
  * the {@link dev.txoutbox.spi.OutboxHeaders} identity headers plus the event's stored headers. The
- * topic comes from a {@link TopicRouter}; by default it is the aggregate type.
+ * topic comes from a {@link KafkaRouter}; by default it is the aggregate type.
  *
  * <p>A batch is sent at once: every record is handed to the producer without waiting, then the
  * producer's own outcome of each record is awaited (Kafka reports every record within {@code
@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * earlier event of its aggregate failed" (a record already handed over cannot be recalled, so it
  * may reach the topic before the event that failed, and again when the relay retries it). Events of
  * other aggregates are not affected. This needs every event of an aggregate routed to one topic
- * (see {@link TopicRouter}) and a partitioner that maps one key to one partition, as Kafka's
+ * (see {@link KafkaRouter}) and a partitioner that maps one key to one partition, as Kafka's
  * default does (not {@code partitioner.class=RoundRobinPartitioner}, not {@code
  * partitioner.ignore.keys=true}).
  *
@@ -61,15 +61,15 @@ public final class KafkaPublisher implements Publisher {
   private static final Logger log = LoggerFactory.getLogger(KafkaPublisher.class);
 
   private final ProducerHolder producers;
-  private final BatchSender sender;
+  private final KafkaBatchSender sender;
   private final Duration sendTimeout;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final String description;
 
-  private KafkaPublisher(Builder builder, Map<String, Object> producerConfig, TopicRouter router) {
+  private KafkaPublisher(Builder builder, Map<String, Object> producerConfig, KafkaRouter router) {
     this.sendTimeout = builder.sendTimeout;
     SendLimits limits = SendLimits.of(producerConfig);
-    this.sender = new BatchSender(router, limits);
+    this.sender = new KafkaBatchSender(router, limits);
     this.producers = new ProducerHolder(builder.producerFactory, producerConfig);
     this.description =
         "kafka{routing "
@@ -108,7 +108,7 @@ public final class KafkaPublisher implements Publisher {
     Objects.requireNonNull(messages, "messages");
     long start = System.nanoTime();
     Producer<String, byte[]> producer = producers.current();
-    BatchSender.Outcome outcome = sender.send(producer, messages);
+    KafkaBatchSender.Outcome outcome = sender.send(producer, messages);
     if (outcome.producerBroken()) {
       producers.discard(producer);
     }
@@ -163,7 +163,7 @@ public final class KafkaPublisher implements Publisher {
   public static final class Builder {
     private String bootstrapServers;
     private final Map<String, Object> producerConfig = new LinkedHashMap<>();
-    private TopicRouter topicRouter;
+    private KafkaRouter router;
     private String topicPrefix;
     private Map<String, String> topics;
     private Duration sendTimeout = DEFAULT_SEND_TIMEOUT;
@@ -222,14 +222,14 @@ public final class KafkaPublisher implements Publisher {
      *
      * @throws NullPointerException if {@code router} is null
      */
-    public Builder topicRouter(TopicRouter router) {
-      this.topicRouter = Objects.requireNonNull(router, "topicRouter");
+    public Builder router(KafkaRouter router) {
+      this.router = Objects.requireNonNull(router, "router");
       return this;
     }
 
     /**
      * Routes each message to {@code prefix + aggregateType}, such as {@code shop.order}. Exclusive
-     * with {@link #topicRouter(TopicRouter)} and {@link #topics(Map)}. Defaults to no prefix.
+     * with {@link #router(KafkaRouter)} and {@link #topics(Map)}. Defaults to no prefix.
      *
      * @throws NullPointerException if {@code prefix} is null
      */
@@ -241,7 +241,7 @@ public final class KafkaPublisher implements Publisher {
     /**
      * Routes by an explicit map from aggregate type to topic; a message whose aggregate type is not
      * in the map is a permanent failure (a dead letter). Exclusive with {@link
-     * #topicRouter(TopicRouter)} and {@link #topicPrefix(String)}.
+     * #router(KafkaRouter)} and {@link #topicPrefix(String)}.
      *
      * @throws NullPointerException if the map, or a key or value in it, is null
      */
@@ -298,12 +298,12 @@ public final class KafkaPublisher implements Publisher {
      *     the message names the setting
      */
     public KafkaPublisher build() {
-      TopicRouter router = router();
+      KafkaRouter chosen = effectiveRouter();
       Map<String, Object> effective =
           ProducerSettings.effective(producerConfig, bootstrapServers, sendTimeout);
       KafkaPublisher publisher;
       try {
-        publisher = new KafkaPublisher(this, effective, router);
+        publisher = new KafkaPublisher(this, effective, chosen);
       } catch (KafkaException e) {
         throw new IllegalArgumentException("producerConfig: " + e.getMessage(), e);
       }
@@ -311,15 +311,14 @@ public final class KafkaPublisher implements Publisher {
       return publisher;
     }
 
-    private TopicRouter router() {
-      int set =
-          (topicRouter != null ? 1 : 0) + (topicPrefix != null ? 1 : 0) + (topics != null ? 1 : 0);
+    private KafkaRouter effectiveRouter() {
+      int set = (router != null ? 1 : 0) + (topicPrefix != null ? 1 : 0) + (topics != null ? 1 : 0);
       if (set > 1) {
         throw new IllegalArgumentException(
-            "topicRouter, topicPrefix and topics are exclusive; set one of them");
+            "router, topicPrefix and topics are exclusive; set one of them");
       }
-      if (topicRouter != null) {
-        return topicRouter;
+      if (router != null) {
+        return router;
       }
       if (topics != null) {
         topics.forEach(
@@ -330,7 +329,7 @@ public final class KafkaPublisher implements Publisher {
                     "topics: aggregate type '" + aggregateType + "': " + problem);
               }
             });
-        return TopicRouter.fromMap(topics);
+        return KafkaRouter.fromMap(topics);
       }
       if (topicPrefix != null && !TopicNames.legalCharacters(topicPrefix)) {
         throw new IllegalArgumentException(
@@ -339,13 +338,13 @@ public final class KafkaPublisher implements Publisher {
                 + "' may contain only ASCII letters, digits, '.', '_' and '-'");
       }
       return topicPrefix == null
-          ? TopicRouter.byAggregateType()
-          : TopicRouter.withPrefix(topicPrefix);
+          ? KafkaRouter.byAggregateType()
+          : KafkaRouter.withPrefix(topicPrefix);
     }
 
     private String routeDescription() {
-      if (topicRouter != null) {
-        return "by topicRouter " + topicRouter.getClass().getName();
+      if (router != null) {
+        return "by router " + router.getClass().getName();
       }
       if (topics != null) {
         return "by topics " + topics;

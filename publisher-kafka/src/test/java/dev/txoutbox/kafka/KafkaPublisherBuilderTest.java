@@ -27,7 +27,7 @@ class KafkaPublisherBuilderTest {
     KafkaPublisher.Builder builder = KafkaPublisher.builder();
 
     assertThatThrownBy(() -> builder.bootstrapServers(null)).hasMessage("bootstrapServers");
-    assertThatThrownBy(() -> builder.topicRouter(null)).hasMessage("topicRouter");
+    assertThatThrownBy(() -> builder.router(null)).hasMessage("router");
     assertThatThrownBy(() -> builder.topicPrefix(null)).hasMessage("topicPrefix");
     assertThatThrownBy(() -> builder.topics(null)).hasMessage("topics");
     assertThatThrownBy(() -> builder.sendTimeout(null)).hasMessage("sendTimeout");

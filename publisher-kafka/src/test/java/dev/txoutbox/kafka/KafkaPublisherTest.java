@@ -225,14 +225,14 @@ class KafkaPublisherTest {
 
   @Test
   void aRouterThatThrowsFailsOnlyItsOwnMessage() throws Exception {
-    TopicRouter router =
+    KafkaRouter router =
         message -> {
           if (message.aggregateId().equals("bad")) {
             throw new IllegalArgumentException("no such tenant");
           }
           return Optional.of("orders");
         };
-    try (KafkaPublisher publisher = publisher(true).topicRouter(router).build()) {
+    try (KafkaPublisher publisher = publisher(true).router(router).build()) {
       List<PublishResult> results =
           publisher.publish(List.of(message("order", "bad"), message("order", "good")));
 
@@ -331,9 +331,9 @@ class KafkaPublisherTest {
 
   @Test
   void anAggregateWithoutARouteIsNotSentAfterItsFirstEvent() throws Exception {
-    TopicRouter router =
+    KafkaRouter router =
         message -> message.payload().contains("nowhere") ? Optional.empty() : Optional.of("orders");
-    try (KafkaPublisher publisher = publisher(true).topicRouter(router).build()) {
+    try (KafkaPublisher publisher = publisher(true).router(router).build()) {
       List<PublishResult> results =
           publisher.publish(
               List.of(

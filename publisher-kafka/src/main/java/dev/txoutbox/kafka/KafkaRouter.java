@@ -19,7 +19,7 @@ import java.util.Optional;
  * several threads at once. The factories below return thread-safe routers.
  */
 @FunctionalInterface
-public interface TopicRouter {
+public interface KafkaRouter {
 
   /**
    * The topic for {@code message}, or empty if it has none.
@@ -29,7 +29,7 @@ public interface TopicRouter {
   Optional<String> route(OutboxMessage message);
 
   /** Routes every message to the topic named like its aggregate type ({@code order → order}). */
-  static TopicRouter byAggregateType() {
+  static KafkaRouter byAggregateType() {
     return withPrefix("");
   }
 
@@ -38,7 +38,7 @@ public interface TopicRouter {
    *
    * @throws NullPointerException if {@code prefix} is null
    */
-  static TopicRouter withPrefix(String prefix) {
+  static KafkaRouter withPrefix(String prefix) {
     Objects.requireNonNull(prefix, "prefix");
     return message -> Optional.of(prefix + message.aggregateType());
   }
@@ -49,7 +49,7 @@ public interface TopicRouter {
    *
    * @throws NullPointerException if the map, or any key or value in it, is null
    */
-  static TopicRouter fromMap(Map<String, String> topicsByAggregateType) {
+  static KafkaRouter fromMap(Map<String, String> topicsByAggregateType) {
     Map<String, String> topics = Map.copyOf(topicsByAggregateType);
     return message -> Optional.ofNullable(topics.get(message.aggregateType()));
   }

@@ -35,15 +35,15 @@ import org.apache.kafka.common.errors.TimeoutException;
  * hand-over, the later ones are not handed over; once one of them is reported failed, the later
  * ones acknowledged are not reported published. Thread-safe: it keeps no state between batches.
  */
-final class BatchSender {
+final class KafkaBatchSender {
 
   /** The outcome of one batch: a result per message, and whether the producer must be replaced. */
   record Outcome(List<PublishResult> results, boolean producerBroken) {}
 
-  private final TopicRouter router;
+  private final KafkaRouter router;
   private final SendLimits limits;
 
-  BatchSender(TopicRouter router, SendLimits limits) {
+  KafkaBatchSender(KafkaRouter router, SendLimits limits) {
     this.router = router;
     this.limits = limits;
   }
@@ -117,7 +117,7 @@ final class BatchSender {
       long sendStartedMillis = System.currentTimeMillis();
       TimeoutException blocked;
       try {
-        Future<RecordMetadata> future = producer.send(RecordMapper.toRecord(topic, message));
+        Future<RecordMetadata> future = producer.send(KafkaMessageMapper.toRecord(topic, message));
         Throwable failedAtOnce = failureOf(future);
         if (failedAtOnce == null) {
           batch.pending[i] = future;
@@ -167,7 +167,7 @@ final class BatchSender {
       String topic,
       TimeoutException timeout,
       long sendStartedMillis) {
-    String reason = FailureClassifier.describe(timeout);
+    String reason = KafkaFailureClassifier.describe(timeout);
     if (!(timeout instanceof BufferExhaustedException)
         && MetadataAge.answeredSince(producer, sendStartedMillis)) {
       return PublishResult.retryable(
@@ -252,7 +252,7 @@ final class BatchSender {
   }
 
   private static void fail(Batch batch, int index, Throwable error) {
-    FailureClassifier.Failure failure = FailureClassifier.classify(error);
+    KafkaFailureClassifier.Failure failure = KafkaFailureClassifier.classify(error);
     batch.results[index] = failure.result();
     batch.producerBroken |= failure.producerBroken();
   }
