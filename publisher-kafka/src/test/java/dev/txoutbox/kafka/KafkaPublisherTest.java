@@ -216,7 +216,10 @@ class KafkaPublisherTest {
       assertThat(results)
           .extracting(PublishResult::status)
           .containsExactly(Status.PUBLISHED, Status.PERMANENT_FAILURE);
-      assertThat(results.get(1).reason()).contains("invoice");
+      assertThat(results.get(1).reason())
+          .isEqualTo(
+              "the Kafka topic router has no route for aggregate type 'invoice' (event type"
+                  + " 'invoice.happened')");
       assertThat(producers.get(0).history())
           .extracting(ProducerRecord::topic)
           .containsExactly("orders");
@@ -239,7 +242,33 @@ class KafkaPublisherTest {
       assertThat(results)
           .extracting(PublishResult::status)
           .containsExactly(Status.PERMANENT_FAILURE, Status.PUBLISHED);
-      assertThat(results.get(0).reason()).contains("topicRouter", "no such tenant");
+      assertThat(results.get(0).reason())
+          .isEqualTo(
+              "the Kafka topic router failed: java.lang.IllegalArgumentException: no such tenant");
+    }
+  }
+
+  @Test
+  void aRouterThatReturnsNullOrABlankTopicFailsOnlyItsOwnMessage() throws Exception {
+    KafkaRouter router =
+        message ->
+            switch (message.aggregateId()) {
+              case "null" -> null;
+              case "blank" -> Optional.of(" ");
+              default -> Optional.of("orders");
+            };
+    try (KafkaPublisher publisher = publisher(true).router(router).build()) {
+      List<PublishResult> results =
+          publisher.publish(
+              List.of(message("order", "null"), message("order", "blank"), message("order", "a")));
+
+      assertThat(results)
+          .extracting(PublishResult::status)
+          .containsExactly(Status.PERMANENT_FAILURE, Status.PERMANENT_FAILURE, Status.PUBLISHED);
+      assertThat(results.get(0).reason())
+          .isEqualTo("the Kafka topic router returned null instead of a route");
+      assertThat(results.get(1).reason()).startsWith("the Kafka topic router has no route");
+      assertThat(producers.get(0).history()).extracting(ProducerRecord::key).containsExactly("a");
     }
   }
 
@@ -430,6 +459,26 @@ class KafkaPublisherTest {
               Status.BROKER_UNAVAILABLE,
               Status.BROKER_UNAVAILABLE);
       assertThat(producer.blockedSends).hasValue(2);
+    }
+  }
+
+  @Test
+  void aMessageWithoutARouteIsStillPermanentAfterTheHandOverStopped() throws Exception {
+    MetadataTimeouts producer = new MetadataTimeouts(Set.of("slow"), 3600.0);
+    try (KafkaPublisher publisher = publisher(producer)) {
+      List<PublishResult> results =
+          publisher.publish(
+              List.of(message("slow", "a"), message("no topic", "b"), message("fast", "c")));
+
+      assertThat(results)
+          .extracting(PublishResult::status)
+          .containsExactly(
+              Status.BROKER_UNAVAILABLE, Status.PERMANENT_FAILURE, Status.BROKER_UNAVAILABLE);
+      assertThat(results.get(1).reason()).startsWith("invalid topic");
+      assertThat(results.get(2).reason())
+          .isEqualTo(
+              "not sent: the cluster did not answer while an earlier send of this batch waited");
+      assertThat(producer.history()).isEmpty();
     }
   }
 
