@@ -1,5 +1,6 @@
 package dev.txoutbox.kafka;
 
+import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
@@ -75,12 +76,12 @@ public final class KafkaPublisher implements Publisher {
         "kafka{routing "
             + builder.routeDescription()
             + ", sendTimeout "
-            + sendTimeout
+            + DurationText.of(sendTimeout)
             + ", waits "
             + limits
             + ", a batch at most "
-            + limits.batchBound().toMillis()
-            + " ms, producer "
+            + DurationText.of(limits.batchBound())
+            + ", producer "
             + ProducerSettings.masked(producerConfig)
             + "}";
   }
@@ -132,7 +133,14 @@ public final class KafkaPublisher implements Publisher {
     return outcome.results();
   }
 
-  /** The routing, send timeout and effective producer settings, secrets hidden. */
+  /**
+   * The publisher's whole configuration as the relay's start line shows it: the routing, the send
+   * timeout, the waits derived from it and the longest a batch can take, and every effective
+   * producer setting, sorted, with secrets masked by {@link dev.txoutbox.spi.SecretMasking} (every
+   * Kafka password-type setting such as {@code sasl.jaas.config} or {@code
+   * ssl.truststore.password}, and anything named like a secret). The publisher logs no line of its
+   * own when built.
+   */
   @Override
   public String describe() {
     return description;
@@ -146,13 +154,14 @@ public final class KafkaPublisher implements Publisher {
 
   /**
    * Closes the producer, waiting at most the send timeout for records in flight. Idempotent; a
-   * closed publisher refuses to publish.
+   * closed publisher refuses to publish. Logged at DEBUG: the relay's own close line is the
+   * lifecycle line at INFO.
    */
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
       producers.close(sendTimeout);
-      log.info("Kafka publisher closed");
+      log.debug("Kafka publisher closed");
     }
   }
 
@@ -181,7 +190,8 @@ public final class KafkaPublisher implements Publisher {
     public Builder bootstrapServers(String bootstrapServers) {
       Objects.requireNonNull(bootstrapServers, "bootstrapServers");
       if (bootstrapServers.isBlank()) {
-        throw new IllegalArgumentException("bootstrapServers must not be blank");
+        throw new IllegalArgumentException(
+            "bootstrapServers must not be blank but was '" + bootstrapServers + "'");
       }
       this.bootstrapServers = bootstrapServers;
       return this;
@@ -251,15 +261,17 @@ public final class KafkaPublisher implements Publisher {
     }
 
     /**
-     * How long the producer may try to deliver one record: unless set in {@link
-     * #producerConfig(Map)}, the producer's {@code delivery.timeout.ms} (the time within which
-     * Kafka reports every record as acknowledged or failed) and {@code max.block.ms} (the longest
-     * one {@code send()} waits for metadata or buffer space) are this value, and {@code
-     * request.timeout.ms} is made to fit. The publisher waits for the producer's outcome of each
-     * record rather than a deadline of its own, so one {@link KafkaPublisher#publish(List)} call
-     * takes at most {@code 2 x max.block.ms + delivery.timeout.ms} plus a margin (see {@link
-     * KafkaPublisher#publish(List)}). Also bounds {@link KafkaPublisher#close()}. Defaults to 30
-     * seconds.
+     * How long one batch may take, from the first send to the last answer. Kafka keeps this budget
+     * itself, so that no deadline of the publisher races the producer: unless set in {@link
+     * #producerConfig(Map)}, the producer's {@code delivery.timeout.ms} (within which Kafka answers
+     * every record handed to it, acknowledged or failed) and {@code max.block.ms} (the longest one
+     * {@code send()} waits for metadata or buffer space) are this value, and {@code
+     * request.timeout.ms} is made to fit. A batch therefore ends within about this time, during an
+     * outage too; only a batch whose sends wait for the metadata of a missing topic can take
+     * longer, at most {@code 2 x max.block.ms + delivery.timeout.ms} plus a margin (see {@link
+     * KafkaPublisher#publish(List)}; {@link KafkaPublisher#describe()} shows that bound). Also
+     * bounds {@link KafkaPublisher#close()}. Defaults to 30 seconds ({@link
+     * KafkaPublisher#DEFAULT_SEND_TIMEOUT}).
      *
      * @throws NullPointerException if {@code timeout} is null
      * @throws IllegalArgumentException if it is not positive or longer than {@code
@@ -268,11 +280,15 @@ public final class KafkaPublisher implements Publisher {
     public Builder sendTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "sendTimeout");
       if (timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("sendTimeout must be positive, not " + timeout);
+        throw new IllegalArgumentException(
+            "sendTimeout must be positive but was " + DurationText.of(timeout));
       }
       if (timeout.toMillis() > Integer.MAX_VALUE) {
         throw new IllegalArgumentException(
-            "sendTimeout must be at most " + Integer.MAX_VALUE + " ms, not " + timeout);
+            "sendTimeout must be at most "
+                + Integer.MAX_VALUE
+                + " ms but was "
+                + DurationText.of(timeout));
       }
       this.sendTimeout = timeout;
       return this;
@@ -307,7 +323,6 @@ public final class KafkaPublisher implements Publisher {
       } catch (KafkaException e) {
         throw new IllegalArgumentException("producerConfig: " + e.getMessage(), e);
       }
-      log.info("Kafka publisher created: {}", publisher.describe());
       return publisher;
     }
 
