@@ -413,11 +413,26 @@ class KafkaPublisherTest {
     try (KafkaPublisher publisher = publisher(producer)) {
       List<PublishResult> results =
           publisher.publish(
-              List.of(message("slow", "a"), message("fast", "b"), message("fast", "c")));
+              List.of(
+                  message("slow", "a"),
+                  message("fast", "b"),
+                  message("no topic", "x"),
+                  message("fast", "c")));
 
-      assertThat(results).extracting(PublishResult::status).containsOnly(Status.BROKER_UNAVAILABLE);
+      // Every message not handed over is unavailable; one without a valid topic stays permanent.
+      assertThat(results)
+          .extracting(PublishResult::status)
+          .containsExactly(
+              Status.BROKER_UNAVAILABLE,
+              Status.BROKER_UNAVAILABLE,
+              Status.PERMANENT_FAILURE,
+              Status.BROKER_UNAVAILABLE);
       assertThat(results.get(0).reason()).contains("not present in metadata");
-      assertThat(results.get(1).reason()).startsWith("not sent");
+      assertThat(List.of(results.get(1), results.get(3)))
+          .extracting(PublishResult::reason)
+          .containsOnly(
+              "not sent: the cluster did not answer while an earlier send of this batch waited");
+      assertThat(results.get(2).reason()).startsWith("invalid topic");
       assertThat(producer.history()).isEmpty();
       assertThat(producer.blockedSends).hasValue(1);
     }
@@ -459,26 +474,6 @@ class KafkaPublisherTest {
               Status.BROKER_UNAVAILABLE,
               Status.BROKER_UNAVAILABLE);
       assertThat(producer.blockedSends).hasValue(2);
-    }
-  }
-
-  @Test
-  void aMessageWithoutARouteIsStillPermanentAfterTheHandOverStopped() throws Exception {
-    MetadataTimeouts producer = new MetadataTimeouts(Set.of("slow"), 3600.0);
-    try (KafkaPublisher publisher = publisher(producer)) {
-      List<PublishResult> results =
-          publisher.publish(
-              List.of(message("slow", "a"), message("no topic", "b"), message("fast", "c")));
-
-      assertThat(results)
-          .extracting(PublishResult::status)
-          .containsExactly(
-              Status.BROKER_UNAVAILABLE, Status.PERMANENT_FAILURE, Status.BROKER_UNAVAILABLE);
-      assertThat(results.get(1).reason()).startsWith("invalid topic");
-      assertThat(results.get(2).reason())
-          .isEqualTo(
-              "not sent: the cluster did not answer while an earlier send of this batch waited");
-      assertThat(producer.history()).isEmpty();
     }
   }
 
