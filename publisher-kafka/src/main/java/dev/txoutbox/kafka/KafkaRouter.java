@@ -6,9 +6,11 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Chooses the Kafka topic of an outbox message. An empty result means the message has no route: the
- * publisher reports it as a permanent failure (the event becomes a dead letter) instead of
- * throwing. A router that throws is treated the same way.
+ * Chooses the Kafka topic of an outbox message, the {@code <Broker>Router} of the plugin anatomy.
+ * An empty result means the message has no route: the publisher reports it as a permanent failure
+ * (the event becomes a dead letter) and sends the rest of the batch. A router that throws, returns
+ * {@code null} or a blank topic is treated the same way (the rule every plugin follows, {@link
+ * dev.txoutbox.spi.Routing}), and so is a topic name Kafka does not allow.
  *
  * <p>The record's key is always the aggregate id, and Kafka keeps order within one partition only.
  * To keep each aggregate's events in order (as the relay's per-aggregate ordered modes need), a
