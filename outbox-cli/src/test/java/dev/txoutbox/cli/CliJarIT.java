@@ -166,7 +166,7 @@ class CliJarIT {
         "kafka | --bootstrap-servers (or bootstrap-servers in --publisher-config) must be given"
             + " for --publisher kafka but was not",
         "kafka --bootstrap-servers k:9092 --send-timeout 0ms"
-            + " | --send-timeout must be positive, not 0ms",
+            + " | --send-timeout must be positive but was 0ms",
         "rabbit --exchange x | --amqp-uri (or amqp-uri in --publisher-config) must be given",
         "rabbit --exchange x --amqp-uri http://h | --amqp-uri is not a valid AMQP URI: http://h",
         "sqs | --queue AGGREGATE_TYPE=QUEUE_URL_OR_NAME must be given at least once"

@@ -1,5 +1,6 @@
 package dev.txoutbox.kafka;
 
+import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
@@ -22,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * <p>Each event becomes one record: the key is the aggregate id (so all events of one aggregate go
  * to one partition, in order), the value is the JSON payload as UTF-8 bytes, and the headers are
  * the {@link dev.txoutbox.spi.OutboxHeaders} identity headers plus the event's stored headers. The
- * topic comes from a {@link TopicRouter}; by default it is the aggregate type.
+ * topic comes from a {@link KafkaRouter}; by default it is the aggregate type.
  *
  * <p>A batch is sent at once: every record is handed to the producer without waiting, then the
  * producer's own outcome of each record is awaited (Kafka reports every record within {@code
@@ -40,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * earlier event of its aggregate failed" (a record already handed over cannot be recalled, so it
  * may reach the topic before the event that failed, and again when the relay retries it). Events of
  * other aggregates are not affected. This needs every event of an aggregate routed to one topic
- * (see {@link TopicRouter}) and a partitioner that maps one key to one partition, as Kafka's
+ * (see {@link KafkaRouter}) and a partitioner that maps one key to one partition, as Kafka's
  * default does (not {@code partitioner.class=RoundRobinPartitioner}, not {@code
  * partitioner.ignore.keys=true}).
  *
@@ -61,26 +62,26 @@ public final class KafkaPublisher implements Publisher {
   private static final Logger log = LoggerFactory.getLogger(KafkaPublisher.class);
 
   private final ProducerHolder producers;
-  private final BatchSender sender;
+  private final KafkaBatchSender sender;
   private final Duration sendTimeout;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final String description;
 
-  private KafkaPublisher(Builder builder, Map<String, Object> producerConfig, TopicRouter router) {
+  private KafkaPublisher(Builder builder, Map<String, Object> producerConfig, KafkaRouter router) {
     this.sendTimeout = builder.sendTimeout;
     SendLimits limits = SendLimits.of(producerConfig);
-    this.sender = new BatchSender(router, limits);
+    this.sender = new KafkaBatchSender(router, limits);
     this.producers = new ProducerHolder(builder.producerFactory, producerConfig);
     this.description =
         "kafka{routing "
             + builder.routeDescription()
             + ", sendTimeout "
-            + sendTimeout
+            + DurationText.of(sendTimeout)
             + ", waits "
             + limits
             + ", a batch at most "
-            + limits.batchBound().toMillis()
-            + " ms, producer "
+            + DurationText.of(limits.batchBound())
+            + ", producer "
             + ProducerSettings.masked(producerConfig)
             + "}";
   }
@@ -108,7 +109,7 @@ public final class KafkaPublisher implements Publisher {
     Objects.requireNonNull(messages, "messages");
     long start = System.nanoTime();
     Producer<String, byte[]> producer = producers.current();
-    BatchSender.Outcome outcome = sender.send(producer, messages);
+    KafkaBatchSender.Outcome outcome = sender.send(producer, messages);
     if (outcome.producerBroken()) {
       producers.discard(producer);
     }
@@ -132,7 +133,14 @@ public final class KafkaPublisher implements Publisher {
     return outcome.results();
   }
 
-  /** The routing, send timeout and effective producer settings, secrets hidden. */
+  /**
+   * The publisher's whole configuration as the relay's start line shows it: the routing, the send
+   * timeout, the waits derived from it and the longest a batch can take, and every effective
+   * producer setting, sorted, with secrets masked by {@link dev.txoutbox.spi.SecretMasking} (every
+   * Kafka password-type setting such as {@code sasl.jaas.config} or {@code
+   * ssl.truststore.password}, and anything named like a secret). The publisher logs no line of its
+   * own when built.
+   */
   @Override
   public String describe() {
     return description;
@@ -146,13 +154,14 @@ public final class KafkaPublisher implements Publisher {
 
   /**
    * Closes the producer, waiting at most the send timeout for records in flight. Idempotent; a
-   * closed publisher refuses to publish.
+   * closed publisher refuses to publish. Logged at DEBUG: the relay's own close line is the
+   * lifecycle line at INFO.
    */
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
       producers.close(sendTimeout);
-      log.info("Kafka publisher closed");
+      log.debug("Kafka publisher closed");
     }
   }
 
@@ -163,7 +172,7 @@ public final class KafkaPublisher implements Publisher {
   public static final class Builder {
     private String bootstrapServers;
     private final Map<String, Object> producerConfig = new LinkedHashMap<>();
-    private TopicRouter topicRouter;
+    private KafkaRouter router;
     private String topicPrefix;
     private Map<String, String> topics;
     private Duration sendTimeout = DEFAULT_SEND_TIMEOUT;
@@ -181,7 +190,8 @@ public final class KafkaPublisher implements Publisher {
     public Builder bootstrapServers(String bootstrapServers) {
       Objects.requireNonNull(bootstrapServers, "bootstrapServers");
       if (bootstrapServers.isBlank()) {
-        throw new IllegalArgumentException("bootstrapServers must not be blank");
+        throw new IllegalArgumentException(
+            "bootstrapServers must not be blank but was '" + bootstrapServers + "'");
       }
       this.bootstrapServers = bootstrapServers;
       return this;
@@ -222,14 +232,14 @@ public final class KafkaPublisher implements Publisher {
      *
      * @throws NullPointerException if {@code router} is null
      */
-    public Builder topicRouter(TopicRouter router) {
-      this.topicRouter = Objects.requireNonNull(router, "topicRouter");
+    public Builder router(KafkaRouter router) {
+      this.router = Objects.requireNonNull(router, "router");
       return this;
     }
 
     /**
      * Routes each message to {@code prefix + aggregateType}, such as {@code shop.order}. Exclusive
-     * with {@link #topicRouter(TopicRouter)} and {@link #topics(Map)}. Defaults to no prefix.
+     * with {@link #router(KafkaRouter)} and {@link #topics(Map)}. Defaults to no prefix.
      *
      * @throws NullPointerException if {@code prefix} is null
      */
@@ -241,7 +251,7 @@ public final class KafkaPublisher implements Publisher {
     /**
      * Routes by an explicit map from aggregate type to topic; a message whose aggregate type is not
      * in the map is a permanent failure (a dead letter). Exclusive with {@link
-     * #topicRouter(TopicRouter)} and {@link #topicPrefix(String)}.
+     * #router(KafkaRouter)} and {@link #topicPrefix(String)}.
      *
      * @throws NullPointerException if the map, or a key or value in it, is null
      */
@@ -251,15 +261,17 @@ public final class KafkaPublisher implements Publisher {
     }
 
     /**
-     * How long the producer may try to deliver one record: unless set in {@link
-     * #producerConfig(Map)}, the producer's {@code delivery.timeout.ms} (the time within which
-     * Kafka reports every record as acknowledged or failed) and {@code max.block.ms} (the longest
-     * one {@code send()} waits for metadata or buffer space) are this value, and {@code
-     * request.timeout.ms} is made to fit. The publisher waits for the producer's outcome of each
-     * record rather than a deadline of its own, so one {@link KafkaPublisher#publish(List)} call
-     * takes at most {@code 2 x max.block.ms + delivery.timeout.ms} plus a margin (see {@link
-     * KafkaPublisher#publish(List)}). Also bounds {@link KafkaPublisher#close()}. Defaults to 30
-     * seconds.
+     * How long one batch may take, from the first send to the last answer. Kafka keeps this budget
+     * itself, so that no deadline of the publisher races the producer: unless set in {@link
+     * #producerConfig(Map)}, the producer's {@code delivery.timeout.ms} (within which Kafka answers
+     * every record handed to it, acknowledged or failed) and {@code max.block.ms} (the longest one
+     * {@code send()} waits for metadata or buffer space) are this value, and {@code
+     * request.timeout.ms} is made to fit. A batch therefore ends within about this time, during an
+     * outage too; only a batch whose sends wait for the metadata of a missing topic can take
+     * longer, at most {@code 2 x max.block.ms + delivery.timeout.ms} plus a margin (see {@link
+     * KafkaPublisher#publish(List)}; {@link KafkaPublisher#describe()} shows that bound). Also
+     * bounds {@link KafkaPublisher#close()}. Defaults to 30 seconds ({@link
+     * KafkaPublisher#DEFAULT_SEND_TIMEOUT}).
      *
      * @throws NullPointerException if {@code timeout} is null
      * @throws IllegalArgumentException if it is not positive or longer than {@code
@@ -268,11 +280,15 @@ public final class KafkaPublisher implements Publisher {
     public Builder sendTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "sendTimeout");
       if (timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("sendTimeout must be positive, not " + timeout);
+        throw new IllegalArgumentException(
+            "sendTimeout must be positive but was " + DurationText.of(timeout));
       }
       if (timeout.toMillis() > Integer.MAX_VALUE) {
         throw new IllegalArgumentException(
-            "sendTimeout must be at most " + Integer.MAX_VALUE + " ms, not " + timeout);
+            "sendTimeout must be at most "
+                + Integer.MAX_VALUE
+                + " ms but was "
+                + DurationText.of(timeout));
       }
       this.sendTimeout = timeout;
       return this;
@@ -298,28 +314,26 @@ public final class KafkaPublisher implements Publisher {
      *     the message names the setting
      */
     public KafkaPublisher build() {
-      TopicRouter router = router();
+      KafkaRouter chosen = effectiveRouter();
       Map<String, Object> effective =
           ProducerSettings.effective(producerConfig, bootstrapServers, sendTimeout);
       KafkaPublisher publisher;
       try {
-        publisher = new KafkaPublisher(this, effective, router);
+        publisher = new KafkaPublisher(this, effective, chosen);
       } catch (KafkaException e) {
         throw new IllegalArgumentException("producerConfig: " + e.getMessage(), e);
       }
-      log.info("Kafka publisher created: {}", publisher.describe());
       return publisher;
     }
 
-    private TopicRouter router() {
-      int set =
-          (topicRouter != null ? 1 : 0) + (topicPrefix != null ? 1 : 0) + (topics != null ? 1 : 0);
+    private KafkaRouter effectiveRouter() {
+      int set = (router != null ? 1 : 0) + (topicPrefix != null ? 1 : 0) + (topics != null ? 1 : 0);
       if (set > 1) {
         throw new IllegalArgumentException(
-            "topicRouter, topicPrefix and topics are exclusive; set one of them");
+            "router, topicPrefix and topics are exclusive; set one of them");
       }
-      if (topicRouter != null) {
-        return topicRouter;
+      if (router != null) {
+        return router;
       }
       if (topics != null) {
         topics.forEach(
@@ -330,7 +344,7 @@ public final class KafkaPublisher implements Publisher {
                     "topics: aggregate type '" + aggregateType + "': " + problem);
               }
             });
-        return TopicRouter.fromMap(topics);
+        return KafkaRouter.fromMap(topics);
       }
       if (topicPrefix != null && !TopicNames.legalCharacters(topicPrefix)) {
         throw new IllegalArgumentException(
@@ -339,13 +353,13 @@ public final class KafkaPublisher implements Publisher {
                 + "' may contain only ASCII letters, digits, '.', '_' and '-'");
       }
       return topicPrefix == null
-          ? TopicRouter.byAggregateType()
-          : TopicRouter.withPrefix(topicPrefix);
+          ? KafkaRouter.byAggregateType()
+          : KafkaRouter.withPrefix(topicPrefix);
     }
 
     private String routeDescription() {
-      if (topicRouter != null) {
-        return "by topicRouter " + topicRouter.getClass().getName();
+      if (router != null) {
+        return "by router " + router.getClass().getName();
       }
       if (topics != null) {
         return "by topics " + topics;

@@ -1,22 +1,39 @@
 package dev.txoutbox.kafka;
 
+import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.PublisherProvider;
 import dev.txoutbox.spi.PublisherSetting;
 import dev.txoutbox.spi.PublisherSettings;
+import dev.txoutbox.spi.SecretMasking;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
- * {@code kafka}: the {@link KafkaPublisher} as the standalone relay and the benchmarks find it.
- * Stateless.
+ * {@code kafka}: the {@link KafkaPublisher} as the standalone relay and the benchmarks find it,
+ * through {@link java.util.ServiceLoader}. Each setting is one option of {@link
+ * KafkaPublisher.Builder}: {@code bootstrap-servers}, {@code topic-prefix}, {@code topic.TYPE} (the
+ * {@code topics} map), {@code producer.NAME} (the {@code producerConfig} map) and {@code
+ * send-timeout}. The producer's {@code client.id} is the settings' {@linkplain
+ * PublisherSettings#clientName() client name} unless {@code producer.client.id} is given.
+ *
+ * <p>{@link #create} names a setting in its errors as its flag, whichever check found the problem:
+ * {@code --send-timeout must be positive but was 0ms}, never the builder's {@code sendTimeout}.
+ * Stateless and thread-safe.
  */
 public final class KafkaPublisherProvider implements PublisherProvider {
 
   private static final List<PublisherSetting> SETTINGS =
       List.of(
           PublisherSetting.text(
-              "bootstrap-servers", "HOST:PORT[,...]", "Kafka brokers to bootstrap from."),
+              "bootstrap-servers",
+              "HOST:PORT[,...]",
+              "Kafka brokers to bootstrap from. Required, unless producer.bootstrap.servers is"
+                  + " given."),
           PublisherSetting.text(
               "topic-prefix",
               "PREFIX",
@@ -32,12 +49,26 @@ public final class KafkaPublisherProvider implements PublisherProvider {
                   + " (sasl.jaas.config) in a settings file as producer.NAME=VALUE instead."),
           PublisherSetting.duration(
               "send-timeout",
-              "30s",
+              DurationText.of(KafkaPublisher.DEFAULT_SEND_TIMEOUT),
               "How long one batch may take, from the first send to the last answer."));
+
+  /** The builder's option names in its error messages, and the flag of each. */
+  private static final Map<String, String> FLAGS =
+      Map.of(
+          "bootstrapServers", "--bootstrap-servers",
+          "topicPrefix", "--topic-prefix",
+          "topics", "--topic",
+          "producerConfig", "--producer",
+          "sendTimeout", "--send-timeout");
+
+  /** An option name as a word of its own, not part of a Kafka setting such as a.topics.b. */
+  private static final Pattern OPTION =
+      Pattern.compile("(?<![\\w.])(?:" + String.join("|", FLAGS.keySet()) + ")(?![\\w.])");
 
   /** For {@link java.util.ServiceLoader}. */
   public KafkaPublisherProvider() {}
 
+  /** Returns {@code kafka}. */
   @Override
   public String name() {
     return "kafka";
@@ -48,21 +79,45 @@ public final class KafkaPublisherProvider implements PublisherProvider {
     return SETTINGS;
   }
 
+  /**
+   * A publisher with these settings; its producer connects on the first batch.
+   *
+   * @throws IllegalArgumentException naming the flag, when a setting is missing, invalid or
+   *     contradicts another
+   */
   @Override
   public Publisher create(PublisherSettings settings) {
-    KafkaPublisher.Builder b = KafkaPublisher.builder();
-    Map<String, String> producer = settings.map("producer");
+    try {
+      return builder(settings).build();
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      throw inFlags(e);
+    }
+  }
+
+  private static KafkaPublisher.Builder builder(PublisherSettings settings) {
+    Map<String, String> producer = new TreeMap<>(settings.map("producer"));
+    producer.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, settings.clientName());
+    KafkaPublisher.Builder b = KafkaPublisher.builder().producerConfig(producer);
     if (settings.text("bootstrap-servers").isPresent()
-        || !producer.containsKey("bootstrap.servers")) {
+        || !producer.containsKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)) {
       b.bootstrapServers(settings.required("bootstrap-servers"));
     }
-    b.producerConfig(producer);
     settings.text("topic-prefix").ifPresent(b::topicPrefix);
     Map<String, String> topics = settings.map("topic");
     if (!topics.isEmpty()) {
       b.topics(topics);
     }
     settings.duration("send-timeout").ifPresent(b::sendTimeout);
-    return b.build();
+    return b;
+  }
+
+  /**
+   * {@code e} in the words of the settings: the builder's option names become flags (a message from
+   * {@link PublisherSettings} names them so already), secrets masked.
+   */
+  private static IllegalArgumentException inFlags(RuntimeException e) {
+    Matcher option = OPTION.matcher(String.valueOf(e.getMessage()));
+    String message = option.replaceAll(m -> Matcher.quoteReplacement(FLAGS.get(m.group())));
+    return new IllegalArgumentException(SecretMasking.maskText(message), e);
   }
 }

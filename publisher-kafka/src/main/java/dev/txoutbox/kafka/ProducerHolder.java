@@ -5,15 +5,14 @@ import java.util.Map;
 import org.apache.kafka.clients.producer.Producer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.event.Level;
 
 /**
  * Owns the publisher's current producer: creates it, replaces it after a fatal failure, closes it.
  *
- * <p>A cluster that keeps failing producers (failed authentication, a broker too old) makes every
- * batch replace its producer. Only the first replacement of such a streak is logged at WARN; the
- * rest go to DEBUG until a batch is acknowledged again, which is logged once at INFO with the
- * count. Thread-safe.
+ * <p>Logs only changes of state: a cluster that keeps failing producers (failed authentication, a
+ * broker too old) makes every batch replace its producer, and only the first replacement of such a
+ * streak is logged, at WARN; the rest, and the creation of each replacement, go to DEBUG until a
+ * batch is acknowledged again, which is logged once at INFO with the count. Thread-safe.
  */
 final class ProducerHolder {
 
@@ -45,8 +44,7 @@ final class ProducerHolder {
     if (current == null) {
       current = create();
       replacements++;
-      log.atLevel(replacements == 1 ? Level.INFO : Level.DEBUG)
-          .log("Created a new Kafka producer to replace one that failed fatally");
+      log.debug("Created a new Kafka producer to replace one that failed fatally");
     }
     return current;
   }

@@ -1,5 +1,6 @@
 package dev.txoutbox.kafka;
 
+import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.SecretMasking;
 import java.time.Duration;
 import java.util.Collections;
@@ -51,26 +52,26 @@ final class ProducerSettings {
         }) {
       if (config.containsKey(owned)) {
         throw new IllegalArgumentException(
-            "producerConfig: "
+            "producerConfig must not set "
                 + owned
-                + " is not supported; the publisher sends String keys and byte[] values without"
-                + " transactions");
+                + " (the publisher sends String keys and byte[] values without transactions) but"
+                + " did");
       }
     }
     Object configured = config.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
     if (bootstrapServers != null) {
       if (configured != null && !configured.toString().equals(bootstrapServers)) {
         throw new IllegalArgumentException(
-            "bootstrapServers ("
-                + bootstrapServers
-                + ") contradicts producerConfig's bootstrap.servers ("
+            "bootstrapServers must be the same as bootstrap.servers in producerConfig ("
                 + configured
-                + "); set one of them");
+                + ") but was "
+                + bootstrapServers
+                + "; set one of them");
       }
       config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     } else if (configured == null || configured.toString().isBlank()) {
       throw new IllegalStateException(
-          "bootstrapServers is required (or bootstrap.servers in producerConfig)");
+          "bootstrapServers (or bootstrap.servers in producerConfig) must be set but was not");
     }
     long sendTimeoutMs = sendTimeout.toMillis();
     config.putIfAbsent(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -83,11 +84,10 @@ final class ProducerSettings {
         long request = Math.min(KAFKA_DEFAULT_REQUEST_TIMEOUT_MS, sendTimeoutMs - linger);
         if (request < 1) {
           throw new IllegalArgumentException(
-              "sendTimeout ("
-                  + sendTimeout
-                  + ") must be longer than the producer's linger.ms ("
+              "sendTimeout must be longer than the producer's linger.ms ("
                   + linger
-                  + " ms)");
+                  + " ms) but was "
+                  + DurationText.of(sendTimeout));
         }
         config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) request);
       }

@@ -216,7 +216,10 @@ class KafkaPublisherTest {
       assertThat(results)
           .extracting(PublishResult::status)
           .containsExactly(Status.PUBLISHED, Status.PERMANENT_FAILURE);
-      assertThat(results.get(1).reason()).contains("invoice");
+      assertThat(results.get(1).reason())
+          .isEqualTo(
+              "the Kafka topic router has no route for aggregate type 'invoice' (event type"
+                  + " 'invoice.happened')");
       assertThat(producers.get(0).history())
           .extracting(ProducerRecord::topic)
           .containsExactly("orders");
@@ -225,21 +228,47 @@ class KafkaPublisherTest {
 
   @Test
   void aRouterThatThrowsFailsOnlyItsOwnMessage() throws Exception {
-    TopicRouter router =
+    KafkaRouter router =
         message -> {
           if (message.aggregateId().equals("bad")) {
             throw new IllegalArgumentException("no such tenant");
           }
           return Optional.of("orders");
         };
-    try (KafkaPublisher publisher = publisher(true).topicRouter(router).build()) {
+    try (KafkaPublisher publisher = publisher(true).router(router).build()) {
       List<PublishResult> results =
           publisher.publish(List.of(message("order", "bad"), message("order", "good")));
 
       assertThat(results)
           .extracting(PublishResult::status)
           .containsExactly(Status.PERMANENT_FAILURE, Status.PUBLISHED);
-      assertThat(results.get(0).reason()).contains("topicRouter", "no such tenant");
+      assertThat(results.get(0).reason())
+          .isEqualTo(
+              "the Kafka topic router failed: java.lang.IllegalArgumentException: no such tenant");
+    }
+  }
+
+  @Test
+  void aRouterThatReturnsNullOrABlankTopicFailsOnlyItsOwnMessage() throws Exception {
+    KafkaRouter router =
+        message ->
+            switch (message.aggregateId()) {
+              case "null" -> null;
+              case "blank" -> Optional.of(" ");
+              default -> Optional.of("orders");
+            };
+    try (KafkaPublisher publisher = publisher(true).router(router).build()) {
+      List<PublishResult> results =
+          publisher.publish(
+              List.of(message("order", "null"), message("order", "blank"), message("order", "a")));
+
+      assertThat(results)
+          .extracting(PublishResult::status)
+          .containsExactly(Status.PERMANENT_FAILURE, Status.PERMANENT_FAILURE, Status.PUBLISHED);
+      assertThat(results.get(0).reason())
+          .isEqualTo("the Kafka topic router returned null instead of a route");
+      assertThat(results.get(1).reason()).startsWith("the Kafka topic router has no route");
+      assertThat(producers.get(0).history()).extracting(ProducerRecord::key).containsExactly("a");
     }
   }
 
@@ -331,9 +360,9 @@ class KafkaPublisherTest {
 
   @Test
   void anAggregateWithoutARouteIsNotSentAfterItsFirstEvent() throws Exception {
-    TopicRouter router =
+    KafkaRouter router =
         message -> message.payload().contains("nowhere") ? Optional.empty() : Optional.of("orders");
-    try (KafkaPublisher publisher = publisher(true).topicRouter(router).build()) {
+    try (KafkaPublisher publisher = publisher(true).router(router).build()) {
       List<PublishResult> results =
           publisher.publish(
               List.of(
@@ -384,11 +413,26 @@ class KafkaPublisherTest {
     try (KafkaPublisher publisher = publisher(producer)) {
       List<PublishResult> results =
           publisher.publish(
-              List.of(message("slow", "a"), message("fast", "b"), message("fast", "c")));
+              List.of(
+                  message("slow", "a"),
+                  message("fast", "b"),
+                  message("no topic", "x"),
+                  message("fast", "c")));
 
-      assertThat(results).extracting(PublishResult::status).containsOnly(Status.BROKER_UNAVAILABLE);
+      // Every message not handed over is unavailable; one without a valid topic stays permanent.
+      assertThat(results)
+          .extracting(PublishResult::status)
+          .containsExactly(
+              Status.BROKER_UNAVAILABLE,
+              Status.BROKER_UNAVAILABLE,
+              Status.PERMANENT_FAILURE,
+              Status.BROKER_UNAVAILABLE);
       assertThat(results.get(0).reason()).contains("not present in metadata");
-      assertThat(results.get(1).reason()).startsWith("not sent");
+      assertThat(List.of(results.get(1), results.get(3)))
+          .extracting(PublishResult::reason)
+          .containsOnly(
+              "not sent: the cluster did not answer while an earlier send of this batch waited");
+      assertThat(results.get(2).reason()).startsWith("invalid topic");
       assertThat(producer.history()).isEmpty();
       assertThat(producer.blockedSends).hasValue(1);
     }

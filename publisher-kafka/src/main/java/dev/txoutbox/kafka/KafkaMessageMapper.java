@@ -14,9 +14,9 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * timestamp is the send time (the event's creation time travels in a header, so a re-driven old
  * event is not deleted at once by the topic's retention).
  */
-final class RecordMapper {
+final class KafkaMessageMapper {
 
-  private RecordMapper() {}
+  private KafkaMessageMapper() {}
 
   static ProducerRecord<String, byte[]> toRecord(String topic, OutboxMessage message) {
     RecordHeaders headers = new RecordHeaders();

@@ -1,13 +1,14 @@
 package dev.txoutbox.kafka;
 
+import dev.txoutbox.spi.BatchResults;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.spi.Routing;
 import dev.txoutbox.spi.RunOrder;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -26,8 +27,10 @@ import org.apache.kafka.common.errors.TimeoutException;
  * SendLimits#margin() margin}); so a record reported as failed is one the producer has given up on,
  * not one it may still send. The hand-over itself is bounded by {@code max.block.ms} per blocking
  * send: a send that times out waiting for metadata or buffer space stops the hand-over when the
- * cluster did not answer meanwhile, and a second one stops it in any case; what is not handed over
- * is reported as broker unavailable, which costs it no attempt.
+ * cluster did not answer meanwhile, and a second one stops it in any case; every message not handed
+ * over then is reported as broker unavailable ({@link BatchResults#fillUnset}), which costs it no
+ * attempt. Routing follows the plugins' shared rule ({@link Routing}); a message without a valid
+ * topic is a permanent failure of that message alone, even after the hand-over stopped.
  *
  * <p>Each aggregate's events keep their order (see {@link RunOrder}): they are handed over in the
  * batch's order under one key, the aggregate id, so to one partition of the topic the router chose,
@@ -35,15 +38,18 @@ import org.apache.kafka.common.errors.TimeoutException;
  * hand-over, the later ones are not handed over; once one of them is reported failed, the later
  * ones acknowledged are not reported published. Thread-safe: it keeps no state between batches.
  */
-final class BatchSender {
+final class KafkaBatchSender {
 
   /** The outcome of one batch: a result per message, and whether the producer must be replaced. */
   record Outcome(List<PublishResult> results, boolean producerBroken) {}
 
-  private final TopicRouter router;
+  /** How a routing failure names the router: "the Kafka topic router failed: …". */
+  static final String ROUTER_NAME = "Kafka topic router";
+
+  private final KafkaRouter router;
   private final SendLimits limits;
 
-  BatchSender(TopicRouter router, SendLimits limits) {
+  KafkaBatchSender(KafkaRouter router, SendLimits limits) {
     this.router = router;
     this.limits = limits;
   }
@@ -51,13 +57,23 @@ final class BatchSender {
   Outcome send(Producer<String, byte[]> producer, List<OutboxMessage> messages)
       throws InterruptedException {
     Batch batch = new Batch(messages.size());
-    handOver(producer, messages, batch);
+    String stopped = handOver(producer, messages, batch);
     awaitOutcomes(batch);
-    return new Outcome(
-        RunOrder.enforce(messages, Arrays.asList(batch.results)), batch.producerBroken);
+    List<PublishResult> results =
+        stopped == null
+            ? Arrays.asList(batch.results)
+            : BatchResults.fillUnset(batch.results, PublishResult.brokerUnavailable(stopped));
+    return new Outcome(RunOrder.enforce(messages, results), batch.producerBroken);
   }
 
-  private void handOver(
+  /**
+   * Hands the batch to the producer, leaving in it a result or a pending future per message, and
+   * nothing for the messages not handed over because the hand-over stopped.
+   *
+   * @return why the hand-over stopped, the outcome of every message left without one; null if it
+   *     went through
+   */
+  private String handOver(
       Producer<String, byte[]> producer, List<OutboxMessage> messages, Batch batch)
       throws InterruptedException {
     HandOver handOver = new HandOver(producer, batch);
@@ -74,6 +90,7 @@ final class BatchSender {
         runs.failed(message, batch.results[i]);
       }
     }
+    return handOver.stopped;
   }
 
   /** The hand-over of one batch: what stops it, and which topics are known to be missing. */
@@ -91,22 +108,26 @@ final class BatchSender {
     }
 
     /**
-     * Hands message {@code i} to the producer, leaving its future in the batch, or, if it failed at
-     * once or was not sent, its result.
+     * Hands message {@code i} to the producer, leaving its future in the batch, or, if it has no
+     * valid topic or failed at once, its result. Once the hand-over has {@link #stopped}, a message
+     * with a valid topic is left without either.
      */
     void send(int i, OutboxMessage message) throws InterruptedException {
-      String topic;
-      try {
-        topic = topic(message);
-      } catch (UnroutableException e) {
-        batch.results[i] = PublishResult.permanent(e.getMessage(), e.getCause());
+      Routing<String> routing = Routing.route(message, ROUTER_NAME, router::route);
+      if (!routing.routed()) {
+        batch.results[i] = routing.failure();
+        return;
+      }
+      String topic = routing.destination();
+      String problem = TopicNames.problem(topic);
+      if (problem != null) {
+        batch.results[i] = PublishResult.permanent("invalid topic: " + problem);
         return;
       }
       if (stopped == null && System.nanoTime() - started >= limits.handOver().toNanos()) {
         stopped = "not sent: handing this batch to the producer took longer than 2 x max.block.ms";
       }
       if (stopped != null) {
-        batch.results[i] = PublishResult.brokerUnavailable(stopped);
         return;
       }
       PublishResult missing = missingTopics.get(topic);
@@ -117,7 +138,7 @@ final class BatchSender {
       long sendStartedMillis = System.currentTimeMillis();
       TimeoutException blocked;
       try {
-        Future<RecordMetadata> future = producer.send(RecordMapper.toRecord(topic, message));
+        Future<RecordMetadata> future = producer.send(KafkaMessageMapper.toRecord(topic, message));
         Throwable failedAtOnce = failureOf(future);
         if (failedAtOnce == null) {
           batch.pending[i] = future;
@@ -167,7 +188,7 @@ final class BatchSender {
       String topic,
       TimeoutException timeout,
       long sendStartedMillis) {
-    String reason = FailureClassifier.describe(timeout);
+    String reason = KafkaFailureClassifier.describe(timeout);
     if (!(timeout instanceof BufferExhaustedException)
         && MetadataAge.answeredSince(producer, sendStartedMillis)) {
       return PublishResult.retryable(
@@ -225,24 +246,6 @@ final class BatchSender {
     }
   }
 
-  private String topic(OutboxMessage message) throws UnroutableException {
-    Optional<String> routed;
-    try {
-      routed = router.route(message);
-    } catch (RuntimeException e) {
-      throw new UnroutableException("the topicRouter failed: " + e, e);
-    }
-    if (routed == null || routed.isEmpty()) {
-      throw new UnroutableException(
-          "no topic for aggregate type '" + message.aggregateType() + "'", null);
-    }
-    String problem = TopicNames.problem(routed.get());
-    if (problem != null) {
-      throw new UnroutableException("invalid topic: " + problem, null);
-    }
-    return routed.get();
-  }
-
   private static InterruptedException interrupted(InterruptException e) {
     // Kafka re-sets the interrupt flag when it wraps; InterruptedException means "cleared".
     Thread.interrupted();
@@ -252,7 +255,7 @@ final class BatchSender {
   }
 
   private static void fail(Batch batch, int index, Throwable error) {
-    FailureClassifier.Failure failure = FailureClassifier.classify(error);
+    KafkaFailureClassifier.Failure failure = KafkaFailureClassifier.classify(error);
     batch.results[index] = failure.result();
     batch.producerBroken |= failure.producerBroken();
   }
@@ -273,13 +276,6 @@ final class BatchSender {
 
     int size() {
       return results.length;
-    }
-  }
-
-  /** A message that has no valid topic: a permanent failure of that message alone. */
-  private static final class UnroutableException extends Exception {
-    UnroutableException(String message, Throwable cause) {
-      super(message, cause, false, false);
     }
   }
 }

@@ -14,13 +14,13 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.Test;
 
-class RecordMapperTest {
+class KafkaMessageMapperTest {
 
   @Test
   void keyIsTheAggregateIdAndValueThePayloadBytes() {
     OutboxMessage message = Messages.message("order", "o-42", "{\"total\":\"9.99 \u20ac\"}");
 
-    ProducerRecord<String, byte[]> record = RecordMapper.toRecord("shop.order", message);
+    ProducerRecord<String, byte[]> record = KafkaMessageMapper.toRecord("shop.order", message);
 
     assertThat(record.topic()).isEqualTo("shop.order");
     assertThat(record.key()).isEqualTo("o-42");
@@ -34,7 +34,7 @@ class RecordMapperTest {
   void carriesTheIdentityHeadersThenTheStoredHeaders() {
     OutboxMessage message = Messages.message("order", "o-42");
 
-    ProducerRecord<String, byte[]> record = RecordMapper.toRecord("order", message);
+    ProducerRecord<String, byte[]> record = KafkaMessageMapper.toRecord("order", message);
 
     assertThat(headers(record))
         .containsExactly(
@@ -61,7 +61,7 @@ class RecordMapperTest {
             Instant.parse("2026-01-01T00:00:00Z"),
             1);
 
-    List<String> headers = headers(RecordMapper.toRecord("order", message));
+    List<String> headers = headers(KafkaMessageMapper.toRecord("order", message));
 
     assertThat(headers)
         .contains(OutboxHeaders.EVENT_ID + "=" + id, "tenant=acme")

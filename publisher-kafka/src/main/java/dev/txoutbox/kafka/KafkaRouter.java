@@ -6,9 +6,11 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Chooses the Kafka topic of an outbox message. An empty result means the message has no route: the
- * publisher reports it as a permanent failure (the event becomes a dead letter) instead of
- * throwing. A router that throws is treated the same way.
+ * Chooses the Kafka topic of an outbox message, the {@code <Broker>Router} of the plugin anatomy.
+ * An empty result means the message has no route: the publisher reports it as a permanent failure
+ * (the event becomes a dead letter) and sends the rest of the batch. A router that throws, returns
+ * {@code null} or a blank topic is treated the same way (the rule every plugin follows, {@link
+ * dev.txoutbox.spi.Routing}), and so is a topic name Kafka does not allow.
  *
  * <p>The record's key is always the aggregate id, and Kafka keeps order within one partition only.
  * To keep each aggregate's events in order (as the relay's per-aggregate ordered modes need), a
@@ -19,7 +21,7 @@ import java.util.Optional;
  * several threads at once. The factories below return thread-safe routers.
  */
 @FunctionalInterface
-public interface TopicRouter {
+public interface KafkaRouter {
 
   /**
    * The topic for {@code message}, or empty if it has none.
@@ -29,7 +31,7 @@ public interface TopicRouter {
   Optional<String> route(OutboxMessage message);
 
   /** Routes every message to the topic named like its aggregate type ({@code order → order}). */
-  static TopicRouter byAggregateType() {
+  static KafkaRouter byAggregateType() {
     return withPrefix("");
   }
 
@@ -38,7 +40,7 @@ public interface TopicRouter {
    *
    * @throws NullPointerException if {@code prefix} is null
    */
-  static TopicRouter withPrefix(String prefix) {
+  static KafkaRouter withPrefix(String prefix) {
     Objects.requireNonNull(prefix, "prefix");
     return message -> Optional.of(prefix + message.aggregateType());
   }
@@ -49,7 +51,7 @@ public interface TopicRouter {
    *
    * @throws NullPointerException if the map, or any key or value in it, is null
    */
-  static TopicRouter fromMap(Map<String, String> topicsByAggregateType) {
+  static KafkaRouter fromMap(Map<String, String> topicsByAggregateType) {
     Map<String, String> topics = Map.copyOf(topicsByAggregateType);
     return message -> Optional.ofNullable(topics.get(message.aggregateType()));
   }

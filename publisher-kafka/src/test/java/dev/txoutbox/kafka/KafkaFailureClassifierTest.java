@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-class FailureClassifierTest {
+class KafkaFailureClassifierTest {
 
   static Stream<Exception> permanent() {
     return Stream.of(
@@ -93,7 +93,7 @@ class FailureClassifierTest {
   @ParameterizedTest
   @MethodSource("permanent")
   void recordsTheBrokerCanNeverAcceptArePermanent(Exception error) {
-    FailureClassifier.Failure failure = FailureClassifier.classify(error);
+    KafkaFailureClassifier.Failure failure = KafkaFailureClassifier.classify(error);
 
     assertThat(failure.result().status()).isEqualTo(Status.PERMANENT_FAILURE);
     assertThat(failure.producerBroken()).isFalse();
@@ -102,7 +102,7 @@ class FailureClassifierTest {
   @ParameterizedTest
   @MethodSource("brokerUnavailable")
   void anUnreachableOrRefusingClusterOrPartitionLeaderIsBrokerUnavailable(Exception error) {
-    FailureClassifier.Failure failure = FailureClassifier.classify(error);
+    KafkaFailureClassifier.Failure failure = KafkaFailureClassifier.classify(error);
 
     assertThat(failure.result().status()).isEqualTo(Status.BROKER_UNAVAILABLE);
     assertThat(failure.producerBroken()).isFalse();
@@ -111,7 +111,7 @@ class FailureClassifierTest {
   @ParameterizedTest
   @MethodSource("retryable")
   void messageSpecificAndUnknownErrorsAreRetryable(Exception error) {
-    FailureClassifier.Failure failure = FailureClassifier.classify(error);
+    KafkaFailureClassifier.Failure failure = KafkaFailureClassifier.classify(error);
 
     assertThat(failure.result().status()).isEqualTo(Status.RETRYABLE_FAILURE);
     assertThat(failure.producerBroken()).isFalse();
@@ -120,7 +120,7 @@ class FailureClassifierTest {
   @ParameterizedTest
   @MethodSource("producerBreaking")
   void fatalProducerErrorsAreRetryableAndReplaceTheProducer(Exception error) {
-    FailureClassifier.Failure failure = FailureClassifier.classify(error);
+    KafkaFailureClassifier.Failure failure = KafkaFailureClassifier.classify(error);
 
     assertThat(failure.result().status()).isEqualTo(Status.RETRYABLE_FAILURE);
     assertThat(failure.producerBroken()).isTrue();
@@ -129,7 +129,7 @@ class FailureClassifierTest {
   @ParameterizedTest
   @MethodSource("clusterWideAndProducerBreaking")
   void errorsThatFailEveryMessageAlikeAreBrokerUnavailableAndReplaceTheProducer(Exception error) {
-    FailureClassifier.Failure failure = FailureClassifier.classify(error);
+    KafkaFailureClassifier.Failure failure = KafkaFailureClassifier.classify(error);
 
     assertThat(failure.result().status()).isEqualTo(Status.BROKER_UNAVAILABLE);
     assertThat(failure.producerBroken()).isTrue();
@@ -139,7 +139,8 @@ class FailureClassifierTest {
   void unwrapsTheFutureExceptionAndKeepsTheCause() {
     RecordTooLargeException cause = new RecordTooLargeException("The message is 2000000 bytes");
 
-    FailureClassifier.Failure failure = FailureClassifier.classify(new ExecutionException(cause));
+    KafkaFailureClassifier.Failure failure =
+        KafkaFailureClassifier.classify(new ExecutionException(cause));
 
     assertThat(failure.result().isPermanent()).isTrue();
     assertThat(failure.result().cause()).isSameAs(cause);
@@ -149,8 +150,8 @@ class FailureClassifierTest {
 
   @Test
   void findsAPermanentCauseInsideAWrapper() {
-    FailureClassifier.Failure failure =
-        FailureClassifier.classify(
+    KafkaFailureClassifier.Failure failure =
+        KafkaFailureClassifier.classify(
             new KafkaException("send failed", new SerializationException("bad bytes")));
 
     assertThat(failure.result().isPermanent()).isTrue();
@@ -159,8 +160,8 @@ class FailureClassifierTest {
 
   @Test
   void theOutermostKnownErrorDecides() {
-    FailureClassifier.Failure failure =
-        FailureClassifier.classify(
+    KafkaFailureClassifier.Failure failure =
+        KafkaFailureClassifier.classify(
             new RecordTooLargeException("too large", new NetworkException("and the link broke")));
 
     assertThat(failure.result().isPermanent()).isTrue();

@@ -63,7 +63,7 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
  * producer-id errors, or the producer was closed under us. Such a producer is replaced before the
  * next batch. Thread-safe: stateless.
  */
-final class FailureClassifier {
+final class KafkaFailureClassifier {
 
   /** The kind of a failure. */
   enum Kind {
@@ -136,7 +136,7 @@ final class FailureClassifier {
 
   private static final int MAX_CAUSE_DEPTH = 10;
 
-  private FailureClassifier() {}
+  private KafkaFailureClassifier() {}
 
   /**
    * Classifies the failure of a send. Wrappers ({@link ExecutionException}, {@link
