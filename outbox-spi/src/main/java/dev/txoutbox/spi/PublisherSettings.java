@@ -10,6 +10,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.StringJoiner;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The values given for a {@link PublisherProvider}'s settings, checked against its {@link
@@ -146,6 +148,26 @@ public final class PublisherSettings {
           }
         });
     return Collections.unmodifiableMap(out);
+  }
+
+  /**
+   * A builder's error in the words of the settings, for {@link PublisherProvider#create}: each
+   * option name of {@code flags} (builder option to flag, such as {@code sendTimeout} to {@code
+   * --send-timeout}) that stands as a word of its own becomes its flag, and secrets are masked. A
+   * message of this class already names flags and passes unchanged.
+   */
+  public static IllegalArgumentException inFlags(RuntimeException e, Map<String, String> flags) {
+    String message = String.valueOf(e.getMessage());
+    if (!flags.isEmpty()) {
+      Pattern option =
+          Pattern.compile(
+              "(?<![\\w.-])(?:"
+                  + String.join("|", flags.keySet().stream().map(Pattern::quote).toList())
+                  + ")(?![\\w.])");
+      message =
+          option.matcher(message).replaceAll(m -> Matcher.quoteReplacement(flags.get(m.group())));
+    }
+    return new IllegalArgumentException(SecretMasking.maskText(message), e);
   }
 
   /** Every value given, secrets masked, for a log line. */

@@ -135,6 +135,23 @@ class PublisherSettingsTest {
         .isInstanceOf(IllegalArgumentException.class);
   }
 
+  @Test
+  void inFlagsNamesTheBuilderOptionsAsFlagsAndMasksSecrets() {
+    IllegalStateException e =
+        new IllegalStateException(
+            "sendTimeout must be positive but was 0ms; uri amqp://u:hunter2@h must be reachable;"
+                + " a.sendTimeout.b stays");
+
+    IllegalArgumentException shown =
+        PublisherSettings.inFlags(e, Map.of("sendTimeout", "--send-timeout", "uri", "--amqp-uri"));
+
+    assertThat(shown.getMessage())
+        .startsWith("--send-timeout must be positive but was 0ms; --amqp-uri ")
+        .doesNotContain("hunter2")
+        .endsWith("a.sendTimeout.b stays");
+    assertThat(shown.getCause()).isSameAs(e);
+  }
+
   private static Map.Entry<String, String> entry(String k, String v) {
     return Map.entry(k, v);
   }

@@ -5,12 +5,9 @@ import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.PublisherProvider;
 import dev.txoutbox.spi.PublisherSetting;
 import dev.txoutbox.spi.PublisherSettings;
-import dev.txoutbox.spi.SecretMasking;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
@@ -61,10 +58,6 @@ public final class KafkaPublisherProvider implements PublisherProvider {
           "producerConfig", "--producer",
           "sendTimeout", "--send-timeout");
 
-  /** An option name as a word of its own, not part of a Kafka setting such as a.topics.b. */
-  private static final Pattern OPTION =
-      Pattern.compile("(?<![\\w.])(?:" + String.join("|", FLAGS.keySet()) + ")(?![\\w.])");
-
   /** For {@link java.util.ServiceLoader}. */
   public KafkaPublisherProvider() {}
 
@@ -90,7 +83,7 @@ public final class KafkaPublisherProvider implements PublisherProvider {
     try {
       return builder(settings).build();
     } catch (IllegalArgumentException | IllegalStateException e) {
-      throw inFlags(e);
+      throw PublisherSettings.inFlags(e, FLAGS);
     }
   }
 
@@ -109,15 +102,5 @@ public final class KafkaPublisherProvider implements PublisherProvider {
     }
     settings.duration("send-timeout").ifPresent(b::sendTimeout);
     return b;
-  }
-
-  /**
-   * {@code e} in the words of the settings: the builder's option names become flags (a message from
-   * {@link PublisherSettings} names them so already), secrets masked.
-   */
-  private static IllegalArgumentException inFlags(RuntimeException e) {
-    Matcher option = OPTION.matcher(String.valueOf(e.getMessage()));
-    String message = option.replaceAll(m -> Matcher.quoteReplacement(FLAGS.get(m.group())));
-    return new IllegalArgumentException(SecretMasking.maskText(message), e);
   }
 }
