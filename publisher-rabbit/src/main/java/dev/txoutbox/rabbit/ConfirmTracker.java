@@ -76,7 +76,7 @@ final class ConfirmTracker {
   /** The last registered message could not be sent. */
   synchronized void publishFailed(Exception cause) {
     if (sent > 0) {
-      settle(sent - 1, RabbitFailures.sendFailed(cause));
+      settle(sent - 1, RabbitFailureClassifier.sendFailed(cause));
     }
   }
 
@@ -141,7 +141,7 @@ final class ConfirmTracker {
 
   /** The channel closed: nothing unconfirmed will be confirmed any more. */
   synchronized void channelClosed(ShutdownSignalException cause) {
-    closedOutcome = RabbitFailures.channelClosed(cause);
+    closedOutcome = RabbitFailureClassifier.channelClosed(cause);
     for (int position = lowestUnsettled; position < sent; position++) {
       if (outcome[position] == null) {
         settle(position, closedOutcome);

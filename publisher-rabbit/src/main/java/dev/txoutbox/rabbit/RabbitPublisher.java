@@ -72,12 +72,12 @@ public final class RabbitPublisher implements Publisher {
   private static final Logger log = LoggerFactory.getLogger(RabbitPublisher.class);
 
   private final RabbitPublisherConfig config;
-  private final BatchSender sender;
+  private final RabbitBatchSender sender;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private RabbitPublisher(RabbitPublisherConfig config) {
     this.config = config;
-    this.sender = new BatchSender(config);
+    this.sender = new RabbitBatchSender(config);
   }
 
   /** A builder with every option at its default. */
@@ -278,7 +278,7 @@ public final class RabbitPublisher implements Publisher {
       if (declareType != null && exchange == null) {
         throw new IllegalStateException("declareExchange needs exchange to name the exchange");
       }
-      if (exchange != null && exchange.length() > AmqpMessages.MAX_SHORT_STRING_BYTES) {
+      if (exchange != null && exchange.length() > RabbitMessageMapper.MAX_SHORT_STRING_BYTES) {
         throw new IllegalArgumentException("exchange is longer than 255 characters");
       }
       if (confirmTimeout.isNegative() || confirmTimeout.isZero()) {

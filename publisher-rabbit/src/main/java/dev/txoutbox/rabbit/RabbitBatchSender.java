@@ -2,7 +2,7 @@ package dev.txoutbox.rabbit;
 
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ShutdownSignalException;
-import dev.txoutbox.rabbit.AmqpMessages.Prepared;
+import dev.txoutbox.rabbit.RabbitMessageMapper.Prepared;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.RunOrder;
@@ -16,8 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends one batch per calling thread: converts and sends every message on a borrowed confirm-mode
- * channel, then waits for the confirms within the deadline. Thread-safe.
+ * The plugin's batch sender: sends one batch per calling thread, mapping and sending every message
+ * on a borrowed confirm-mode channel, then waiting for the confirms until the batch's {@linkplain
+ * RabbitPublisher.Builder#confirmTimeout deadline}. Thread-safe.
  *
  * <p>The whole batch goes out on that one channel in the batch's order, so each aggregate's events
  * reach their queues in sequence order. Once an event fails (it cannot be converted, its exchange
@@ -25,19 +26,19 @@ import org.slf4j.LoggerFactory;
  * not sent; after the confirms, {@link RunOrder#enforce} makes sure none of the later events of a
  * failed aggregate is reported published, whenever the failure became known.
  */
-final class BatchSender implements AutoCloseable {
+final class RabbitBatchSender implements AutoCloseable {
 
-  private static final Logger log = LoggerFactory.getLogger(BatchSender.class);
+  private static final Logger log = LoggerFactory.getLogger(RabbitBatchSender.class);
 
   private final RabbitPublisherConfig config;
-  private final AmqpMessages messages;
+  private final RabbitMessageMapper mapper;
   private final KnownExchanges exchanges = new KnownExchanges();
   private final ChannelPool channels;
   private final RabbitConnection connection;
 
-  BatchSender(RabbitPublisherConfig config) {
+  RabbitBatchSender(RabbitPublisherConfig config) {
     this.config = config;
-    this.messages = new AmqpMessages(config.router(), config.maxMessageBytes());
+    this.mapper = new RabbitMessageMapper(config.router(), config.maxMessageBytes());
     this.channels = new ChannelPool(this::channelClosed);
     this.connection = new RabbitConnection(config, exchanges::forgetAll);
   }
@@ -56,13 +57,13 @@ final class BatchSender implements AutoCloseable {
       String blocked = connection.blockedReason();
       if (blocked != null) {
         log.debug("Not sending {} messages: RabbitMQ blocks publishing: {}", batch.size(), blocked);
-        return fillUnset(results, RabbitFailures.blocked(config.endpoint(), blocked));
+        return fillUnset(results, RabbitFailureClassifier.blocked(config.endpoint(), blocked));
       }
       channel = channels.borrow(open);
     } catch (IOException | TimeoutException | ShutdownSignalException e) {
       // Per batch, so DEBUG: the relay reports the outage once, and the connection its loss.
       log.debug("Cannot publish to RabbitMQ at {}: {}", config.endpoint(), e.toString());
-      return fillUnset(results, RabbitFailures.unreachable(config.endpoint(), e));
+      return fillUnset(results, RabbitFailureClassifier.unreachable(config.endpoint(), e));
     }
     ConfirmTracker tracker = new ConfirmTracker(batch, config.unroutableIsPermanent());
     boolean reusable = false;
@@ -76,7 +77,7 @@ final class BatchSender implements AutoCloseable {
         String blocked = connection.blockedReason();
         boolean answered = tracker.brokerAnswered();
         tracker.expire(
-            RabbitFailures.confirmTimedOut(
+            RabbitFailureClassifier.confirmTimedOut(
                 config.confirmTimeout(), config.endpoint(), blocked, answered));
         if (blocked == null && !answered) {
           connection.abandon(open); // else closing the channel would wait for the silent broker
@@ -117,7 +118,7 @@ final class BatchSender implements AutoCloseable {
         results[i] = heldBack;
         continue;
       }
-      Prepared message = messages.prepare(batch.get(i));
+      Prepared message = mapper.prepare(batch.get(i));
       if (message.failure() != null) {
         results[i] = message.failure();
         tracker.failedBeforeSending(batch.get(i), results[i]);
@@ -131,7 +132,7 @@ final class BatchSender implements AutoCloseable {
         }
       } catch (IOException | ShutdownSignalException e) {
         log.debug("Cannot check RabbitMQ exchange '{}': {}", message.exchange(), e.toString());
-        return RabbitFailures.sendFailed(e);
+        return RabbitFailureClassifier.sendFailed(e);
       }
       tracker.beforePublish(i, channel.nextPublishSeqNo(), batch.get(i).id().toString());
       try {
@@ -140,7 +141,7 @@ final class BatchSender implements AutoCloseable {
       } catch (IOException | RuntimeException e) {
         log.debug("Sending to RabbitMQ at {} failed: {}", config.endpoint(), e.toString());
         tracker.publishFailed(e);
-        return RabbitFailures.sendFailed(e);
+        return RabbitFailureClassifier.sendFailed(e);
       }
     }
     return null;

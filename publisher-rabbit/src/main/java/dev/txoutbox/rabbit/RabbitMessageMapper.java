@@ -11,11 +11,12 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Turns outbox messages into AMQP messages: destination from the router, properties, headers and
- * body, checked against AMQP's limits so a message that can never be sent fails alone, before
- * anything is sent. Thread-safe.
+ * The plugin's message mapper: turns outbox messages into AMQP messages, with the destination from
+ * the {@link RabbitRouter}, the identity headers of {@link OutboxHeaders#of} and AMQP's own
+ * properties, checked against AMQP's limits so that a message that can never be sent fails alone,
+ * before anything is sent. Thread-safe.
  */
-final class AmqpMessages {
+final class RabbitMessageMapper {
 
   /** AMQP short strings (names, routing keys, property values) hold at most 255 bytes. */
   static final int MAX_SHORT_STRING_BYTES = 255;
@@ -32,7 +33,7 @@ final class AmqpMessages {
   private final RabbitRouter router;
   private final int maxMessageBytes;
 
-  AmqpMessages(RabbitRouter router, int maxMessageBytes) {
+  RabbitMessageMapper(RabbitRouter router, int maxMessageBytes) {
     this.router = router;
     this.maxMessageBytes = maxMessageBytes;
   }
