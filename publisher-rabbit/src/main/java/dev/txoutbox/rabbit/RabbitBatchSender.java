@@ -3,11 +3,11 @@ package dev.txoutbox.rabbit;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.txoutbox.rabbit.RabbitMessageMapper.Prepared;
+import dev.txoutbox.spi.BatchResults;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.RunOrder;
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,10 +45,10 @@ final class RabbitBatchSender implements AutoCloseable {
 
   /** Sends {@code batch} and returns one outcome per message, in order. */
   List<PublishResult> send(List<OutboxMessage> batch) throws InterruptedException {
-    return RunOrder.enforce(batch, Arrays.asList(sendInOrder(batch)));
+    return RunOrder.enforce(batch, sendInOrder(batch));
   }
 
-  private PublishResult[] sendInOrder(List<OutboxMessage> batch) throws InterruptedException {
+  private List<PublishResult> sendInOrder(List<OutboxMessage> batch) throws InterruptedException {
     PublishResult[] results = new PublishResult[batch.size()];
     ConfirmChannel channel;
     Connection open;
@@ -57,13 +57,15 @@ final class RabbitBatchSender implements AutoCloseable {
       String blocked = connection.blockedReason();
       if (blocked != null) {
         log.debug("Not sending {} messages: RabbitMQ blocks publishing: {}", batch.size(), blocked);
-        return fillUnset(results, RabbitFailureClassifier.blocked(config.endpoint(), blocked));
+        return BatchResults.fillUnset(
+            results, RabbitFailureClassifier.blocked(config.endpoint(), blocked));
       }
       channel = channels.borrow(open);
     } catch (IOException | TimeoutException | ShutdownSignalException e) {
       // Per batch, so DEBUG: the relay reports the outage once, and the connection its loss.
       log.debug("Cannot publish to RabbitMQ at {}: {}", config.endpoint(), e.toString());
-      return fillUnset(results, RabbitFailureClassifier.unreachable(config.endpoint(), e));
+      return BatchResults.fillUnset(
+          results, RabbitFailureClassifier.unreachable(config.endpoint(), e));
     }
     ConfirmTracker tracker = new ConfirmTracker(batch, config.unroutableIsPermanent());
     boolean reusable = false;
@@ -89,7 +91,7 @@ final class RabbitBatchSender implements AutoCloseable {
       channel.end();
       channels.giveBack(channel, reusable);
     }
-    return fillUnset(
+    return BatchResults.fillUnset(
         results,
         notSent != null
             ? notSent
@@ -161,15 +163,6 @@ final class RabbitBatchSender implements AutoCloseable {
     if (KnownExchanges.isNotFound(cause)) {
       exchanges.forgetAll(); // an exchange was deleted since it was checked
     }
-  }
-
-  private static PublishResult[] fillUnset(PublishResult[] results, PublishResult outcome) {
-    for (int i = 0; i < results.length; i++) {
-      if (results[i] == null) {
-        results[i] = outcome;
-      }
-    }
-    return results;
   }
 
   @Override

@@ -4,6 +4,7 @@ import com.rabbitmq.client.AMQP;
 import dev.txoutbox.spi.OutboxHeaders;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.spi.Routing;
 import java.nio.charset.StandardCharsets;
 import java.util.Date;
 import java.util.LinkedHashMap;
@@ -30,6 +31,9 @@ final class RabbitMessageMapper {
   static final String CONTENT_TYPE = "application/json";
   static final int PERSISTENT = 2;
 
+  /** How routing failures name the router. */
+  private static final String ROUTER_NAME = "RabbitMQ router";
+
   private final RabbitRouter router;
   private final int maxMessageBytes;
 
@@ -47,25 +51,24 @@ final class RabbitMessageMapper {
       PublishResult failure) {
 
     static Prepared failed(String reason) {
-      return new Prepared(null, null, null, null, PublishResult.permanent(reason));
+      return failed(PublishResult.permanent(reason));
     }
 
-    static Prepared failed(String reason, Throwable cause) {
-      return new Prepared(null, null, null, null, PublishResult.permanent(reason, cause));
+    static Prepared failed(PublishResult failure) {
+      return new Prepared(null, null, null, null, failure);
     }
   }
 
-  /** Routes and converts {@code message}; never throws for a bad message. */
+  /**
+   * Routes and converts {@code message}; never throws for a bad message. A router that names no
+   * route fails the message as {@link Routing} says.
+   */
   Prepared prepare(OutboxMessage message) {
-    RabbitRouter.Route route;
-    try {
-      route = router.route(message);
-    } catch (RuntimeException e) {
-      return Prepared.failed("router failed: " + e, e);
+    Routing<RabbitRouter.Route> routing = Routing.route(message, ROUTER_NAME, router::route);
+    if (!routing.routed()) {
+      return Prepared.failed(routing.failure());
     }
-    if (route == null) {
-      return Prepared.failed("router returned no route");
-    }
+    RabbitRouter.Route route = routing.destination();
     String tooLong =
         firstTooLong(
             "exchange", route.exchange(),

@@ -10,6 +10,7 @@ import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -146,9 +147,10 @@ class RabbitBrokerUnavailableTest {
         builder()
             .router(
                 m ->
-                    new RabbitRouter.Route(
-                        m.aggregateId().equals("other") ? other : topology.exchange(),
-                        m.eventType()))
+                    Optional.of(
+                        new RabbitRouter.Route(
+                            m.aggregateId().equals("other") ? other : topology.exchange(),
+                            m.eventType())))
             .connectionName(connectionName + "-two-exchanges")
             .build();
     try {

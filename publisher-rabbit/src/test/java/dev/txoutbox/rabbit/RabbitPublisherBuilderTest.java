@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.ConnectionFactory;
 import java.time.Duration;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** Configuration is validated in {@code build()}, with messages naming the option. */
@@ -44,7 +45,7 @@ class RabbitPublisherBuilderTest {
             () ->
                 RabbitPublisher.builder()
                     .uri("amqp://localhost")
-                    .router(m -> new RabbitRouter.Route("x", "y"))
+                    .router(m -> Optional.of(new RabbitRouter.Route("x", "y")))
                     .declareExchange(BuiltinExchangeType.TOPIC, true)
                     .build())
         .isInstanceOf(IllegalStateException.class)

@@ -22,6 +22,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -174,8 +175,10 @@ class RabbitPublisherTest {
                 .router(
                     m ->
                         m.aggregateType().equals("payment")
-                            ? new RabbitRouter.Route(other, "by-aggregate." + m.aggregateId())
-                            : new RabbitRouter.Route(topology.exchange(), m.eventType())));
+                            ? Optional.of(
+                                new RabbitRouter.Route(other, "by-aggregate." + m.aggregateId()))
+                            : Optional.of(
+                                new RabbitRouter.Route(topology.exchange(), m.eventType()))));
     OutboxMessage payment = event("payment", "p-9", "payment.settled", "{}");
     OutboxMessage order = event("order.created");
 
@@ -195,9 +198,10 @@ class RabbitPublisherTest {
             builder()
                 .router(
                     m ->
-                        new RabbitRouter.Route(
-                            m.aggregateId().equals("lost") ? missing : topology.exchange(),
-                            m.eventType())));
+                        Optional.of(
+                            new RabbitRouter.Route(
+                                m.aggregateId().equals("lost") ? missing : topology.exchange(),
+                                m.eventType()))));
     OutboxMessage lost = event("order", "lost", "order.created", "{}");
     List<OutboxMessage> batch = List.of(event("order.created"), lost, event("order.created"));
 
@@ -218,9 +222,10 @@ class RabbitPublisherTest {
             builder()
                 .router(
                     m ->
-                        new RabbitRouter.Route(
-                            m.aggregateId().equals("doomed") ? doomed : topology.exchange(),
-                            m.eventType())));
+                        Optional.of(
+                            new RabbitRouter.Route(
+                                m.aggregateId().equals("doomed") ? doomed : topology.exchange(),
+                                m.eventType()))));
     OutboxMessage toDoomed = event("order", "doomed", "order.created", "{}");
     assertThat(publisher.publish(List.of(toDoomed))).allMatch(PublishResult::isPublished);
     topology.channel().exchangeDelete(doomed);
@@ -286,9 +291,10 @@ class RabbitPublisherTest {
                 .maxMessageBytes(64)
                 .router(
                     m ->
-                        new RabbitRouter.Route(
-                            m.eventType().equals("order.lost") ? missing : topology.exchange(),
-                            m.eventType())));
+                        Optional.of(
+                            new RabbitRouter.Route(
+                                m.eventType().equals("order.lost") ? missing : topology.exchange(),
+                                m.eventType()))));
     OutboxMessage a1 = event("order", "a", "order.created", "{}");
     OutboxMessage a2 = event("order", "a", "order.created", "{\"pad\":\"" + "x".repeat(64) + "\"}");
     OutboxMessage b1 = event("order", "b", "order.created", "{}");
@@ -344,7 +350,8 @@ class RabbitPublisherTest {
                       if (m.aggregateId().equals("bad")) {
                         throw new IllegalArgumentException("no route for bad");
                       }
-                      return new RabbitRouter.Route(topology.exchange(), m.eventType());
+                      return Optional.of(
+                          new RabbitRouter.Route(topology.exchange(), m.eventType()));
                     }));
 
     List<PublishResult> results =
@@ -352,8 +359,47 @@ class RabbitPublisherTest {
             List.of(event("order", "bad", "order.created", "{}"), event("order.created")));
 
     assertThat(results.get(0).isPermanent()).isTrue();
-    assertThat(results.get(0).reason()).contains("no route for bad");
+    assertThat(results.get(0).reason())
+        .isEqualTo(
+            "the RabbitMQ router failed: java.lang.IllegalArgumentException: no route for bad");
     assertThat(results.get(1).isPublished()).isTrue();
+  }
+
+  @Test
+  void routerWithoutARouteFailsOnlyItsEvent() throws Exception {
+    RabbitPublisher publisher =
+        publisher(
+            builder()
+                .router(
+                    m ->
+                        switch (m.aggregateId()) {
+                          case "nowhere" -> Optional.empty();
+                          case "null" -> null;
+                          default ->
+                              Optional.of(
+                                  new RabbitRouter.Route(topology.exchange(), m.eventType()));
+                        }));
+    OutboxMessage sent = event("order.created");
+
+    List<PublishResult> results =
+        publisher.publish(
+            List.of(
+                event("order", "nowhere", "order.created", "{}"),
+                event("order", "null", "order.created", "{}"),
+                sent));
+
+    assertThat(results.get(0).isPermanent()).isTrue();
+    assertThat(results.get(0).reason())
+        .isEqualTo(
+            "the RabbitMQ router has no route for aggregate type 'order'"
+                + " (event type 'order.created')");
+    assertThat(results.get(1).isPermanent()).isTrue();
+    assertThat(results.get(1).reason())
+        .isEqualTo("the RabbitMQ router returned null instead of a route");
+    assertThat(results.get(2).isPublished()).isTrue();
+    assertThat(topology.take(1, RECEIVE_TIMEOUT))
+        .extracting(d -> d.getProperties().getMessageId())
+        .containsExactly(sent.id().toString());
   }
 
   @Test
@@ -422,7 +468,8 @@ class RabbitPublisherTest {
                       if (m.aggregateId().equals("cut") && closeNow.compareAndSet(true, false)) {
                         RabbitTestBroker.closeConnection(connectionName);
                       }
-                      return new RabbitRouter.Route(topology.exchange(), m.eventType());
+                      return Optional.of(
+                          new RabbitRouter.Route(topology.exchange(), m.eventType()));
                     }));
     assertThat(publisher.publish(events(5, "order.created"))).allMatch(PublishResult::isPublished);
     String firstConnection = RabbitTestBroker.connectionPid(connectionName).orElseThrow();
