@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The plugin's batch sender: sends one batch per calling thread, mapping and sending every message
  * on a borrowed confirm-mode channel, then waiting for the confirms until the batch's {@linkplain
- * RabbitPublisher.Builder#confirmTimeout deadline}. Thread-safe.
+ * RabbitPublisher.Builder#sendTimeout deadline}. Thread-safe.
  *
  * <p>The whole batch goes out on that one channel in the batch's order, so each aggregate's events
  * reach their queues in sequence order. Once an event fails (it cannot be converted, its exchange
@@ -72,7 +72,7 @@ final class RabbitBatchSender implements AutoCloseable {
     PublishResult notSent;
     channel.begin(tracker);
     try {
-      long deadline = System.nanoTime() + config.confirmTimeout().toNanos();
+      long deadline = System.nanoTime() + config.sendTimeout().toNanos();
       notSent = sendAll(batch, results, open, channel, tracker);
       boolean allConfirmed = tracker.await(deadline);
       if (!allConfirmed) {
@@ -80,7 +80,7 @@ final class RabbitBatchSender implements AutoCloseable {
         boolean answered = tracker.brokerAnswered();
         tracker.expire(
             RabbitFailureClassifier.confirmTimedOut(
-                config.confirmTimeout(), config.endpoint(), blocked, answered));
+                config.sendTimeout(), config.endpoint(), blocked, answered));
         if (blocked == null && !answered) {
           connection.abandon(open); // else closing the channel would wait for the silent broker
         }

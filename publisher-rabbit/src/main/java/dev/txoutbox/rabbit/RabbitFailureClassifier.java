@@ -1,6 +1,7 @@
 package dev.txoutbox.rabbit;
 
 import com.rabbitmq.client.ShutdownSignalException;
+import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.PublishResult;
 import java.io.IOException;
 import java.time.Duration;
@@ -52,12 +53,12 @@ final class RabbitFailureClassifier {
     }
     return batchAnswered
         ? PublishResult.retryable(
-            "no confirm from RabbitMQ within " + timeout + " (outcome unknown)")
+            "no confirm from RabbitMQ within " + DurationText.of(timeout) + " (outcome unknown)")
         : PublishResult.brokerUnavailable(
             "RabbitMQ at "
                 + endpoint
                 + " answered no message of the batch within "
-                + timeout
+                + DurationText.of(timeout)
                 + " (outcome unknown)");
   }
 

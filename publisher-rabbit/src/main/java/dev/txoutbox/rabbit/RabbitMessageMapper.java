@@ -119,7 +119,7 @@ final class RabbitMessageMapper {
   }
 
   /** Whether {@code s} is longer than an AMQP short string can hold (a char is at most 3 bytes). */
-  private static boolean exceedsShortString(String s) {
+  static boolean exceedsShortString(String s) {
     return s.length() > MAX_SHORT_STRING_BYTES / 3
         && s.getBytes(StandardCharsets.UTF_8).length > MAX_SHORT_STRING_BYTES;
   }

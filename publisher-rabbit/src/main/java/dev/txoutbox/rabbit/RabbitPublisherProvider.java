@@ -61,7 +61,7 @@ public final class RabbitPublisherProvider implements PublisherProvider {
             .connectionName(settings.clientName())
             .unroutableIsPermanent(settings.flag("unroutable-is-permanent"));
     settings.text("declare-exchange").ifPresent(t -> b.declareExchange(exchangeType(t), true));
-    settings.duration("send-timeout").ifPresent(b::confirmTimeout);
+    settings.duration("send-timeout").ifPresent(b::sendTimeout);
     return b.build();
   }
 

@@ -45,7 +45,7 @@ class RabbitBrokerUnavailableTest {
         .connectionFactory(proxy.factory())
         .exchange(topology.exchange())
         .connectionName(connectionName)
-        .confirmTimeout(Duration.ofSeconds(1));
+        .sendTimeout(Duration.ofSeconds(1));
   }
 
   @AfterEach
@@ -140,7 +140,7 @@ class RabbitBrokerUnavailableTest {
   }
 
   @Test
-  void brokerSilentWhileAnExchangeIsCheckedIsBrokerUnavailableWithinTheConfirmTimeout()
+  void brokerSilentWhileAnExchangeIsCheckedIsBrokerUnavailableWithinTheSendTimeout()
       throws Exception {
     String other = topology.declareOtherExchange("other", "order.*");
     RabbitPublisher twoExchanges =
