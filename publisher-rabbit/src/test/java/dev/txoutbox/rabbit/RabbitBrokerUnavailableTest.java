@@ -10,7 +10,6 @@ import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -145,12 +144,7 @@ class RabbitBrokerUnavailableTest {
     String other = topology.declareOtherExchange("other", "order.*");
     RabbitPublisher twoExchanges =
         builder()
-            .router(
-                m ->
-                    Optional.of(
-                        new RabbitRouter.Route(
-                            m.aggregateId().equals("other") ? other : topology.exchange(),
-                            m.eventType())))
+            .router(topology.routing(m -> m.aggregateId().equals("other"), other))
             .connectionName(connectionName + "-two-exchanges")
             .build();
     try {
