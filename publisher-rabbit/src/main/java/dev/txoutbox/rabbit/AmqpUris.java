@@ -26,6 +26,10 @@ final class AmqpUris {
    *     own messages may quote the password
    */
   static ConnectionFactory parse(String uri) {
+    int scheme = uri.indexOf("://");
+    if (scheme < 0 || !uri.substring(0, scheme).matches("(?i)amqps?")) {
+      throw invalid(uri, "the scheme must be amqp or amqps");
+    }
     requireEncodedUserInfo(uri);
     ConnectionFactory factory = new ConnectionFactory();
     try {
@@ -55,7 +59,7 @@ final class AmqpUris {
   private static void requireEncodedUserInfo(String uri) {
     int authority = uri.indexOf("://") + 3;
     int at = uri.lastIndexOf('@');
-    if (authority < 3 || at < authority) {
+    if (at < authority) {
       return;
     }
     String raw = uri.substring(authority, at);

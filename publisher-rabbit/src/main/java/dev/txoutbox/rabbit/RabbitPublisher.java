@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  *       PublishResult#brokerUnavailable(String, Throwable) broker unavailable}, which costs the
  *       event no attempt;
  *   <li>impossible to send (larger than {@link Builder#maxMessageBytes(int)}, a name or routing key
- *       longer than AMQP allows, a router that throws): a permanent failure, sent nowhere.
+ *       longer than AMQP allows, a router that throws or names no route): a permanent failure, sent
+ *       nowhere.
  * </ul>
  *
  * <p>The events of one aggregate (same aggregate type and id) go out on the batch's one channel in
@@ -290,7 +291,7 @@ public final class RabbitPublisher implements Publisher {
       }
       if (declareType != null && exchange == null) {
         throw new IllegalStateException(
-            "exchange must be set to name the exchange declareExchange declares but was not");
+            "exchange must be set when declareExchange is (it names the exchange) but was not");
       }
       if (exchange != null && RabbitMessageMapper.exceedsShortString(exchange)) {
         throw new IllegalArgumentException(

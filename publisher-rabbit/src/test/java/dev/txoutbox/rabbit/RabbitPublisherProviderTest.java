@@ -87,10 +87,9 @@ class RabbitPublisherProviderTest {
         .hasMessage("--send-timeout must be positive but was 0ms");
     assertThatThrownBy(() -> create(with("amqp-uri", "http://app:s3cret-pw@rabbit.example")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith(
+        .hasMessage(
             "--amqp-uri must be an AMQP URI such as amqp://user:password@host:5672/vhost"
-                + " but was 'http://app:****@rabbit.example' (")
-        .hasMessageNotContaining("s3cret-pw");
+                + " but was 'http://app:****@rabbit.example' (the scheme must be amqp or amqps)");
     assertThatThrownBy(() -> create(with("exchange", "é".repeat(200))))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("--exchange must be at most 255 UTF-8 bytes but was 400");
