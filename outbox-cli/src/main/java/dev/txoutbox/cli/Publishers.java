@@ -144,7 +144,7 @@ final class Publishers {
             .connectionName("txoutbox-relay-" + relayName)
             .unroutableIsPermanent(s.flag("unroutable-is-permanent"));
     s.get("declare-exchange").ifPresent(t -> b.declareExchange(EXCHANGE_TYPE.parse(t), true));
-    s.duration("confirm-timeout").ifPresent(b::confirmTimeout);
+    s.duration("confirm-timeout").ifPresent(b::sendTimeout);
     return b.build();
   }
 

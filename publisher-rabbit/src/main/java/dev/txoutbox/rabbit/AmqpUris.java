@@ -26,33 +26,40 @@ final class AmqpUris {
    *     own messages may quote the password
    */
   static ConnectionFactory parse(String uri) {
+    int scheme = uri.indexOf("://");
+    if (scheme < 0 || !uri.substring(0, scheme).matches("(?i)amqps?")) {
+      throw invalid(uri, "the scheme must be amqp or amqps");
+    }
     requireEncodedUserInfo(uri);
     ConnectionFactory factory = new ConnectionFactory();
     try {
       factory.setUri(uri);
       return factory;
     } catch (URISyntaxException e) {
-      throw new IllegalArgumentException(
-          "uri is not a valid AMQP URI: "
-              + SecretMasking.maskUri(uri)
-              + " ("
-              + e.getReason()
-              + ")");
+      throw invalid(uri, e.getReason());
     } catch (GeneralSecurityException | RuntimeException e) {
-      throw new IllegalArgumentException(
-          "uri is not a valid AMQP URI: "
-              + SecretMasking.maskUri(uri)
-              + " ("
-              + e.getClass().getSimpleName()
-              + ")");
+      throw invalid(uri, e.getClass().getSimpleName());
     }
+  }
+
+  /**
+   * The error for an invalid {@code uri}, shown masked, with {@code why} (never the client's own
+   * message, which may quote the password).
+   */
+  private static IllegalArgumentException invalid(String uri, String why) {
+    return new IllegalArgumentException(
+        "uri must be an AMQP URI such as amqp://user:password@host:5672/vhost but was '"
+            + SecretMasking.maskUri(uri)
+            + "' ("
+            + why
+            + ")");
   }
 
   /** The user info a parser sees must be all that comes before the last {@code @}. */
   private static void requireEncodedUserInfo(String uri) {
     int authority = uri.indexOf("://") + 3;
     int at = uri.lastIndexOf('@');
-    if (authority < 3 || at < authority) {
+    if (at < authority) {
       return;
     }
     String raw = uri.substring(authority, at);
@@ -63,10 +70,7 @@ final class AmqpUris {
       parsed = null;
     }
     if (!raw.equals(parsed)) {
-      throw new IllegalArgumentException(
-          "uri is not a valid AMQP URI: "
-              + SecretMasking.maskUri(uri)
-              + " (percent-encode / # ? @ in the user name and password: %2F %23 %3F %40)");
+      throw invalid(uri, "percent-encode / # ? @ in the user name and password: %2F %23 %3F %40");
     }
   }
 

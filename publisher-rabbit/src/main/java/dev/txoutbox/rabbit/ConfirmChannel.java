@@ -29,10 +29,7 @@ final class ConfirmChannel {
    */
   static ConfirmChannel open(Connection connection, Consumer<ShutdownSignalException> onClose)
       throws IOException {
-    Channel channel = connection.createChannel();
-    if (channel == null) {
-      throw new IOException("RabbitMQ connection has no free channel (channel_max reached)");
-    }
+    Channel channel = RabbitConnection.newChannel(connection);
     ConfirmChannel confirmChannel = new ConfirmChannel(channel);
     channel.addShutdownListener(
         cause -> {

@@ -76,7 +76,7 @@ final class ConfirmTracker {
   /** The last registered message could not be sent. */
   synchronized void publishFailed(Exception cause) {
     if (sent > 0) {
-      settle(sent - 1, RabbitFailures.sendFailed(cause));
+      settle(sent - 1, RabbitFailureClassifier.sendFailed(cause));
     }
   }
 
@@ -141,12 +141,8 @@ final class ConfirmTracker {
 
   /** The channel closed: nothing unconfirmed will be confirmed any more. */
   synchronized void channelClosed(ShutdownSignalException cause) {
-    closedOutcome = RabbitFailures.channelClosed(cause);
-    for (int position = lowestUnsettled; position < sent; position++) {
-      if (outcome[position] == null) {
-        settle(position, closedOutcome);
-      }
-    }
+    closedOutcome = RabbitFailureClassifier.channelClosed(cause);
+    expire(closedOutcome);
   }
 
   /**
@@ -172,11 +168,14 @@ final class ConfirmTracker {
     return brokerAnswered;
   }
 
-  /** Gives every sent message still unsettled the outcome {@code timedOut}. */
-  synchronized void expire(PublishResult timedOut) {
+  /**
+   * Gives every sent message still unsettled {@code result}: the deadline passed, or the channel
+   * closed.
+   */
+  synchronized void expire(PublishResult result) {
     for (int position = lowestUnsettled; position < sent; position++) {
       if (outcome[position] == null) {
-        settle(position, timedOut);
+        settle(position, result);
       }
     }
   }

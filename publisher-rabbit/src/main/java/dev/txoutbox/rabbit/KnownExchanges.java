@@ -29,10 +29,7 @@ final class KnownExchanges {
     if (exchange.isEmpty() || known.contains(exchange)) {
       return true; // "" is the default exchange, which always exists
     }
-    Channel channel = connection.createChannel();
-    if (channel == null) {
-      throw new IOException("RabbitMQ connection has no free channel (channel_max reached)");
-    }
+    Channel channel = RabbitConnection.newChannel(connection);
     try {
       channel.exchangeDeclarePassive(exchange);
       known.add(exchange);

@@ -118,15 +118,25 @@ final class RabbitConnection implements AutoCloseable {
     if (declaration == null) {
       return;
     }
-    Channel channel = connection.createChannel();
-    if (channel == null) {
-      throw new IOException("RabbitMQ connection has no free channel (channel_max reached)");
-    }
+    Channel channel = newChannel(connection);
     try {
       channel.exchangeDeclare(declaration.name(), declaration.type(), declaration.durable());
     } finally {
       channel.abort();
     }
+  }
+
+  /**
+   * A new channel on {@code connection}.
+   *
+   * @throws IOException if it cannot be opened, or the connection has no free channel left
+   */
+  static Channel newChannel(Connection connection) throws IOException {
+    Channel channel = connection.createChannel();
+    if (channel == null) {
+      throw new IOException("RabbitMQ connection has no free channel (channel_max reached)");
+    }
+    return channel;
   }
 
   /**

@@ -3,9 +3,11 @@ package dev.txoutbox.rabbit;
 import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.txoutbox.rabbit.RabbitPublisherConfig.ExchangeDeclaration;
+import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -18,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * call {@link #publish(List)} at the same time; each call uses a channel of its own.
  *
  * <p>Each batch is sent at once on a confirm-mode channel, as persistent ({@code delivery-mode 2})
- * and {@code mandatory} messages, then the publisher waits for the broker's confirms until {@link
- * Builder#confirmTimeout(Duration)} has passed. Each message's outcome is its own:
+ * and {@code mandatory} messages, then the publisher waits for the broker's confirms; from its
+ * first send to its last confirm, a batch may take {@link Builder#sendTimeout(Duration)}. Each
+ * message's outcome is its own:
  *
  * <ul>
  *   <li>acked by the broker: published;
@@ -33,7 +36,8 @@ import org.slf4j.LoggerFactory;
  *       PublishResult#brokerUnavailable(String, Throwable) broker unavailable}, which costs the
  *       event no attempt;
  *   <li>impossible to send (larger than {@link Builder#maxMessageBytes(int)}, a name or routing key
- *       longer than AMQP allows, a router that throws): a permanent failure, sent nowhere.
+ *       longer than AMQP allows, a router that throws or names no route): a permanent failure, sent
+ *       nowhere.
  * </ul>
  *
  * <p>The events of one aggregate (same aggregate type and id) go out on the batch's one channel in
@@ -57,8 +61,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class RabbitPublisher implements Publisher {
 
-  /** The default of {@link Builder#confirmTimeout(Duration)}: 30 seconds. */
-  public static final Duration DEFAULT_CONFIRM_TIMEOUT = Duration.ofSeconds(30);
+  /** The default of {@link Builder#sendTimeout(Duration)}: 30 seconds. */
+  public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofSeconds(30);
 
   /** The default of {@link Builder#connectionName(String)}: {@code txoutbox-publisher}. */
   public static final String DEFAULT_CONNECTION_NAME = "txoutbox-publisher";
@@ -72,12 +76,12 @@ public final class RabbitPublisher implements Publisher {
   private static final Logger log = LoggerFactory.getLogger(RabbitPublisher.class);
 
   private final RabbitPublisherConfig config;
-  private final BatchSender sender;
+  private final RabbitBatchSender sender;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private RabbitPublisher(RabbitPublisherConfig config) {
     this.config = config;
-    this.sender = new BatchSender(config);
+    this.sender = new RabbitBatchSender(config);
   }
 
   /** A builder with every option at its default. */
@@ -117,15 +121,22 @@ public final class RabbitPublisher implements Publisher {
     }
   }
 
-  /** The effective options, without credentials. */
+  /**
+   * The effective configuration, for the relay's start line: where it connects (without the
+   * password), the connection name, the routing, the exchange declared, and the options, such as
+   * {@code rabbitmq{endpoint=amqp://app@rabbit:5672/shop, connectionName=txoutbox-publisher,
+   * exchange='outbox', routingKey=eventType, declare=none, sendTimeout=30s,
+   * unroutableIsPermanent=false, maxMessageBytes=134217728}}.
+   */
   @Override
   public String describe() {
-    return toString();
+    return name() + "{" + config + "}";
   }
 
+  /** The same as {@link #describe()}. */
   @Override
   public String toString() {
-    return "RabbitPublisher[" + config + "]";
+    return describe();
   }
 
   /**
@@ -140,7 +151,7 @@ public final class RabbitPublisher implements Publisher {
     private RabbitRouter router;
     private BuiltinExchangeType declareType;
     private boolean declareDurable;
-    private Duration confirmTimeout = DEFAULT_CONFIRM_TIMEOUT;
+    private Duration sendTimeout = DEFAULT_SEND_TIMEOUT;
     private boolean unroutableIsPermanent;
     private String connectionName = DEFAULT_CONNECTION_NAME;
     private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
@@ -211,17 +222,19 @@ public final class RabbitPublisher implements Publisher {
     }
 
     /**
-     * How long a batch waits for the broker's confirms, counted from when its first message is
-     * sent; messages unconfirmed by then are retryable failures, or the broker unavailable if it
-     * answered none of the batch (the connection is then dropped, and the next batch opens a new
-     * one). It also caps the connection factory's connection, handshake and channel RPC timeouts,
-     * so a batch that has to connect first, or whose broker stops answering, waits at most about
-     * this long more. Keep it well below the relay's transaction limits. Defaults to 30 seconds.
+     * How long one batch may take, from the first send to the last confirm: messages unconfirmed by
+     * then are retryable failures, or the broker unavailable if it answered no message of the batch
+     * (the connection is then dropped, and the next batch opens a new one). It also caps the
+     * connection factory's connection, handshake and channel RPC timeouts, so a batch that has to
+     * connect first, or whose broker stops answering, waits at most about this long more. Keep it
+     * well below the relay's transaction limits: the relay holds its transaction open meanwhile.
+     * Defaults to 30 seconds ({@link #DEFAULT_SEND_TIMEOUT}); the Kafka and SQS publishers have an
+     * option of the same name and meaning.
      *
-     * @throws NullPointerException if {@code confirmTimeout} is null
+     * @throws NullPointerException if {@code sendTimeout} is null
      */
-    public Builder confirmTimeout(Duration confirmTimeout) {
-      this.confirmTimeout = Objects.requireNonNull(confirmTimeout, "confirmTimeout");
+    public Builder sendTimeout(Duration sendTimeout) {
+      this.sendTimeout = Objects.requireNonNull(sendTimeout, "sendTimeout");
       return this;
     }
 
@@ -261,60 +274,67 @@ public final class RabbitPublisher implements Publisher {
      * @throws IllegalStateException if neither or both of {@code connectionFactory} and {@code uri}
      *     are set, if neither {@code exchange} nor {@code router} is set, or if {@code
      *     declareExchange} is set without {@code exchange}
-     * @throws IllegalArgumentException if {@code uri} is not a valid AMQP URI, {@code
-     *     confirmTimeout} is not positive, {@code maxMessageBytes} is not positive, or {@code
-     *     exchange} is longer than 255 characters
+     * @throws IllegalArgumentException if {@code uri} is not a valid AMQP URI, {@code sendTimeout}
+     *     is not positive, {@code maxMessageBytes} is not positive, or {@code exchange} is longer
+     *     than 255 UTF-8 bytes
      */
     public RabbitPublisher build() {
       if (connectionFactory == null && uri == null) {
-        throw new IllegalStateException("connectionFactory or uri is required");
+        throw new IllegalStateException("connectionFactory or uri must be set but neither was");
       }
       if (connectionFactory != null && uri != null) {
-        throw new IllegalStateException("set connectionFactory or uri, not both");
+        throw new IllegalStateException(
+            "connectionFactory or uri must be set, not both, but both were");
       }
       if (exchange == null && router == null) {
-        throw new IllegalStateException("exchange or router is required");
+        throw new IllegalStateException("exchange or router must be set but neither was");
       }
       if (declareType != null && exchange == null) {
-        throw new IllegalStateException("declareExchange needs exchange to name the exchange");
+        throw new IllegalStateException(
+            "exchange must be set when declareExchange is (it names the exchange) but was not");
       }
-      if (exchange != null && exchange.length() > AmqpMessages.MAX_SHORT_STRING_BYTES) {
-        throw new IllegalArgumentException("exchange is longer than 255 characters");
+      if (exchange != null && RabbitMessageMapper.exceedsShortString(exchange)) {
+        throw new IllegalArgumentException(
+            "exchange must be at most 255 UTF-8 bytes but was "
+                + exchange.getBytes(StandardCharsets.UTF_8).length);
       }
-      if (confirmTimeout.isNegative() || confirmTimeout.isZero()) {
-        throw new IllegalArgumentException("confirmTimeout must be positive: " + confirmTimeout);
+      if (sendTimeout.isNegative() || sendTimeout.isZero()) {
+        throw new IllegalArgumentException(
+            "sendTimeout must be positive but was " + DurationText.of(sendTimeout));
       }
       if (maxMessageBytes <= 0) {
-        throw new IllegalArgumentException("maxMessageBytes must be positive: " + maxMessageBytes);
+        throw new IllegalArgumentException(
+            "maxMessageBytes must be positive but was " + maxMessageBytes);
       }
       ConnectionFactory factory = connectionFactory();
-      RabbitPublisherConfig config =
+      return new RabbitPublisher(
           new RabbitPublisherConfig(
               factory,
               AmqpUris.describe(factory),
               connectionName,
               router != null ? router : RabbitRouter.byEventType(exchange),
+              router != null
+                  ? "router=custom"
+                  : "exchange='" + exchange + "', routingKey=eventType",
               declareType == null
                   ? null
                   : new ExchangeDeclaration(exchange, declareType, declareDurable),
-              confirmTimeout,
+              sendTimeout,
               unroutableIsPermanent,
-              maxMessageBytes);
-      log.info("RabbitMQ publisher configured: {}", config);
-      return new RabbitPublisher(config);
+              maxMessageBytes));
     }
 
     /**
      * The publisher's own copy: no automatic recovery; connecting, the handshake and every channel
-     * RPC (opening a channel, a declaration, closing a channel) bounded by confirmTimeout, so that
-     * a broker that stops answering cannot hold a batch much longer.
+     * RPC (opening a channel, a declaration, closing a channel) bounded by sendTimeout, so that a
+     * broker that stops answering cannot hold a batch much longer.
      */
     private ConnectionFactory connectionFactory() {
       ConnectionFactory factory =
           connectionFactory != null ? connectionFactory.clone() : AmqpUris.parse(uri);
       factory.setAutomaticRecoveryEnabled(false);
       factory.setTopologyRecoveryEnabled(false);
-      int bound = (int) Math.min(Integer.MAX_VALUE, confirmTimeout.toMillis());
+      int bound = (int) Math.min(Integer.MAX_VALUE, sendTimeout.toMillis());
       factory.setConnectionTimeout(capped(factory.getConnectionTimeout(), bound));
       factory.setHandshakeTimeout(capped(factory.getHandshakeTimeout(), bound));
       factory.setChannelRpcTimeout(capped(factory.getChannelRpcTimeout(), bound));

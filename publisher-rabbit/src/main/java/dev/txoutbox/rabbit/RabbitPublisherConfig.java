@@ -2,6 +2,7 @@ package dev.txoutbox.rabbit;
 
 import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.ConnectionFactory;
+import dev.txoutbox.spi.DurationText;
 import java.time.Duration;
 
 /**
@@ -12,8 +13,9 @@ import java.time.Duration;
  * @param endpoint where it connects, for logs, without password
  * @param connectionName the client-provided connection name shown by the broker
  * @param router routes each event
+ * @param routing how events are routed, for {@link #toString()}
  * @param declaration the exchange to declare on every (re)connect, or {@code null}
- * @param confirmTimeout the longest a batch waits for its confirms
+ * @param sendTimeout the longest one batch may take, from its first send to its last confirm
  * @param unroutableIsPermanent whether an unroutable message is a dead letter at once
  * @param maxMessageBytes the largest body sent; larger ones fail permanently
  */
@@ -22,8 +24,9 @@ record RabbitPublisherConfig(
     String endpoint,
     String connectionName,
     RabbitRouter router,
+    String routing,
     ExchangeDeclaration declaration,
-    Duration confirmTimeout,
+    Duration sendTimeout,
     boolean unroutableIsPermanent,
     int maxMessageBytes) {
 
@@ -36,6 +39,8 @@ record RabbitPublisherConfig(
         + endpoint
         + ", connectionName="
         + connectionName
+        + ", "
+        + routing
         + ", declare="
         + (declaration == null
             ? "none"
@@ -44,8 +49,8 @@ record RabbitPublisherConfig(
                 + declaration.name()
                 + "'"
                 + (declaration.durable() ? " durable" : ""))
-        + ", confirmTimeout="
-        + confirmTimeout
+        + ", sendTimeout="
+        + DurationText.of(sendTimeout)
         + ", unroutableIsPermanent="
         + unroutableIsPermanent
         + ", maxMessageBytes="

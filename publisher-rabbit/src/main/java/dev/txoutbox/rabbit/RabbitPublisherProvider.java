@@ -8,10 +8,15 @@ import dev.txoutbox.spi.PublisherSettings;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
- * {@code rabbit}: the {@link RabbitPublisher} as the standalone relay and the benchmarks find it.
- * Stateless.
+ * {@code rabbit}: the {@link RabbitPublisher} as the standalone relay and the benchmarks find it,
+ * with the settings {@code amqp-uri}, {@code exchange}, {@code declare-exchange}, {@code
+ * send-timeout} and {@code unroutable-is-permanent}; the connection is named after {@link
+ * PublisherSettings#clientName()}. Errors name the settings as flags ({@code --send-timeout must be
+ * positive but was 0ms}). Thread-safe (stateless).
  */
 public final class RabbitPublisherProvider implements PublisherProvider {
 
@@ -26,11 +31,12 @@ public final class RabbitPublisherProvider implements PublisherProvider {
           PublisherSetting.text(
               "exchange",
               "EXCHANGE",
-              "The exchange; the routing key is the event type. \"\" is the default."),
+              "The exchange; the routing key is the event type. \"\" is the default exchange."),
           PublisherSetting.text(
               "declare-exchange",
               "TYPE",
-              "Declare the exchange (durable) as direct, fanout, topic or headers."),
+              "Declare the exchange (durable) as direct, fanout, topic, headers, or a plugin's"
+                  + " type such as x-consistent-hash."),
           PublisherSetting.duration(
               "send-timeout",
               "30s",
@@ -38,6 +44,15 @@ public final class RabbitPublisherProvider implements PublisherProvider {
           PublisherSetting.flag(
               "unroutable-is-permanent",
               "Dead-letter unroutable events at once instead of retrying them."));
+
+  /** The setting that gives each builder option, for the builder's error messages. */
+  private static final Map<String, String> SETTING_OF_OPTION =
+      Map.of(
+          "uri", "amqp-uri",
+          "exchange", "exchange",
+          "declareExchange", "declare-exchange",
+          "sendTimeout", "send-timeout",
+          "unroutableIsPermanent", "unroutable-is-permanent");
 
   /** For {@link java.util.ServiceLoader}. */
   public RabbitPublisherProvider() {}
@@ -52,17 +67,37 @@ public final class RabbitPublisherProvider implements PublisherProvider {
     return SETTINGS;
   }
 
+  /**
+   * A publisher that connects on its first batch.
+   *
+   * @throws IllegalArgumentException naming the setting as its flag when one is missing or invalid
+   */
   @Override
   public Publisher create(PublisherSettings settings) {
     RabbitPublisher.Builder b =
         RabbitPublisher.builder()
             .uri(settings.required("amqp-uri"))
-            .exchange(settings.required("exchange"))
+            // "" is the default exchange: given, it is a value, not a missing setting
+            .exchange(settings.text("exchange").orElseGet(() -> settings.required("exchange")))
             .connectionName(settings.clientName())
             .unroutableIsPermanent(settings.flag("unroutable-is-permanent"));
     settings.text("declare-exchange").ifPresent(t -> b.declareExchange(exchangeType(t), true));
-    settings.duration("send-timeout").ifPresent(b::confirmTimeout);
-    return b.build();
+    settings.duration("send-timeout").ifPresent(b::sendTimeout);
+    try {
+      return b.build();
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      throw new IllegalArgumentException(asFlags(e.getMessage()));
+    }
+  }
+
+  /**
+   * {@code message}, a builder's error that starts with the option's name, starting with the flag
+   * of the setting instead: {@code sendTimeout must be …} becomes {@code --send-timeout must be …}.
+   */
+  static String asFlags(String message) {
+    int end = message.indexOf(' ');
+    String setting = end < 0 ? null : SETTING_OF_OPTION.get(message.substring(0, end));
+    return setting == null ? message : "--" + setting + message.substring(end);
   }
 
   private static BuiltinExchangeType exchangeType(String text) {
@@ -73,7 +108,9 @@ public final class RabbitPublisherProvider implements PublisherProvider {
     }
     throw new IllegalArgumentException(
         "--declare-exchange must be one of "
-            + Arrays.stream(BuiltinExchangeType.values()).map(BuiltinExchangeType::getType).toList()
+            + Arrays.stream(BuiltinExchangeType.values())
+                .map(BuiltinExchangeType::getType)
+                .collect(Collectors.joining(", "))
             + " but was '"
             + text
             + "'");

@@ -1,15 +1,17 @@
 package dev.txoutbox.rabbit;
 
 import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.Routing;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Chooses where an outbox event goes: the exchange and the routing key of its RabbitMQ message.
  * Implementations must be thread-safe and should be pure functions of the message: the publisher
  * calls them from several threads at once, once per publish attempt.
  *
- * <p>A router that throws, or returns {@code null}, makes that event a permanent failure (a dead
- * letter); its neighbours in the batch are still sent.
+ * <p>A router that throws, or returns no route, makes that event a permanent failure (a dead
+ * letter), as {@link Routing} says for every plugin; its neighbours in the batch are still sent.
  */
 @FunctionalInterface
 public interface RabbitRouter {
@@ -18,9 +20,9 @@ public interface RabbitRouter {
    * The destination of {@code message}.
    *
    * @param message the event to route
-   * @return where to publish it; never {@code null}
+   * @return where to publish it, or empty if the event has nowhere to go; never {@code null}
    */
-  Route route(OutboxMessage message);
+  Optional<Route> route(OutboxMessage message);
 
   /**
    * The default router: every event goes to {@code exchange} with its event type as the routing key
@@ -33,7 +35,7 @@ public interface RabbitRouter {
    */
   static RabbitRouter byEventType(String exchange) {
     Objects.requireNonNull(exchange, "exchange");
-    return message -> new Route(exchange, message.eventType());
+    return message -> Optional.of(new Route(exchange, message.eventType()));
   }
 
   /**

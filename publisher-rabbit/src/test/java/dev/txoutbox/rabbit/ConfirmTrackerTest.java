@@ -112,7 +112,7 @@ class ConfirmTrackerTest {
 
     boolean allConfirmed = tracker.await(System.nanoTime());
     tracker.expire(
-        RabbitFailures.confirmTimedOut(
+        RabbitFailureClassifier.confirmTimedOut(
             Duration.ofMillis(1), "amqp://h", null, tracker.brokerAnswered()));
 
     assertThat(allConfirmed).isFalse();
@@ -132,7 +132,7 @@ class ConfirmTrackerTest {
 
     tracker.await(System.nanoTime());
     tracker.expire(
-        RabbitFailures.confirmTimedOut(
+        RabbitFailureClassifier.confirmTimedOut(
             Duration.ofMillis(1), "amqp://h", "low on memory", tracker.brokerAnswered()));
 
     PublishResult[] results = new PublishResult[4];
@@ -225,7 +225,7 @@ class ConfirmTrackerTest {
 
     tracker.await(System.nanoTime());
     tracker.expire(
-        RabbitFailures.confirmTimedOut(
+        RabbitFailureClassifier.confirmTimedOut(
             Duration.ofMillis(1), "amqp://h", null, tracker.brokerAnswered()));
 
     assertThat(statuses(tracker, 4)).containsOnly(Status.BROKER_UNAVAILABLE);

@@ -113,7 +113,7 @@ class RabbitBrokerOutageTest {
                 .exchange(topology.exchange())
                 .connectionName(connectionName)
                 .unroutableIsPermanent(true)
-                .confirmTimeout(Duration.ofSeconds(5))
+                .sendTimeout(Duration.ofSeconds(5))
                 .build());
     logs.start();
     LOGGERS.forEach(name -> ((Logger) LoggerFactory.getLogger(name)).addAppender(logs));

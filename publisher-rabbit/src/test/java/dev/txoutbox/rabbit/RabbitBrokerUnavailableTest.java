@@ -44,7 +44,7 @@ class RabbitBrokerUnavailableTest {
         .connectionFactory(proxy.factory())
         .exchange(topology.exchange())
         .connectionName(connectionName)
-        .confirmTimeout(Duration.ofSeconds(1));
+        .sendTimeout(Duration.ofSeconds(1));
   }
 
   @AfterEach
@@ -139,16 +139,12 @@ class RabbitBrokerUnavailableTest {
   }
 
   @Test
-  void brokerSilentWhileAnExchangeIsCheckedIsBrokerUnavailableWithinTheConfirmTimeout()
+  void brokerSilentWhileAnExchangeIsCheckedIsBrokerUnavailableWithinTheSendTimeout()
       throws Exception {
     String other = topology.declareOtherExchange("other", "order.*");
     RabbitPublisher twoExchanges =
         builder()
-            .router(
-                m ->
-                    new RabbitRouter.Route(
-                        m.aggregateId().equals("other") ? other : topology.exchange(),
-                        m.eventType()))
+            .router(topology.routing(m -> m.aggregateId().equals("other"), other))
             .connectionName(connectionName + "-two-exchanges")
             .build();
     try {

@@ -3,10 +3,16 @@ package dev.txoutbox.rabbit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.ConnectionFactory;
 import java.time.Duration;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** Configuration is validated in {@code build()}, with messages naming the option. */
 class RabbitPublisherBuilderTest {
@@ -44,7 +50,7 @@ class RabbitPublisherBuilderTest {
             () ->
                 RabbitPublisher.builder()
                     .uri("amqp://localhost")
-                    .router(m -> new RabbitRouter.Route("x", "y"))
+                    .router(m -> Optional.of(new RabbitRouter.Route("x", "y")))
                     .declareExchange(BuiltinExchangeType.TOPIC, true)
                     .build())
         .isInstanceOf(IllegalStateException.class)
@@ -52,16 +58,16 @@ class RabbitPublisherBuilderTest {
   }
 
   @Test
-  void rejectsANonPositiveConfirmTimeout() {
+  void rejectsANonPositiveSendTimeout() {
     assertThatThrownBy(
             () ->
                 RabbitPublisher.builder()
                     .uri("amqp://localhost")
                     .exchange("x")
-                    .confirmTimeout(Duration.ZERO)
+                    .sendTimeout(Duration.ZERO)
                     .build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("confirmTimeout");
+        .hasMessage("sendTimeout must be positive but was 0ms");
   }
 
   @Test
@@ -74,7 +80,17 @@ class RabbitPublisherBuilderTest {
                     .maxMessageBytes(0)
                     .build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("maxMessageBytes");
+        .hasMessage("maxMessageBytes must be positive but was 0");
+  }
+
+  @Test
+  void refusesAnExchangeLongerThan255Bytes() {
+    String exchange = "é".repeat(200); // 200 characters, 400 bytes
+
+    assertThatThrownBy(
+            () -> RabbitPublisher.builder().uri("amqp://localhost").exchange(exchange).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("exchange must be at most 255 UTF-8 bytes but was 400");
   }
 
   @Test
@@ -93,9 +109,9 @@ class RabbitPublisherBuilderTest {
                     .exchange("x")
                     .build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("uri")
-        .hasMessageContaining("app:****@localhost")
-        .hasMessageNotContaining("s3cret-pw")
+        .hasMessage(
+            "uri must be an AMQP URI such as amqp://user:password@host:5672/vhost"
+                + " but was 'http://app:****@localhost/vhost' (the scheme must be amqp or amqps)")
         .hasNoCause();
   }
 
@@ -111,9 +127,54 @@ class RabbitPublisherBuilderTest {
         .contains("amqp://app@rabbit.example:5673/orders")
         .doesNotContain("s3cret-pw");
     assertThat(publisher.describe()) // what the relay logs at start
-        .contains("amqp://app@rabbit.example:5673/orders")
-        .doesNotContain("s3cret-pw");
+        .isEqualTo(
+            "rabbitmq{endpoint=amqp://app@rabbit.example:5673/orders,"
+                + " connectionName=txoutbox-publisher, exchange='outbox', routingKey=eventType,"
+                + " declare=none, sendTimeout=30s, unroutableIsPermanent=false,"
+                + " maxMessageBytes=134217728}");
     publisher.close();
+  }
+
+  @Test
+  void describesACustomRouterAndTheDeclaredExchange() {
+    RabbitPublisher publisher =
+        RabbitPublisher.builder()
+            .uri("amqps://app:s3cret-pw@rabbit.example/orders")
+            .exchange("outbox")
+            .router(m -> Optional.of(new RabbitRouter.Route("x", "y")))
+            .declareExchange(BuiltinExchangeType.TOPIC, true)
+            .connectionName("txoutbox-relay-orders")
+            .sendTimeout(Duration.ofMillis(1500))
+            .unroutableIsPermanent(true)
+            .maxMessageBytes(1024)
+            .build();
+
+    assertThat(publisher.describe())
+        .isEqualTo(
+            "rabbitmq{endpoint=amqps://app@rabbit.example:5671/orders,"
+                + " connectionName=txoutbox-relay-orders, router=custom,"
+                + " declare=topic 'outbox' durable, sendTimeout=1.5s,"
+                + " unroutableIsPermanent=true, maxMessageBytes=1024}");
+    publisher.close();
+  }
+
+  @Test
+  void buildingLogsNothing() {
+    // The relay's start line carries describe(); the publisher adds no line of its own.
+    Logger logger = (Logger) LoggerFactory.getLogger("dev.txoutbox.rabbit");
+    ListAppender<ILoggingEvent> appender = new ListAppender<>();
+    appender.start();
+    logger.addAppender(appender);
+    Level level = logger.getLevel();
+    logger.setLevel(Level.DEBUG);
+    try {
+      RabbitPublisher.builder().uri("amqp://app:s3cret-pw@rabbit.example").exchange("x").build();
+    } finally {
+      logger.setLevel(level);
+      logger.detachAppender(appender);
+    }
+
+    assertThat(appender.list).isEmpty();
   }
 
   @Test
@@ -127,7 +188,9 @@ class RabbitPublisherBuilderTest {
                       .build())
           .as(password)
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageStartingWith("uri is not a valid AMQP URI: amqp://app:****@rabbit.example")
+          .hasMessageStartingWith(
+              "uri must be an AMQP URI such as amqp://user:password@host:5672/vhost"
+                  + " but was 'amqp://app:****@rabbit.example")
           .hasMessageContaining("percent-encode")
           .hasMessageNotContaining(password)
           .hasNoCause();

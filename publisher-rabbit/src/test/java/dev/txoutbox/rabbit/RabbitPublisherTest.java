@@ -22,6 +22,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -139,9 +140,7 @@ class RabbitPublisherTest {
     assertThat(results.get(0).isPublished()).isTrue();
     assertThat(results.get(1).status()).isEqualTo(Status.RETRYABLE_FAILURE);
     assertThat(results.get(1).reason()).contains("312").contains("NO_ROUTE");
-    assertThat(topology.take(2, Duration.ofMillis(500)))
-        .extracting(d -> d.getProperties().getMessageId())
-        .containsExactly(routed.id().toString());
+    assertThat(topology.takeIds(2, Duration.ofMillis(500))).containsExactly(routed.id().toString());
   }
 
   @Test
@@ -174,8 +173,10 @@ class RabbitPublisherTest {
                 .router(
                     m ->
                         m.aggregateType().equals("payment")
-                            ? new RabbitRouter.Route(other, "by-aggregate." + m.aggregateId())
-                            : new RabbitRouter.Route(topology.exchange(), m.eventType())));
+                            ? Optional.of(
+                                new RabbitRouter.Route(other, "by-aggregate." + m.aggregateId()))
+                            : Optional.of(
+                                new RabbitRouter.Route(topology.exchange(), m.eventType()))));
     OutboxMessage payment = event("payment", "p-9", "payment.settled", "{}");
     OutboxMessage order = event("order.created");
 
@@ -191,13 +192,7 @@ class RabbitPublisherTest {
   void messageToAMissingExchangeFailsAloneAndItsNeighboursArePublished() throws Exception {
     String missing = topology.exchange() + ".missing";
     RabbitPublisher publisher =
-        publisher(
-            builder()
-                .router(
-                    m ->
-                        new RabbitRouter.Route(
-                            m.aggregateId().equals("lost") ? missing : topology.exchange(),
-                            m.eventType())));
+        publisher(builder().router(topology.routing(m -> m.aggregateId().equals("lost"), missing)));
     OutboxMessage lost = event("order", "lost", "order.created", "{}");
     List<OutboxMessage> batch = List.of(event("order.created"), lost, event("order.created"));
 
@@ -215,12 +210,7 @@ class RabbitPublisherTest {
     String doomed = topology.declareOtherExchange("doomed", "order.*");
     RabbitPublisher publisher =
         publisher(
-            builder()
-                .router(
-                    m ->
-                        new RabbitRouter.Route(
-                            m.aggregateId().equals("doomed") ? doomed : topology.exchange(),
-                            m.eventType())));
+            builder().router(topology.routing(m -> m.aggregateId().equals("doomed"), doomed)));
     OutboxMessage toDoomed = event("order", "doomed", "order.created", "{}");
     assertThat(publisher.publish(List.of(toDoomed))).allMatch(PublishResult::isPublished);
     topology.channel().exchangeDelete(doomed);
@@ -272,9 +262,7 @@ class RabbitPublisherTest {
     assertThat(results.get(0).isPermanent()).isTrue();
     assertThat(results.get(0).reason()).contains("maxMessageBytes");
     assertThat(results.get(1).isPublished()).isTrue();
-    assertThat(topology.take(2, Duration.ofMillis(500)))
-        .extracting(d -> d.getProperties().getMessageId())
-        .containsExactly(small.id().toString());
+    assertThat(topology.takeIds(2, Duration.ofMillis(500))).containsExactly(small.id().toString());
   }
 
   @Test
@@ -284,11 +272,7 @@ class RabbitPublisherTest {
         publisher(
             builder()
                 .maxMessageBytes(64)
-                .router(
-                    m ->
-                        new RabbitRouter.Route(
-                            m.eventType().equals("order.lost") ? missing : topology.exchange(),
-                            m.eventType())));
+                .router(topology.routing(m -> m.eventType().equals("order.lost"), missing)));
     OutboxMessage a1 = event("order", "a", "order.created", "{}");
     OutboxMessage a2 = event("order", "a", "order.created", "{\"pad\":\"" + "x".repeat(64) + "\"}");
     OutboxMessage b1 = event("order", "b", "order.created", "{}");
@@ -313,8 +297,7 @@ class RabbitPublisherTest {
             Status.RETRYABLE_FAILURE); // a4: held back
     assertThat(List.of(results.get(3), results.get(6), results.get(7)))
         .allSatisfy(r -> assertThat(r.reason()).isEqualTo(RunOrder.NOT_SENT));
-    assertThat(topology.take(8, Duration.ofMillis(500)))
-        .extracting(d -> d.getProperties().getMessageId())
+    assertThat(topology.takeIds(8, Duration.ofMillis(500)))
         .as("held back events are not sent; the others arrive in order")
         .containsExactly(a1.id().toString(), b1.id().toString(), b2.id().toString());
   }
@@ -335,25 +318,46 @@ class RabbitPublisherTest {
   }
 
   @Test
-  void routerThatThrowsFailsOnlyItsEvent() throws Exception {
+  void aRouterThatThrowsOrNamesNoRouteFailsOnlyThatEvent() throws Exception {
     RabbitPublisher publisher =
         publisher(
             builder()
                 .router(
-                    m -> {
-                      if (m.aggregateId().equals("bad")) {
-                        throw new IllegalArgumentException("no route for bad");
-                      }
-                      return new RabbitRouter.Route(topology.exchange(), m.eventType());
-                    }));
+                    m ->
+                        switch (m.aggregateId()) {
+                          case "bad" -> throw new IllegalArgumentException("no route for bad");
+                          case "nowhere" -> Optional.empty();
+                          case "null" -> null;
+                          default ->
+                              Optional.of(
+                                  new RabbitRouter.Route(topology.exchange(), m.eventType()));
+                        }));
+    OutboxMessage sent = event("order.created");
 
     List<PublishResult> results =
         publisher.publish(
-            List.of(event("order", "bad", "order.created", "{}"), event("order.created")));
+            List.of(
+                event("order", "bad", "order.created", "{}"),
+                event("order", "nowhere", "order.created", "{}"),
+                event("order", "null", "order.created", "{}"),
+                sent));
 
-    assertThat(results.get(0).isPermanent()).isTrue();
-    assertThat(results.get(0).reason()).contains("no route for bad");
-    assertThat(results.get(1).isPublished()).isTrue();
+    assertThat(results)
+        .extracting(PublishResult::status)
+        .containsExactly(
+            Status.PERMANENT_FAILURE,
+            Status.PERMANENT_FAILURE,
+            Status.PERMANENT_FAILURE,
+            Status.PUBLISHED);
+    assertThat(results)
+        .extracting(PublishResult::reason)
+        .containsExactly(
+            "the RabbitMQ router failed: java.lang.IllegalArgumentException: no route for bad",
+            "the RabbitMQ router has no route for aggregate type 'order'"
+                + " (event type 'order.created')",
+            "the RabbitMQ router returned null instead of a route",
+            null);
+    assertThat(topology.takeIds(1, RECEIVE_TIMEOUT)).containsExactly(sent.id().toString());
   }
 
   @Test
@@ -422,7 +426,8 @@ class RabbitPublisherTest {
                       if (m.aggregateId().equals("cut") && closeNow.compareAndSet(true, false)) {
                         RabbitTestBroker.closeConnection(connectionName);
                       }
-                      return new RabbitRouter.Route(topology.exchange(), m.eventType());
+                      return Optional.of(
+                          new RabbitRouter.Route(topology.exchange(), m.eventType()));
                     }));
     assertThat(publisher.publish(events(5, "order.created"))).allMatch(PublishResult::isPublished);
     String firstConnection = RabbitTestBroker.connectionPid(connectionName).orElseThrow();

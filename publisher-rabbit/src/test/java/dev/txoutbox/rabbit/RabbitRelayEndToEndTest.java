@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -201,7 +202,8 @@ class RabbitRelayEndToEndTest {
                       if (routed.incrementAndGet() == 1_250 && cut.compareAndSet(false, true)) {
                         RabbitTestBroker.closeConnection(connectionName);
                       }
-                      return new RabbitRouter.Route(topology.exchange(), message.eventType());
+                      return Optional.of(
+                          new RabbitRouter.Route(topology.exchange(), message.eventType()));
                     })
                 .build());
     startRelay(

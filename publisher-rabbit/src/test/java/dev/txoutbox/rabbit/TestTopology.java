@@ -4,12 +4,14 @@ import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Delivery;
+import dev.txoutbox.spi.OutboxMessage;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
@@ -18,6 +20,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 /**
  * A uniquely named topic exchange and a queue bound to it, with a consumer recording every
@@ -111,6 +114,20 @@ final class TestTopology implements AutoCloseable {
       taken.add(next);
     }
     return taken;
+  }
+
+  /** The message ids of up to {@code count} deliveries, waiting at most {@code timeout}. */
+  List<String> takeIds(int count, Duration timeout) throws InterruptedException {
+    return take(count, timeout).stream().map(d -> d.getProperties().getMessageId()).toList();
+  }
+
+  /**
+   * A router that sends the events {@code elsewhere} picks to exchange {@code other} and the rest
+   * to this topology's exchange, each with its event type as routing key.
+   */
+  RabbitRouter routing(Predicate<OutboxMessage> elsewhere, String other) {
+    return m ->
+        Optional.of(new RabbitRouter.Route(elsewhere.test(m) ? other : exchange, m.eventType()));
   }
 
   /** The distinct message ids received so far. */

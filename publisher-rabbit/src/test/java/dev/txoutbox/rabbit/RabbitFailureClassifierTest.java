@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Which RabbitMQ failures mean the broker is unavailable and which are the message's own. */
-class RabbitFailuresTest {
+class RabbitFailureClassifierTest {
 
   private static final String ENDPOINT = "amqp://u@h:5672/%2F";
 
@@ -42,21 +42,22 @@ class RabbitFailuresTest {
   @MethodSource("sendFailures")
   void sendingThatBreaksOffIsUnavailableOnlyWhenTheConnectionIsGone(
       Exception error, Status expected) {
-    assertThat(RabbitFailures.sendFailed(error).status()).isEqualTo(expected);
+    assertThat(RabbitFailureClassifier.sendFailed(error).status()).isEqualTo(expected);
   }
 
   @Test
   void aChannelClosedWithItsConnectionIsUnavailableAndAloneIsRetryable() {
-    assertThat(RabbitFailures.channelClosed(connectionSignal()).status())
+    assertThat(RabbitFailureClassifier.channelClosed(connectionSignal()).status())
         .isEqualTo(Status.BROKER_UNAVAILABLE);
-    assertThat(RabbitFailures.channelClosed(channelSignal()).status())
+    assertThat(RabbitFailureClassifier.channelClosed(channelSignal()).status())
         .isEqualTo(Status.RETRYABLE_FAILURE);
   }
 
   @Test
   void connectingFailureAndBlockedConnectionAreTheBrokerBeingUnavailable() {
-    PublishResult refused = RabbitFailures.unreachable(ENDPOINT, new IOException("refused"));
-    PublishResult blocked = RabbitFailures.blocked(ENDPOINT, "low on disk");
+    PublishResult refused =
+        RabbitFailureClassifier.unreachable(ENDPOINT, new IOException("refused"));
+    PublishResult blocked = RabbitFailureClassifier.blocked(ENDPOINT, "low on disk");
 
     assertThat(refused.status()).isEqualTo(Status.BROKER_UNAVAILABLE);
     assertThat(refused.reason()).contains("cannot reach RabbitMQ at " + ENDPOINT, "refused");
@@ -68,11 +69,13 @@ class RabbitFailuresTest {
   void aMissingConfirmIsRetryableUnlessTheConnectionIsBlockedOrSilent() {
     Duration timeout = Duration.ofSeconds(1);
 
-    assertThat(RabbitFailures.confirmTimedOut(timeout, ENDPOINT, null, true).status())
+    assertThat(RabbitFailureClassifier.confirmTimedOut(timeout, ENDPOINT, null, true).status())
         .isEqualTo(Status.RETRYABLE_FAILURE);
-    assertThat(RabbitFailures.confirmTimedOut(timeout, ENDPOINT, "low on memory", true).status())
+    assertThat(
+            RabbitFailureClassifier.confirmTimedOut(timeout, ENDPOINT, "low on memory", true)
+                .status())
         .isEqualTo(Status.BROKER_UNAVAILABLE);
-    assertThat(RabbitFailures.confirmTimedOut(timeout, ENDPOINT, null, false))
+    assertThat(RabbitFailureClassifier.confirmTimedOut(timeout, ENDPOINT, null, false))
         .satisfies(
             r -> {
               assertThat(r.status()).isEqualTo(Status.BROKER_UNAVAILABLE);

@@ -2,12 +2,12 @@ package dev.txoutbox.rabbit;
 
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ShutdownSignalException;
-import dev.txoutbox.rabbit.AmqpMessages.Prepared;
+import dev.txoutbox.rabbit.RabbitMessageMapper.Prepared;
+import dev.txoutbox.spi.BatchResults;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.RunOrder;
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,8 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends one batch per calling thread: converts and sends every message on a borrowed confirm-mode
- * channel, then waits for the confirms within the deadline. Thread-safe.
+ * The plugin's batch sender: sends one batch per calling thread, mapping and sending every message
+ * on a borrowed confirm-mode channel, then waiting for the confirms until the batch's {@linkplain
+ * RabbitPublisher.Builder#sendTimeout deadline}. Thread-safe.
  *
  * <p>The whole batch goes out on that one channel in the batch's order, so each aggregate's events
  * reach their queues in sequence order. Once an event fails (it cannot be converted, its exchange
@@ -25,29 +26,29 @@ import org.slf4j.LoggerFactory;
  * not sent; after the confirms, {@link RunOrder#enforce} makes sure none of the later events of a
  * failed aggregate is reported published, whenever the failure became known.
  */
-final class BatchSender implements AutoCloseable {
+final class RabbitBatchSender implements AutoCloseable {
 
-  private static final Logger log = LoggerFactory.getLogger(BatchSender.class);
+  private static final Logger log = LoggerFactory.getLogger(RabbitBatchSender.class);
 
   private final RabbitPublisherConfig config;
-  private final AmqpMessages messages;
+  private final RabbitMessageMapper mapper;
   private final KnownExchanges exchanges = new KnownExchanges();
   private final ChannelPool channels;
   private final RabbitConnection connection;
 
-  BatchSender(RabbitPublisherConfig config) {
+  RabbitBatchSender(RabbitPublisherConfig config) {
     this.config = config;
-    this.messages = new AmqpMessages(config.router(), config.maxMessageBytes());
+    this.mapper = new RabbitMessageMapper(config.router(), config.maxMessageBytes());
     this.channels = new ChannelPool(this::channelClosed);
     this.connection = new RabbitConnection(config, exchanges::forgetAll);
   }
 
   /** Sends {@code batch} and returns one outcome per message, in order. */
   List<PublishResult> send(List<OutboxMessage> batch) throws InterruptedException {
-    return RunOrder.enforce(batch, Arrays.asList(sendInOrder(batch)));
+    return RunOrder.enforce(batch, sendInOrder(batch));
   }
 
-  private PublishResult[] sendInOrder(List<OutboxMessage> batch) throws InterruptedException {
+  private List<PublishResult> sendInOrder(List<OutboxMessage> batch) throws InterruptedException {
     PublishResult[] results = new PublishResult[batch.size()];
     ConfirmChannel channel;
     Connection open;
@@ -56,28 +57,30 @@ final class BatchSender implements AutoCloseable {
       String blocked = connection.blockedReason();
       if (blocked != null) {
         log.debug("Not sending {} messages: RabbitMQ blocks publishing: {}", batch.size(), blocked);
-        return fillUnset(results, RabbitFailures.blocked(config.endpoint(), blocked));
+        return BatchResults.fillUnset(
+            results, RabbitFailureClassifier.blocked(config.endpoint(), blocked));
       }
       channel = channels.borrow(open);
     } catch (IOException | TimeoutException | ShutdownSignalException e) {
       // Per batch, so DEBUG: the relay reports the outage once, and the connection its loss.
       log.debug("Cannot publish to RabbitMQ at {}: {}", config.endpoint(), e.toString());
-      return fillUnset(results, RabbitFailures.unreachable(config.endpoint(), e));
+      return BatchResults.fillUnset(
+          results, RabbitFailureClassifier.unreachable(config.endpoint(), e));
     }
     ConfirmTracker tracker = new ConfirmTracker(batch, config.unroutableIsPermanent());
     boolean reusable = false;
     PublishResult notSent;
     channel.begin(tracker);
     try {
-      long deadline = System.nanoTime() + config.confirmTimeout().toNanos();
+      long deadline = System.nanoTime() + config.sendTimeout().toNanos();
       notSent = sendAll(batch, results, open, channel, tracker);
       boolean allConfirmed = tracker.await(deadline);
       if (!allConfirmed) {
         String blocked = connection.blockedReason();
         boolean answered = tracker.brokerAnswered();
         tracker.expire(
-            RabbitFailures.confirmTimedOut(
-                config.confirmTimeout(), config.endpoint(), blocked, answered));
+            RabbitFailureClassifier.confirmTimedOut(
+                config.sendTimeout(), config.endpoint(), blocked, answered));
         if (blocked == null && !answered) {
           connection.abandon(open); // else closing the channel would wait for the silent broker
         }
@@ -88,7 +91,7 @@ final class BatchSender implements AutoCloseable {
       channel.end();
       channels.giveBack(channel, reusable);
     }
-    return fillUnset(
+    return BatchResults.fillUnset(
         results,
         notSent != null
             ? notSent
@@ -117,7 +120,7 @@ final class BatchSender implements AutoCloseable {
         results[i] = heldBack;
         continue;
       }
-      Prepared message = messages.prepare(batch.get(i));
+      Prepared message = mapper.prepare(batch.get(i));
       if (message.failure() != null) {
         results[i] = message.failure();
         tracker.failedBeforeSending(batch.get(i), results[i]);
@@ -131,7 +134,7 @@ final class BatchSender implements AutoCloseable {
         }
       } catch (IOException | ShutdownSignalException e) {
         log.debug("Cannot check RabbitMQ exchange '{}': {}", message.exchange(), e.toString());
-        return RabbitFailures.sendFailed(e);
+        return RabbitFailureClassifier.sendFailed(e);
       }
       tracker.beforePublish(i, channel.nextPublishSeqNo(), batch.get(i).id().toString());
       try {
@@ -140,7 +143,7 @@ final class BatchSender implements AutoCloseable {
       } catch (IOException | RuntimeException e) {
         log.debug("Sending to RabbitMQ at {} failed: {}", config.endpoint(), e.toString());
         tracker.publishFailed(e);
-        return RabbitFailures.sendFailed(e);
+        return RabbitFailureClassifier.sendFailed(e);
       }
     }
     return null;
@@ -160,15 +163,6 @@ final class BatchSender implements AutoCloseable {
     if (KnownExchanges.isNotFound(cause)) {
       exchanges.forgetAll(); // an exchange was deleted since it was checked
     }
-  }
-
-  private static PublishResult[] fillUnset(PublishResult[] results, PublishResult outcome) {
-    for (int i = 0; i < results.length; i++) {
-      if (results[i] == null) {
-        results[i] = outcome;
-      }
-    }
-    return results;
   }
 
   @Override

@@ -1,12 +1,14 @@
 package dev.txoutbox.rabbit;
 
 import com.rabbitmq.client.ShutdownSignalException;
+import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.PublishResult;
 import java.io.IOException;
 import java.time.Duration;
 
 /**
- * Classifies RabbitMQ failures into the Publisher SPI's three outcomes. Stateless and thread-safe.
+ * The plugin's failure classifier: turns RabbitMQ failures into the Publisher SPI's three outcomes.
+ * Thread-safe (stateless).
  *
  * <ul>
  *   <li><b>Broker unavailable</b> (no attempt counted): the connection cannot be opened (refused,
@@ -18,13 +20,13 @@ import java.time.Duration;
  *       deadline while the broker answered others of the batch, a channel closed by a channel-level
  *       error (an exchange deleted after it was checked, a refused permission), and, unless
  *       configured permanent, an unroutable message.
- *   <li><b>Permanent</b>: what the publisher refuses before sending (see {@link AmqpMessages}) and,
- *       when configured, an unroutable message.
+ *   <li><b>Permanent</b>: what the publisher refuses before sending (see {@link
+ *       RabbitMessageMapper}) and, when configured, an unroutable message.
  * </ul>
  */
-final class RabbitFailures {
+final class RabbitFailureClassifier {
 
-  private RabbitFailures() {}
+  private RabbitFailureClassifier() {}
 
   /** Connecting or opening a channel failed: nothing of the batch was sent. */
   static PublishResult unreachable(String endpoint, Exception cause) {
@@ -51,12 +53,12 @@ final class RabbitFailures {
     }
     return batchAnswered
         ? PublishResult.retryable(
-            "no confirm from RabbitMQ within " + timeout + " (outcome unknown)")
+            "no confirm from RabbitMQ within " + DurationText.of(timeout) + " (outcome unknown)")
         : PublishResult.brokerUnavailable(
             "RabbitMQ at "
                 + endpoint
                 + " answered no message of the batch within "
-                + timeout
+                + DurationText.of(timeout)
                 + " (outcome unknown)");
   }
 

@@ -4,6 +4,7 @@ import com.rabbitmq.client.AMQP;
 import dev.txoutbox.spi.OutboxHeaders;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.spi.Routing;
 import java.nio.charset.StandardCharsets;
 import java.util.Date;
 import java.util.LinkedHashMap;
@@ -11,11 +12,12 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Turns outbox messages into AMQP messages: destination from the router, properties, headers and
- * body, checked against AMQP's limits so a message that can never be sent fails alone, before
- * anything is sent. Thread-safe.
+ * The plugin's message mapper: turns outbox messages into AMQP messages, with the destination from
+ * the {@link RabbitRouter}, the identity headers of {@link OutboxHeaders#of} and AMQP's own
+ * properties, checked against AMQP's limits so that a message that can never be sent fails alone,
+ * before anything is sent. Thread-safe.
  */
-final class AmqpMessages {
+final class RabbitMessageMapper {
 
   /** AMQP short strings (names, routing keys, property values) hold at most 255 bytes. */
   static final int MAX_SHORT_STRING_BYTES = 255;
@@ -29,10 +31,13 @@ final class AmqpMessages {
   static final String CONTENT_TYPE = "application/json";
   static final int PERSISTENT = 2;
 
+  /** How routing failures name the router. */
+  private static final String ROUTER_NAME = "RabbitMQ router";
+
   private final RabbitRouter router;
   private final int maxMessageBytes;
 
-  AmqpMessages(RabbitRouter router, int maxMessageBytes) {
+  RabbitMessageMapper(RabbitRouter router, int maxMessageBytes) {
     this.router = router;
     this.maxMessageBytes = maxMessageBytes;
   }
@@ -46,25 +51,24 @@ final class AmqpMessages {
       PublishResult failure) {
 
     static Prepared failed(String reason) {
-      return new Prepared(null, null, null, null, PublishResult.permanent(reason));
+      return failed(PublishResult.permanent(reason));
     }
 
-    static Prepared failed(String reason, Throwable cause) {
-      return new Prepared(null, null, null, null, PublishResult.permanent(reason, cause));
+    static Prepared failed(PublishResult failure) {
+      return new Prepared(null, null, null, null, failure);
     }
   }
 
-  /** Routes and converts {@code message}; never throws for a bad message. */
+  /**
+   * Routes and converts {@code message}; never throws for a bad message. A router that names no
+   * route fails the message as {@link Routing} says.
+   */
   Prepared prepare(OutboxMessage message) {
-    RabbitRouter.Route route;
-    try {
-      route = router.route(message);
-    } catch (RuntimeException e) {
-      return Prepared.failed("router failed: " + e, e);
+    Routing<RabbitRouter.Route> routing = Routing.route(message, ROUTER_NAME, router::route);
+    if (!routing.routed()) {
+      return Prepared.failed(routing.failure());
     }
-    if (route == null) {
-      return Prepared.failed("router returned no route");
-    }
+    RabbitRouter.Route route = routing.destination();
     String tooLong =
         firstTooLong(
             "exchange", route.exchange(),
@@ -115,7 +119,7 @@ final class AmqpMessages {
   }
 
   /** Whether {@code s} is longer than an AMQP short string can hold (a char is at most 3 bytes). */
-  private static boolean exceedsShortString(String s) {
+  static boolean exceedsShortString(String s) {
     return s.length() > MAX_SHORT_STRING_BYTES / 3
         && s.getBytes(StandardCharsets.UTF_8).length > MAX_SHORT_STRING_BYTES;
   }
