@@ -21,6 +21,10 @@ import java.util.regex.Pattern;
  */
 public final class PublisherSettings {
 
+  /** A word that may be a builder option's name: not part of a dotted or dashed name. */
+  private static final Pattern OPTION_WORD =
+      Pattern.compile("(?<![\\w.-])[A-Za-z][A-Za-z0-9]*(?![\\w.-])");
+
   private final String publisher;
   private final String clientName;
   private final Map<String, PublisherSetting> declared;
@@ -153,21 +157,24 @@ public final class PublisherSettings {
   /**
    * A builder's error in the words of the settings, for {@link PublisherProvider#create}: each
    * option name of {@code flags} (builder option to flag, such as {@code sendTimeout} to {@code
-   * --send-timeout}) that stands as a word of its own becomes its flag, and secrets are masked. A
-   * message of this class already names flags and passes unchanged.
+   * --send-timeout}) becomes its flag, and secrets are masked. A camel-case name is replaced
+   * wherever it stands as a word of its own; a plain word ({@code uri}, {@code exchange}) only as
+   * the message's first word, where it names the option rather than the thing. A message of this
+   * class already names flags and passes unchanged.
    */
   public static IllegalArgumentException inFlags(RuntimeException e, Map<String, String> flags) {
     String message = String.valueOf(e.getMessage());
-    if (!flags.isEmpty()) {
-      Pattern option =
-          Pattern.compile(
-              "(?<![\\w.-])(?:"
-                  + String.join("|", flags.keySet().stream().map(Pattern::quote).toList())
-                  + ")(?![\\w.])");
-      message =
-          option.matcher(message).replaceAll(m -> Matcher.quoteReplacement(flags.get(m.group())));
+    Matcher word = OPTION_WORD.matcher(message);
+    StringBuilder out = new StringBuilder(message.length() + 16);
+    while (word.find()) {
+      String name = word.group();
+      String flag = flags.get(name);
+      boolean camelCase = !name.equals(name.toLowerCase(Locale.ROOT));
+      boolean replace = flag != null && (camelCase || word.start() == 0);
+      word.appendReplacement(out, Matcher.quoteReplacement(replace ? flag : name));
     }
-    return new IllegalArgumentException(SecretMasking.maskText(message), e);
+    word.appendTail(out);
+    return new IllegalArgumentException(SecretMasking.maskText(out.toString()), e);
   }
 
   /** Every value given, secrets masked, for a log line. */

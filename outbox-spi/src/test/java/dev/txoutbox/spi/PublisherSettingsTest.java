@@ -139,16 +139,16 @@ class PublisherSettingsTest {
   void inFlagsNamesTheBuilderOptionsAsFlagsAndMasksSecrets() {
     IllegalStateException e =
         new IllegalStateException(
-            "sendTimeout must be positive but was 0ms; uri amqp://u:hunter2@h must be reachable;"
-                + " a.sendTimeout.b stays");
+            "uri amqp://u:hunter2@h must be reachable; sendTimeout must be positive but was 0ms;"
+                + " a uri, a.sendTimeout.b stays");
 
     IllegalArgumentException shown =
         PublisherSettings.inFlags(e, Map.of("sendTimeout", "--send-timeout", "uri", "--amqp-uri"));
 
     assertThat(shown.getMessage())
-        .startsWith("--send-timeout must be positive but was 0ms; --amqp-uri ")
+        .startsWith("--amqp-uri amqp://u:****@h must be reachable; --send-timeout must be")
         .doesNotContain("hunter2")
-        .endsWith("a.sendTimeout.b stays");
+        .endsWith("a uri, a.sendTimeout.b stays");
     assertThat(shown.getCause()).isSameAs(e);
   }
 

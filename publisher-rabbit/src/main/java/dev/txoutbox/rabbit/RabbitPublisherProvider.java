@@ -46,13 +46,13 @@ public final class RabbitPublisherProvider implements PublisherProvider {
               "Dead-letter unroutable events at once instead of retrying them."));
 
   /** The setting that gives each builder option, for the builder's error messages. */
-  private static final Map<String, String> SETTING_OF_OPTION =
+  private static final Map<String, String> FLAGS =
       Map.of(
-          "uri", "amqp-uri",
-          "exchange", "exchange",
-          "declareExchange", "declare-exchange",
-          "sendTimeout", "send-timeout",
-          "unroutableIsPermanent", "unroutable-is-permanent");
+          "uri", "--amqp-uri",
+          "exchange", "--exchange",
+          "declareExchange", "--declare-exchange",
+          "sendTimeout", "--send-timeout",
+          "unroutableIsPermanent", "--unroutable-is-permanent");
 
   /** For {@link java.util.ServiceLoader}. */
   public RabbitPublisherProvider() {}
@@ -86,18 +86,8 @@ public final class RabbitPublisherProvider implements PublisherProvider {
     try {
       return b.build();
     } catch (IllegalArgumentException | IllegalStateException e) {
-      throw new IllegalArgumentException(asFlags(e.getMessage()));
+      throw PublisherSettings.inFlags(e, FLAGS);
     }
-  }
-
-  /**
-   * {@code message}, a builder's error that starts with the option's name, starting with the flag
-   * of the setting instead: {@code sendTimeout must be …} becomes {@code --send-timeout must be …}.
-   */
-  static String asFlags(String message) {
-    int end = message.indexOf(' ');
-    String setting = end < 0 ? null : SETTING_OF_OPTION.get(message.substring(0, end));
-    return setting == null ? message : "--" + setting + message.substring(end);
   }
 
   private static BuiltinExchangeType exchangeType(String text) {

@@ -88,7 +88,7 @@ class RabbitPublisherProviderTest {
     assertThatThrownBy(() -> create(with("amqp-uri", "http://app:s3cret-pw@rabbit.example")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
-            "--amqp-uri must be an AMQP URI such as amqp://user:password@host:5672/vhost"
+            "--amqp-uri must be an AMQP URI such as amqp://user:****@host:5672/vhost"
                 + " but was 'http://app:****@rabbit.example' (the scheme must be amqp or amqps)");
     assertThatThrownBy(() -> create(with("exchange", "é".repeat(200))))
         .isInstanceOf(IllegalArgumentException.class)
