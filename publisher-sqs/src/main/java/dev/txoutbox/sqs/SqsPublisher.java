@@ -33,7 +33,7 @@ import software.amazon.awssdk.services.sqs.SqsAsyncClient;
  * <h2>What it does with a batch</h2>
  *
  * <ol>
- *   <li>Routes each message to a queue ({@link SqsQueueRouter}); a message without a queue is a
+ *   <li>Routes each message to a queue ({@link SqsRouter}); a message without a queue is a
  *       permanent failure.
  *   <li>Builds its attributes ({@link SqsHeaders}) and checks it: body plus attributes over {@link
  *       Builder#maxMessageBytes}, or a body with characters SQS does not accept, is a permanent
@@ -86,15 +86,15 @@ public final class SqsPublisher implements Publisher {
 
   private final SqsAsyncClient client;
   private final boolean closeClient;
-  private final SqsQueueRouter router;
+  private final SqsRouter router;
   private final Duration requestTimeout;
   private final int maxMessageBytes;
   private final int maxBatchBytes;
   private final QueueResolver queues;
-  private final BatchSender sender;
+  private final SqsBatchSender sender;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private SqsPublisher(Builder b, SqsQueueRouter router) {
+  private SqsPublisher(Builder b, SqsRouter router) {
     this.client = b.client;
     this.closeClient = b.closeClient;
     this.router = router;
@@ -102,7 +102,7 @@ public final class SqsPublisher implements Publisher {
     this.maxMessageBytes = b.maxMessageBytes;
     this.maxBatchBytes = b.maxBatchBytes;
     this.queues = new QueueResolver(client);
-    this.sender = new BatchSender(client);
+    this.sender = new SqsBatchSender(client);
   }
 
   /** Starts configuring a publisher. */
@@ -144,7 +144,7 @@ public final class SqsPublisher implements Publisher {
   }
 
   /**
-   * Routes, encodes and checks {@code message}, and adds it to {@code entries}.
+   * Routes, maps and checks {@code message}, and adds it to {@code entries}.
    *
    * @return {@code null} if it was added, or its outcome: the permanent failure found
    */
@@ -160,11 +160,11 @@ public final class SqsPublisher implements Publisher {
           "no SQS queue for aggregate type '" + message.aggregateType() + "'");
     }
     String queue = route.get();
-    MessageEncoder.Encoded encoded = MessageEncoder.encode(message);
-    if (encoded.size() > maxMessageBytes) {
+    SqsMessageMapper.Mapped mapped = SqsMessageMapper.map(message);
+    if (mapped.size() > maxMessageBytes) {
       return PublishResult.permanent(
           "message is "
-              + encoded.size()
+              + mapped.size()
               + " bytes (body and attributes), over the SQS limit of "
               + maxMessageBytes);
     }
@@ -176,7 +176,7 @@ public final class SqsPublisher implements Publisher {
               message.payload().codePointAt(invalid), invalid));
     }
     String groupId = QueueResolver.isFifo(queue) ? SqsText.groupId(message.aggregateId()) : null;
-    entries.add(new Entry(index, message, queue, encoded.attributes(), encoded.size(), groupId));
+    entries.add(new Entry(index, message, queue, mapped.attributes(), mapped.size(), groupId));
     return null;
   }
 
@@ -226,7 +226,7 @@ public final class SqsPublisher implements Publisher {
     private SqsAsyncClient client;
     private boolean closeClient;
     private final Map<String, String> routes = new LinkedHashMap<>();
-    private SqsQueueRouter router;
+    private SqsRouter router;
     private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
     private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
     private int maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
@@ -289,7 +289,7 @@ public final class SqsPublisher implements Publisher {
      *
      * @throws NullPointerException if {@code router} is null
      */
-    public Builder router(SqsQueueRouter router) {
+    public Builder router(SqsRouter router) {
       this.router = Objects.requireNonNull(router, "router");
       return this;
     }
@@ -368,7 +368,7 @@ public final class SqsPublisher implements Publisher {
                 + maxBatchBytes);
       }
       SqsPublisher publisher =
-          new SqsPublisher(this, router != null ? router : SqsQueueRouter.byAggregateType(routes));
+          new SqsPublisher(this, router != null ? router : SqsRouter.byAggregateType(routes));
       log.info("Created {} with routes {}", publisher, router != null ? router : routes);
       return publisher;
     }

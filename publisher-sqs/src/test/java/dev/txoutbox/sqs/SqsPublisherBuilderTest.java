@@ -61,10 +61,10 @@ class SqsPublisherBuilderTest {
     assertThatThrownBy(() -> SqsPublisher.builder().route("order", " "))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("order");
-    assertThatThrownBy(() -> SqsQueueRouter.byAggregateType(Map.of("order", "")))
+    assertThatThrownBy(() -> SqsRouter.byAggregateType(Map.of("order", "")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("order");
-    assertThatThrownBy(() -> SqsQueueRouter.byAggregateType(Map.of()))
+    assertThatThrownBy(() -> SqsRouter.byAggregateType(Map.of()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("routes");
   }

@@ -14,7 +14,7 @@ import java.util.Optional;
  * #route} for every message of every batch, from several threads at once.
  */
 @FunctionalInterface
-public interface SqsQueueRouter {
+public interface SqsRouter {
 
   /**
    * The queue for {@code message}.
@@ -33,7 +33,7 @@ public interface SqsQueueRouter {
    * @throws NullPointerException if {@code routes} or any key or value is null
    * @throws IllegalArgumentException if {@code routes} is empty or a queue is blank
    */
-  static SqsQueueRouter byAggregateType(Map<String, String> routes) {
+  static SqsRouter byAggregateType(Map<String, String> routes) {
     Map<String, String> copy = Map.copyOf(Objects.requireNonNull(routes, "routes"));
     if (copy.isEmpty()) {
       throw new IllegalArgumentException("routes is empty: map at least one aggregate type");
