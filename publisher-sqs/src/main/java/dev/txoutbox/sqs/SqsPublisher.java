@@ -3,6 +3,7 @@ package dev.txoutbox.sqs;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.spi.Routing;
 import dev.txoutbox.spi.RunOrder;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,7 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -82,6 +82,9 @@ public final class SqsPublisher implements Publisher {
   /** The default of {@link Builder#requestTimeout}: 10 seconds. */
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
+  /** How routing failures name the router. */
+  private static final String ROUTER_NAME = "SQS queue router";
+
   private static final Logger log = LoggerFactory.getLogger(SqsPublisher.class);
 
   private final SqsAsyncClient client;
@@ -149,17 +152,11 @@ public final class SqsPublisher implements Publisher {
    * @return {@code null} if it was added, or its outcome: the permanent failure found
    */
   private PublishResult prepare(int index, OutboxMessage message, List<Entry> entries) {
-    Optional<String> route;
-    try {
-      route = Objects.requireNonNull(router.route(message), "the router returned null");
-    } catch (RuntimeException e) {
-      return PublishResult.permanent("the SQS queue router failed: " + e, e);
+    Routing<String> route = Routing.route(message, ROUTER_NAME, router::route);
+    if (!route.routed()) {
+      return route.failure();
     }
-    if (route.isEmpty() || route.get().isBlank()) {
-      return PublishResult.permanent(
-          "no SQS queue for aggregate type '" + message.aggregateType() + "'");
-    }
-    String queue = route.get();
+    String queue = route.destination();
     SqsMessageMapper.Mapped mapped = SqsMessageMapper.map(message);
     if (mapped.size() > maxMessageBytes) {
       return PublishResult.permanent(

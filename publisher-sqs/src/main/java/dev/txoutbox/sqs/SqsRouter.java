@@ -19,9 +19,10 @@ public interface SqsRouter {
   /**
    * The queue for {@code message}.
    *
-   * @return the queue's URL or name, or empty when the message has no queue; such a message is a
-   *     permanent failure (a dead letter). A router that throws makes that message a permanent
-   *     failure too.
+   * @return the queue's URL or name, or empty when the message has no queue. As for every plugin
+   *     ({@link dev.txoutbox.spi.Routing}), a message whose router returns empty, {@code null} or a
+   *     blank queue, or throws, is a permanent failure (a dead letter); the rest of the batch goes
+   *     on.
    */
   Optional<String> route(OutboxMessage message);
 

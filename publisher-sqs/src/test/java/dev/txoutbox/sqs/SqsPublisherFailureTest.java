@@ -210,8 +210,39 @@ class SqsPublisherFailureTest {
         publisher.publish(List.of(message("t", "boom", "{}"), message("t", "fine", "{}")));
 
     assertThat(results.get(0).isPermanent()).isTrue();
-    assertThat(results.get(0).reason()).contains("no route for boom");
+    assertThat(results.get(0).reason())
+        .startsWith("the SQS queue router failed: ")
+        .contains("no route for boom");
     assertThat(results.get(1).isPublished()).isTrue();
+  }
+
+  @Test
+  void aRouterThatAnswersNullOrABlankQueueFailsOnlyThatMessageForGood() throws Exception {
+    SqsPublisher publisher =
+        SqsPublisher.builder()
+            .client(sqs)
+            .router(
+                m ->
+                    switch (m.aggregateId()) {
+                      case "null" -> null;
+                      case "blank" -> Optional.of(" ");
+                      default -> Optional.of(STANDARD_URL);
+                    })
+            .build();
+
+    List<PublishResult> results =
+        publisher.publish(
+            List.of(
+                message("t", "null", "{}"), message("t", "blank", "{}"), message("t", "ok", "{}")));
+
+    assertThat(results)
+        .extracting(PublishResult::status)
+        .containsExactly(Status.PERMANENT_FAILURE, Status.PERMANENT_FAILURE, Status.PUBLISHED);
+    assertThat(results.get(0).reason())
+        .isEqualTo("the SQS queue router returned null instead of a route");
+    assertThat(results.get(1).reason())
+        .startsWith("the SQS queue router has no route for aggregate type 't'");
+    assertThat(sqs.batchRequests).hasSize(1);
   }
 
   @Test

@@ -297,7 +297,7 @@ class SqsPublisherRunOrderTest {
     assertThat(results.get(3).reason()).isEqualTo(RunOrder.NOT_SENT);
     assertThat(results.get(4).reason())
         .as("another aggregate type: its own failure")
-        .contains("no SQS queue for aggregate type 'stray'");
+        .contains("the SQS queue router has no route for aggregate type 'stray'");
     assertThat(results.get(5).reason()).isEqualTo(RunOrder.NOT_SENT);
     assertThat(sentIndexes(sqs)).containsExactly(0, 2);
   }

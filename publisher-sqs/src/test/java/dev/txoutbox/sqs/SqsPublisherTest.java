@@ -201,7 +201,8 @@ class SqsPublisherTest {
 
     assertThat(results.get(0).isPublished()).isTrue();
     assertThat(results.get(1).isPermanent()).isTrue();
-    assertThat(results.get(1).reason()).contains("no SQS queue for aggregate type 'stray'");
+    assertThat(results.get(1).reason())
+        .contains("the SQS queue router has no route for aggregate type 'stray'");
   }
 
   @Test
