@@ -1,6 +1,7 @@
 package dev.txoutbox.sqs;
 
 import dev.txoutbox.spi.BatchResults;
+import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.PublishResult;
 import java.time.Duration;
 import java.util.List;
@@ -65,7 +66,7 @@ final class PublishRun {
     // SQS answered nothing for these within the deadline: that says nothing about the messages.
     PublishResult unfinished =
         PublishResult.brokerUnavailable(
-            "no acknowledgement from SQS within the request timeout of " + timeout);
+            "no acknowledgement from SQS within the send timeout of " + DurationText.of(timeout));
     try {
       CompletableFuture.allOf(lanes.toArray(CompletableFuture[]::new))
           .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);

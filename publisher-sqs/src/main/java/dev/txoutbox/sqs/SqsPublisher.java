@@ -1,5 +1,6 @@
 package dev.txoutbox.sqs;
 
+import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
@@ -42,10 +43,10 @@ import software.amazon.awssdk.services.sqs.SqsAsyncClient;
  *       Builder#maxBatchBytes}, and sends them all at once — except that the requests carrying one
  *       aggregate's events go one after the other, in order, each after the previous one was
  *       answered.
- *   <li>Waits for every request until {@link Builder#requestTimeout} after the call began, and
- *       reports each message's own outcome: published when SQS acknowledged that entry; a permanent
- *       failure when SQS rejected the entry as the sender's fault, or the request for a reason no
- *       retry fixes (no such queue, access denied); {@link PublishResult#brokerUnavailable(String,
+ *   <li>Waits for every request until {@link Builder#sendTimeout} after the call began, and reports
+ *       each message's own outcome: published when SQS acknowledged that entry; a permanent failure
+ *       when SQS rejected the entry as the sender's fault, or the request for a reason no retry
+ *       fixes (no such queue, access denied); {@link PublishResult#brokerUnavailable(String,
  *       Throwable) broker unavailable}, which costs the event no attempt, when the request failed
  *       with a network error, throttling or a server error (5xx), or got no answer in time;
  *       otherwise a retryable failure.
@@ -79,8 +80,8 @@ public final class SqsPublisher implements Publisher {
   /** The smallest {@link Builder#maxMessageBytes}: {@value}, SQS's smallest queue limit. */
   public static final int MIN_MESSAGE_BYTES = 1_024;
 
-  /** The default of {@link Builder#requestTimeout}: 10 seconds. */
-  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+  /** The default of {@link Builder#sendTimeout}: 10 seconds. */
+  public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofSeconds(10);
 
   /** How routing failures name the router. */
   private static final String ROUTER_NAME = "SQS queue router";
@@ -90,7 +91,7 @@ public final class SqsPublisher implements Publisher {
   private final SqsAsyncClient client;
   private final boolean closeClient;
   private final SqsRouter router;
-  private final Duration requestTimeout;
+  private final Duration sendTimeout;
   private final int maxMessageBytes;
   private final int maxBatchBytes;
   private final QueueResolver queues;
@@ -101,7 +102,7 @@ public final class SqsPublisher implements Publisher {
     this.client = b.client;
     this.closeClient = b.closeClient;
     this.router = router;
-    this.requestTimeout = b.requestTimeout;
+    this.sendTimeout = b.sendTimeout;
     this.maxMessageBytes = b.maxMessageBytes;
     this.maxBatchBytes = b.maxBatchBytes;
     this.queues = new QueueResolver(client);
@@ -124,7 +125,7 @@ public final class SqsPublisher implements Publisher {
     if (closed.get()) {
       throw new IllegalStateException("SqsPublisher is closed");
     }
-    PublishRun run = new PublishRun(messages.size(), requestTimeout);
+    PublishRun run = new PublishRun(messages.size(), sendTimeout);
     RunOrder order = new RunOrder();
     List<Entry> entries = new ArrayList<>();
     for (int i = 0; i < messages.size(); i++) {
@@ -203,8 +204,8 @@ public final class SqsPublisher implements Publisher {
 
   @Override
   public String toString() {
-    return "SqsPublisher[requestTimeout="
-        + requestTimeout
+    return "SqsPublisher[sendTimeout="
+        + sendTimeout
         + ", maxMessageBytes="
         + maxMessageBytes
         + ", maxBatchBytes="
@@ -224,7 +225,7 @@ public final class SqsPublisher implements Publisher {
     private boolean closeClient;
     private final Map<String, String> routes = new LinkedHashMap<>();
     private SqsRouter router;
-    private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+    private Duration sendTimeout = DEFAULT_SEND_TIMEOUT;
     private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
     private int maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
 
@@ -232,7 +233,7 @@ public final class SqsPublisher implements Publisher {
 
     /**
      * The SQS client, configured by the caller (region, credentials, endpoint, HTTP client,
-     * retries). Required. The SDK's own retries happen inside {@link #requestTimeout}.
+     * retries). Required. The SDK's own retries happen inside {@link #sendTimeout}.
      *
      * @throws NullPointerException if {@code client} is null
      */
@@ -260,12 +261,7 @@ public final class SqsPublisher implements Publisher {
      */
     public Builder route(String aggregateType, String queue) {
       Objects.requireNonNull(aggregateType, "aggregateType");
-      Objects.requireNonNull(queue, "queue");
-      if (queue.isBlank()) {
-        throw new IllegalArgumentException(
-            "route: the queue for aggregate type '" + aggregateType + "' is blank");
-      }
-      routes.put(aggregateType, queue);
+      routes.put(aggregateType, QueueResolver.requireQueue(aggregateType, queue));
       return this;
     }
 
@@ -292,14 +288,17 @@ public final class SqsPublisher implements Publisher {
     }
 
     /**
-     * The longest one {@code publish} call waits for SQS, queue lookups and every request included;
-     * what is not acknowledged by then is reported as the broker being unavailable, which costs no
-     * attempt. Also set as each request's API call timeout. Defaults to 10 seconds.
+     * How long one batch may take, from the first send to the last answer: the longest one {@code
+     * publish} call waits for SQS, counted from the call's start, queue lookups and the SDK's own
+     * retries included. What SQS has not acknowledged by then is reported as the broker being
+     * unavailable, which costs no attempt, and its request is cancelled. Each request's API call
+     * timeout is the time left of it. Keep it well below the relay's shutdown timeout: the relay's
+     * transaction holds the claimed rows meanwhile. Positive; defaults to 10 seconds.
      *
-     * @throws NullPointerException if {@code requestTimeout} is null
+     * @throws NullPointerException if {@code sendTimeout} is null
      */
-    public Builder requestTimeout(Duration requestTimeout) {
-      this.requestTimeout = Objects.requireNonNull(requestTimeout, "requestTimeout");
+    public Builder sendTimeout(Duration sendTimeout) {
+      this.sendTimeout = Objects.requireNonNull(sendTimeout, "sendTimeout");
       return this;
     }
 
@@ -333,18 +332,21 @@ public final class SqsPublisher implements Publisher {
      */
     public SqsPublisher build() {
       if (client == null) {
-        throw new IllegalStateException("client is required: call client(SqsAsyncClient)");
+        throw new IllegalStateException(
+            "client must be set with client(SqsAsyncClient) but was not");
       }
       if (routes.isEmpty() && router == null) {
         throw new IllegalStateException(
-            "no queue: call route(aggregateType, queue), routes(map) or router(router)");
+            "routes or a router must be set with route(aggregateType, queue), routes(map) or"
+                + " router(router) but neither was");
       }
       if (!routes.isEmpty() && router != null) {
-        throw new IllegalStateException("route(...) and router(...) are exclusive: choose one");
+        throw new IllegalStateException(
+            "routes and a router are exclusive: one must be set but both were");
       }
-      if (requestTimeout.isZero() || requestTimeout.isNegative()) {
+      if (sendTimeout.isZero() || sendTimeout.isNegative()) {
         throw new IllegalArgumentException(
-            "requestTimeout must be positive, was " + requestTimeout);
+            "sendTimeout must be positive but was " + DurationText.of(sendTimeout));
       }
       if (maxMessageBytes < MIN_MESSAGE_BYTES || maxMessageBytes > SQS_MAX_BYTES) {
         throw new IllegalArgumentException(
@@ -352,7 +354,7 @@ public final class SqsPublisher implements Publisher {
                 + MIN_MESSAGE_BYTES
                 + " to "
                 + SQS_MAX_BYTES
-                + ", was "
+                + " but was "
                 + maxMessageBytes);
       }
       if (maxBatchBytes < maxMessageBytes || maxBatchBytes > SQS_MAX_BYTES) {
@@ -361,7 +363,7 @@ public final class SqsPublisher implements Publisher {
                 + maxMessageBytes
                 + ") to "
                 + SQS_MAX_BYTES
-                + ", was "
+                + " but was "
                 + maxBatchBytes);
       }
       SqsPublisher publisher =

@@ -65,7 +65,7 @@ public final class SqsPublisherProvider implements PublisherProvider {
     settings.text("sqs-region").ifPresent(r -> client.region(Region.of(r)));
     settings.text("sqs-endpoint").ifPresent(e -> client.endpointOverride(endpoint(e)));
     SqsPublisher.Builder b = SqsPublisher.builder().routes(queues).closeClient(true);
-    settings.duration("send-timeout").ifPresent(b::requestTimeout);
+    settings.duration("send-timeout").ifPresent(b::sendTimeout);
     SqsAsyncClient built;
     try {
       built = client.build();

@@ -37,15 +37,9 @@ public interface SqsRouter {
   static SqsRouter byAggregateType(Map<String, String> routes) {
     Map<String, String> copy = Map.copyOf(Objects.requireNonNull(routes, "routes"));
     if (copy.isEmpty()) {
-      throw new IllegalArgumentException("routes is empty: map at least one aggregate type");
+      throw new IllegalArgumentException("routes must map at least one aggregate type but was {}");
     }
-    copy.forEach(
-        (type, queue) -> {
-          if (queue.isBlank()) {
-            throw new IllegalArgumentException(
-                "routes: the queue for aggregate type '" + type + "' is blank");
-          }
-        });
+    copy.forEach(QueueResolver::requireQueue);
     return message -> Optional.ofNullable(copy.get(message.aggregateType()));
   }
 }

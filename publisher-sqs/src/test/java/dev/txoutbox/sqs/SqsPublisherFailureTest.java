@@ -156,7 +156,7 @@ class SqsPublisherFailureTest {
         SqsPublisher.builder()
             .client(sqs)
             .route("t", STANDARD_URL)
-            .requestTimeout(Duration.ofMillis(200))
+            .sendTimeout(Duration.ofMillis(200))
             .build();
 
     List<PublishResult> results = publisher.publish(messages(3, "a"));
@@ -165,7 +165,7 @@ class SqsPublisherFailureTest {
         .allSatisfy(
             r -> {
               assertThat(r.status()).isEqualTo(Status.BROKER_UNAVAILABLE);
-              assertThat(r.reason()).contains("request timeout of PT0.2S");
+              assertThat(r.reason()).contains("send timeout of 200ms");
             });
     assertThat(pending).singleElement().matches(CompletableFuture::isCancelled);
     assertThat(sqs.batchRequests.get(0).overrideConfiguration().orElseThrow().apiCallTimeout())

@@ -320,7 +320,7 @@ class SqsPublisherRunOrderTest {
         SqsPublisher.builder()
             .client(sqs)
             .route("t", FIFO_URL)
-            .requestTimeout(Duration.ofMillis(300))
+            .sendTimeout(Duration.ofMillis(300))
             .build();
 
     List<PublishResult> results = publisher.publish(batch);
@@ -329,7 +329,7 @@ class SqsPublisherRunOrderTest {
         .allSatisfy(
             r -> {
               assertThat(r.status()).isEqualTo(Status.BROKER_UNAVAILABLE);
-              assertThat(r.reason()).contains("request timeout");
+              assertThat(r.reason()).contains("send timeout");
             });
     assertThat(results.subList(15, 18)).allMatch(PublishResult::isPublished);
     assertThat(unanswered).singleElement().matches(CompletableFuture::isCancelled);
