@@ -59,7 +59,7 @@ final class SqsMessageMapper {
       (i < alone ? single : overflow).put(name, headers.get(name));
     }
     if (needsOverflow) {
-      single.put(SqsHeaders.OVERFLOW_ATTRIBUTE, FlatJson.write(overflow));
+      single.put(SqsHeaders.OVERFLOW_ATTRIBUTE, HeadersJson.write(overflow));
     }
 
     Map<String, MessageAttributeValue> attributes = new LinkedHashMap<>();
