@@ -2,10 +2,12 @@ package dev.txoutbox.sqs;
 
 import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.Printable;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.Routing;
 import dev.txoutbox.spi.RunOrder;
+import dev.txoutbox.spi.SecretMasking;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -13,11 +15,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+import software.amazon.awssdk.services.sqs.SqsServiceClientConfiguration;
 
 /**
  * Publishes outbox messages to Amazon SQS standard and FIFO queues with {@code SendMessageBatch}.
@@ -86,8 +88,6 @@ public final class SqsPublisher implements Publisher {
   /** How routing failures name the router. */
   private static final String ROUTER_NAME = "SQS queue router";
 
-  private static final Logger log = LoggerFactory.getLogger(SqsPublisher.class);
-
   private final SqsAsyncClient client;
   private final boolean closeClient;
   private final SqsRouter router;
@@ -96,6 +96,7 @@ public final class SqsPublisher implements Publisher {
   private final int maxBatchBytes;
   private final QueueResolver queues;
   private final SqsBatchSender sender;
+  private final String description;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private SqsPublisher(Builder b, SqsRouter router) {
@@ -107,6 +108,37 @@ public final class SqsPublisher implements Publisher {
     this.maxBatchBytes = b.maxBatchBytes;
     this.queues = new QueueResolver(client);
     this.sender = new SqsBatchSender(client);
+    this.description = description(b);
+  }
+
+  /**
+   * The effective configuration, for the relay's start line: routes (or the router), the limits,
+   * and the client's region and endpoint where it tells them. Queue URLs and the endpoint are
+   * masked as URIs; the client's credentials are never read.
+   */
+  private static String description(Builder b) {
+    StringJoiner d = new StringJoiner(", ", "sqs{", "}");
+    if (b.router != null) {
+      d.add("router=" + SecretMasking.maskText(String.valueOf(b.router)));
+    } else {
+      StringJoiner routes = new StringJoiner(", ", "{", "}");
+      b.routes.forEach((type, queue) -> routes.add(type + "=" + SecretMasking.maskUri(queue)));
+      d.add("routes=" + routes);
+    }
+    d.add("sendTimeout=" + DurationText.of(b.sendTimeout));
+    d.add("maxMessageBytes=" + b.maxMessageBytes);
+    d.add("maxBatchBytes=" + b.maxBatchBytes);
+    d.add("closeClient=" + b.closeClient);
+    try {
+      SqsServiceClientConfiguration client = b.client.serviceClientConfiguration();
+      if (client.region() != null) {
+        d.add("region=" + client.region());
+      }
+      client.endpointOverride().ifPresent(e -> d.add("endpoint=" + SecretMasking.maskUri("" + e)));
+    } catch (UnsupportedOperationException e) {
+      // a client implementation that does not tell its configuration: nothing more to show
+    }
+    return Printable.of(d.toString());
   }
 
   /** Starts configuring a publisher. */
@@ -196,23 +228,22 @@ public final class SqsPublisher implements Publisher {
     }
   }
 
-  /** The effective options, without credentials. */
+  /**
+   * The effective configuration, such as {@code sqs{routes={order=orders.fifo}, sendTimeout=10s,
+   * maxMessageBytes=1048576, maxBatchBytes=1048576, closeClient=false, region=eu-west-1}}: the
+   * routes (or the router's {@code toString()}), the options, and the client's region and endpoint
+   * override where the client tells them. URLs are masked with {@link SecretMasking}; the client's
+   * credentials are never part of it.
+   */
   @Override
   public String describe() {
-    return toString();
+    return description;
   }
 
+  /** The same as {@link #describe()}. */
   @Override
   public String toString() {
-    return "SqsPublisher[sendTimeout="
-        + sendTimeout
-        + ", maxMessageBytes="
-        + maxMessageBytes
-        + ", maxBatchBytes="
-        + maxBatchBytes
-        + ", closeClient="
-        + closeClient
-        + "]";
+    return description;
   }
 
   /**
@@ -366,10 +397,7 @@ public final class SqsPublisher implements Publisher {
                 + " but was "
                 + maxBatchBytes);
       }
-      SqsPublisher publisher =
-          new SqsPublisher(this, router != null ? router : SqsRouter.byAggregateType(routes));
-      log.info("Created {} with routes {}", publisher, router != null ? router : routes);
-      return publisher;
+      return new SqsPublisher(this, router != null ? router : SqsRouter.byAggregateType(routes));
     }
   }
 }

@@ -49,7 +49,7 @@ class SqsPublisherModuleTest {
             new SqsPublisherModule(
                 b -> b.route("order", "orders").sendTimeout(Duration.ofSeconds(3))));
 
-    assertThat(injector.getInstance(Publisher.class).toString()).contains("sendTimeout=PT3S");
+    assertThat(injector.getInstance(Publisher.class).toString()).contains("sendTimeout=3s");
   }
 
   @Test
