@@ -134,7 +134,9 @@ public final class SqsPublisher implements Publisher {
       if (client.region() != null) {
         d.add("region=" + client.region());
       }
-      client.endpointOverride().ifPresent(e -> d.add("endpoint=" + SecretMasking.maskUri("" + e)));
+      client
+          .endpointOverride()
+          .ifPresent(e -> d.add("endpoint=" + SecretMasking.maskUri(e.toString())));
     } catch (UnsupportedOperationException e) {
       // a client implementation that does not tell its configuration: nothing more to show
     }
