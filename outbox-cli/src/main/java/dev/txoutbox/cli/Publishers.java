@@ -48,7 +48,7 @@ final class Publishers {
           Map.of(
               "routes", "--queue",
               "queue", "--queue",
-              "requestTimeout", "--sqs-request-timeout"),
+              "sendTimeout", "--sqs-request-timeout"),
           Broker.RABBIT,
           Map.of(
               "uri", "--amqp-uri",
@@ -117,7 +117,7 @@ final class Publishers {
     s.get("sqs-region").ifPresent(r -> client.region(Region.of(r)));
     s.get("sqs-endpoint").ifPresent(e -> client.endpointOverride(endpoint(e)));
     SqsPublisher.Builder b = SqsPublisher.builder().routes(queues).closeClient(true);
-    s.duration("sqs-request-timeout").ifPresent(b::requestTimeout);
+    s.duration("sqs-request-timeout").ifPresent(b::sendTimeout);
     SqsAsyncClient built;
     try {
       built = client.build();

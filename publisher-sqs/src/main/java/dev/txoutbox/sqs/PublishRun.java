@@ -1,8 +1,9 @@
 package dev.txoutbox.sqs;
 
+import dev.txoutbox.spi.BatchResults;
+import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.PublishResult;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -65,7 +66,7 @@ final class PublishRun {
     // SQS answered nothing for these within the deadline: that says nothing about the messages.
     PublishResult unfinished =
         PublishResult.brokerUnavailable(
-            "no acknowledgement from SQS within the request timeout of " + timeout);
+            "no acknowledgement from SQS within the send timeout of " + DurationText.of(timeout));
     try {
       CompletableFuture.allOf(lanes.toArray(CompletableFuture[]::new))
           .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -80,13 +81,12 @@ final class PublishRun {
           PublishResult.retryable("publishing to SQS failed: " + e.getCause(), e.getCause());
     }
     over = true;
-    List<PublishResult> list = new ArrayList<>(results.length());
-    for (int i = 0; i < results.length(); i++) {
-      results.compareAndSet(i, null, unfinished);
-      list.add(results.get(i));
+    PublishResult[] sealed = new PublishResult[results.length()];
+    for (int i = 0; i < sealed.length; i++) {
+      sealed[i] = results.get(i); // what arrives after this is ignored
     }
-    cancelInFlight(); // after sealing, so a cancelled request cannot overwrite "unfinished"
-    return list;
+    cancelInFlight(); // after sealing, so a cancelled request cannot change the answer
+    return BatchResults.fillUnset(sealed, unfinished);
   }
 
   private void cancelInFlight() {

@@ -2,6 +2,7 @@ package dev.txoutbox.sqs;
 
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -24,6 +25,25 @@ final class QueueResolver {
 
   QueueResolver(SqsAsyncClient client) {
     this.client = client;
+  }
+
+  /**
+   * {@code queue}, the route of {@code aggregateType}, if it can name a queue.
+   *
+   * @throws NullPointerException if {@code queue} is null
+   * @throws IllegalArgumentException if {@code queue} is blank
+   */
+  static String requireQueue(String aggregateType, String queue) {
+    Objects.requireNonNull(queue, "queue");
+    if (queue.isBlank()) {
+      throw new IllegalArgumentException(
+          "queue of aggregate type '"
+              + aggregateType
+              + "' must not be blank but was '"
+              + queue
+              + "'");
+    }
+    return queue;
   }
 
   /** Whether {@code route} is a queue URL rather than a queue name. */

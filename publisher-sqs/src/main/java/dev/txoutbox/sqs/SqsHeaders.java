@@ -60,7 +60,7 @@ public final class SqsHeaders {
     Map<String, String> headers = new HashMap<>();
     MessageAttributeValue overflow = attributes.get(OVERFLOW_ATTRIBUTE);
     if (overflow != null && overflow.stringValue() != null) {
-      headers.putAll(FlatJson.read(overflow.stringValue()));
+      headers.putAll(HeadersJson.read(overflow.stringValue()));
     }
     attributes.forEach(
         (name, value) -> {

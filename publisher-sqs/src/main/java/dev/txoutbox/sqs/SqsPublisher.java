@@ -1,9 +1,13 @@
 package dev.txoutbox.sqs;
 
+import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.Printable;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.spi.Routing;
 import dev.txoutbox.spi.RunOrder;
+import dev.txoutbox.spi.SecretMasking;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -11,12 +15,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
+import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+import software.amazon.awssdk.services.sqs.SqsServiceClientConfiguration;
 
 /**
  * Publishes outbox messages to Amazon SQS standard and FIFO queues with {@code SendMessageBatch}.
@@ -33,7 +36,7 @@ import software.amazon.awssdk.services.sqs.SqsAsyncClient;
  * <h2>What it does with a batch</h2>
  *
  * <ol>
- *   <li>Routes each message to a queue ({@link SqsQueueRouter}); a message without a queue is a
+ *   <li>Routes each message to a queue ({@link SqsRouter}); a message without a queue is a
  *       permanent failure.
  *   <li>Builds its attributes ({@link SqsHeaders}) and checks it: body plus attributes over {@link
  *       Builder#maxMessageBytes}, or a body with characters SQS does not accept, is a permanent
@@ -42,10 +45,10 @@ import software.amazon.awssdk.services.sqs.SqsAsyncClient;
  *       Builder#maxBatchBytes}, and sends them all at once — except that the requests carrying one
  *       aggregate's events go one after the other, in order, each after the previous one was
  *       answered.
- *   <li>Waits for every request until {@link Builder#requestTimeout} after the call began, and
- *       reports each message's own outcome: published when SQS acknowledged that entry; a permanent
- *       failure when SQS rejected the entry as the sender's fault, or the request for a reason no
- *       retry fixes (no such queue, access denied); {@link PublishResult#brokerUnavailable(String,
+ *   <li>Waits for every request until {@link Builder#sendTimeout} after the call began, and reports
+ *       each message's own outcome: published when SQS acknowledged that entry; a permanent failure
+ *       when SQS rejected the entry as the sender's fault, or the request for a reason no retry
+ *       fixes (no such queue, access denied); {@link PublishResult#brokerUnavailable(String,
  *       Throwable) broker unavailable}, which costs the event no attempt, when the request failed
  *       with a network error, throttling or a server error (5xx), or got no answer in time;
  *       otherwise a retryable failure.
@@ -79,30 +82,65 @@ public final class SqsPublisher implements Publisher {
   /** The smallest {@link Builder#maxMessageBytes}: {@value}, SQS's smallest queue limit. */
   public static final int MIN_MESSAGE_BYTES = 1_024;
 
-  /** The default of {@link Builder#requestTimeout}: 10 seconds. */
-  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+  /** The default of {@link Builder#sendTimeout}: 10 seconds. */
+  public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofSeconds(10);
 
-  private static final Logger log = LoggerFactory.getLogger(SqsPublisher.class);
+  /** How routing failures name the router. */
+  private static final String ROUTER_NAME = "SQS queue router";
 
   private final SqsAsyncClient client;
   private final boolean closeClient;
-  private final SqsQueueRouter router;
-  private final Duration requestTimeout;
+  private final SqsRouter router;
+  private final Duration sendTimeout;
   private final int maxMessageBytes;
   private final int maxBatchBytes;
   private final QueueResolver queues;
-  private final BatchSender sender;
+  private final SqsBatchSender sender;
+  private final String description;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private SqsPublisher(Builder b, SqsQueueRouter router) {
+  private SqsPublisher(Builder b, SqsRouter router) {
     this.client = b.client;
     this.closeClient = b.closeClient;
     this.router = router;
-    this.requestTimeout = b.requestTimeout;
+    this.sendTimeout = b.sendTimeout;
     this.maxMessageBytes = b.maxMessageBytes;
     this.maxBatchBytes = b.maxBatchBytes;
     this.queues = new QueueResolver(client);
-    this.sender = new BatchSender(client);
+    this.sender = new SqsBatchSender(client);
+    this.description = description(b);
+  }
+
+  /**
+   * The effective configuration, for the relay's start line: routes (or the router), the limits,
+   * and the client's region and endpoint where it tells them. Queue URLs and the endpoint are
+   * masked as URIs; the client's credentials are never read.
+   */
+  private static String description(Builder b) {
+    StringJoiner d = new StringJoiner(", ", "sqs{", "}");
+    if (b.router != null) {
+      d.add("router=" + SecretMasking.maskText(String.valueOf(b.router)));
+    } else {
+      StringJoiner routes = new StringJoiner(", ", "{", "}");
+      b.routes.forEach((type, queue) -> routes.add(type + "=" + SecretMasking.maskUri(queue)));
+      d.add("routes=" + routes);
+    }
+    d.add("sendTimeout=" + DurationText.of(b.sendTimeout));
+    d.add("maxMessageBytes=" + b.maxMessageBytes);
+    d.add("maxBatchBytes=" + b.maxBatchBytes);
+    d.add("closeClient=" + b.closeClient);
+    try {
+      SqsServiceClientConfiguration client = b.client.serviceClientConfiguration();
+      if (client.region() != null) {
+        d.add("region=" + client.region());
+      }
+      client
+          .endpointOverride()
+          .ifPresent(e -> d.add("endpoint=" + SecretMasking.maskUri(e.toString())));
+    } catch (UnsupportedOperationException e) {
+      // a client implementation that does not tell its configuration: nothing more to show
+    }
+    return Printable.of(d.toString());
   }
 
   /** Starts configuring a publisher. */
@@ -121,7 +159,7 @@ public final class SqsPublisher implements Publisher {
     if (closed.get()) {
       throw new IllegalStateException("SqsPublisher is closed");
     }
-    PublishRun run = new PublishRun(messages.size(), requestTimeout);
+    PublishRun run = new PublishRun(messages.size(), sendTimeout);
     RunOrder order = new RunOrder();
     List<Entry> entries = new ArrayList<>();
     for (int i = 0; i < messages.size(); i++) {
@@ -144,27 +182,21 @@ public final class SqsPublisher implements Publisher {
   }
 
   /**
-   * Routes, encodes and checks {@code message}, and adds it to {@code entries}.
+   * Routes, maps and checks {@code message}, and adds it to {@code entries}.
    *
    * @return {@code null} if it was added, or its outcome: the permanent failure found
    */
   private PublishResult prepare(int index, OutboxMessage message, List<Entry> entries) {
-    Optional<String> route;
-    try {
-      route = Objects.requireNonNull(router.route(message), "the router returned null");
-    } catch (RuntimeException e) {
-      return PublishResult.permanent("the SQS queue router failed: " + e, e);
+    Routing<String> route = Routing.route(message, ROUTER_NAME, router::route);
+    if (!route.routed()) {
+      return route.failure();
     }
-    if (route.isEmpty() || route.get().isBlank()) {
-      return PublishResult.permanent(
-          "no SQS queue for aggregate type '" + message.aggregateType() + "'");
-    }
-    String queue = route.get();
-    MessageEncoder.Encoded encoded = MessageEncoder.encode(message);
-    if (encoded.size() > maxMessageBytes) {
+    String queue = route.destination();
+    SqsMessageMapper.Mapped mapped = SqsMessageMapper.map(message);
+    if (mapped.size() > maxMessageBytes) {
       return PublishResult.permanent(
           "message is "
-              + encoded.size()
+              + mapped.size()
               + " bytes (body and attributes), over the SQS limit of "
               + maxMessageBytes);
     }
@@ -176,7 +208,7 @@ public final class SqsPublisher implements Publisher {
               message.payload().codePointAt(invalid), invalid));
     }
     String groupId = QueueResolver.isFifo(queue) ? SqsText.groupId(message.aggregateId()) : null;
-    entries.add(new Entry(index, message, queue, encoded.attributes(), encoded.size(), groupId));
+    entries.add(new Entry(index, message, queue, mapped.attributes(), mapped.size(), groupId));
     return null;
   }
 
@@ -198,23 +230,22 @@ public final class SqsPublisher implements Publisher {
     }
   }
 
-  /** The effective options, without credentials. */
+  /**
+   * The effective configuration, such as {@code sqs{routes={order=orders.fifo}, sendTimeout=10s,
+   * maxMessageBytes=1048576, maxBatchBytes=1048576, closeClient=false, region=eu-west-1}}: the
+   * routes (or the router's {@code toString()}), the options, and the client's region and endpoint
+   * override where the client tells them. URLs are masked with {@link SecretMasking}; the client's
+   * credentials are never part of it.
+   */
   @Override
   public String describe() {
-    return toString();
+    return description;
   }
 
+  /** The same as {@link #describe()}. */
   @Override
   public String toString() {
-    return "SqsPublisher[requestTimeout="
-        + requestTimeout
-        + ", maxMessageBytes="
-        + maxMessageBytes
-        + ", maxBatchBytes="
-        + maxBatchBytes
-        + ", closeClient="
-        + closeClient
-        + "]";
+    return description;
   }
 
   /**
@@ -226,8 +257,8 @@ public final class SqsPublisher implements Publisher {
     private SqsAsyncClient client;
     private boolean closeClient;
     private final Map<String, String> routes = new LinkedHashMap<>();
-    private SqsQueueRouter router;
-    private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+    private SqsRouter router;
+    private Duration sendTimeout = DEFAULT_SEND_TIMEOUT;
     private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
     private int maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
 
@@ -235,7 +266,7 @@ public final class SqsPublisher implements Publisher {
 
     /**
      * The SQS client, configured by the caller (region, credentials, endpoint, HTTP client,
-     * retries). Required. The SDK's own retries happen inside {@link #requestTimeout}.
+     * retries). Required. The SDK's own retries happen inside {@link #sendTimeout}.
      *
      * @throws NullPointerException if {@code client} is null
      */
@@ -263,12 +294,7 @@ public final class SqsPublisher implements Publisher {
      */
     public Builder route(String aggregateType, String queue) {
       Objects.requireNonNull(aggregateType, "aggregateType");
-      Objects.requireNonNull(queue, "queue");
-      if (queue.isBlank()) {
-        throw new IllegalArgumentException(
-            "route: the queue for aggregate type '" + aggregateType + "' is blank");
-      }
-      routes.put(aggregateType, queue);
+      routes.put(aggregateType, QueueResolver.requireQueue(aggregateType, queue));
       return this;
     }
 
@@ -289,20 +315,23 @@ public final class SqsPublisher implements Publisher {
      *
      * @throws NullPointerException if {@code router} is null
      */
-    public Builder router(SqsQueueRouter router) {
+    public Builder router(SqsRouter router) {
       this.router = Objects.requireNonNull(router, "router");
       return this;
     }
 
     /**
-     * The longest one {@code publish} call waits for SQS, queue lookups and every request included;
-     * what is not acknowledged by then is reported as the broker being unavailable, which costs no
-     * attempt. Also set as each request's API call timeout. Defaults to 10 seconds.
+     * How long one batch may take, from the first send to the last answer: the longest one {@code
+     * publish} call waits for SQS, counted from the call's start, queue lookups and the SDK's own
+     * retries included. What SQS has not acknowledged by then is reported as the broker being
+     * unavailable, which costs no attempt, and its request is cancelled. Each request's API call
+     * timeout is the time left of it. Keep it well below the relay's shutdown timeout: the relay's
+     * transaction holds the claimed rows meanwhile. Positive; defaults to 10 seconds.
      *
-     * @throws NullPointerException if {@code requestTimeout} is null
+     * @throws NullPointerException if {@code sendTimeout} is null
      */
-    public Builder requestTimeout(Duration requestTimeout) {
-      this.requestTimeout = Objects.requireNonNull(requestTimeout, "requestTimeout");
+    public Builder sendTimeout(Duration sendTimeout) {
+      this.sendTimeout = Objects.requireNonNull(sendTimeout, "sendTimeout");
       return this;
     }
 
@@ -336,18 +365,21 @@ public final class SqsPublisher implements Publisher {
      */
     public SqsPublisher build() {
       if (client == null) {
-        throw new IllegalStateException("client is required: call client(SqsAsyncClient)");
+        throw new IllegalStateException(
+            "client must be set with client(SqsAsyncClient) but was not");
       }
       if (routes.isEmpty() && router == null) {
         throw new IllegalStateException(
-            "no queue: call route(aggregateType, queue), routes(map) or router(router)");
+            "routes or a router must be set with route(aggregateType, queue), routes(map) or"
+                + " router(router) but neither was");
       }
       if (!routes.isEmpty() && router != null) {
-        throw new IllegalStateException("route(...) and router(...) are exclusive: choose one");
+        throw new IllegalStateException(
+            "routes and a router are exclusive: one must be set but both were");
       }
-      if (requestTimeout.isZero() || requestTimeout.isNegative()) {
+      if (sendTimeout.isZero() || sendTimeout.isNegative()) {
         throw new IllegalArgumentException(
-            "requestTimeout must be positive, was " + requestTimeout);
+            "sendTimeout must be positive but was " + DurationText.of(sendTimeout));
       }
       if (maxMessageBytes < MIN_MESSAGE_BYTES || maxMessageBytes > SQS_MAX_BYTES) {
         throw new IllegalArgumentException(
@@ -355,7 +387,7 @@ public final class SqsPublisher implements Publisher {
                 + MIN_MESSAGE_BYTES
                 + " to "
                 + SQS_MAX_BYTES
-                + ", was "
+                + " but was "
                 + maxMessageBytes);
       }
       if (maxBatchBytes < maxMessageBytes || maxBatchBytes > SQS_MAX_BYTES) {
@@ -364,13 +396,10 @@ public final class SqsPublisher implements Publisher {
                 + maxMessageBytes
                 + ") to "
                 + SQS_MAX_BYTES
-                + ", was "
+                + " but was "
                 + maxBatchBytes);
       }
-      SqsPublisher publisher =
-          new SqsPublisher(this, router != null ? router : SqsQueueRouter.byAggregateType(routes));
-      log.info("Created {} with routes {}", publisher, router != null ? router : routes);
-      return publisher;
+      return new SqsPublisher(this, router != null ? router : SqsRouter.byAggregateType(routes));
     }
   }
 }

@@ -1,9 +1,11 @@
 package dev.txoutbox.sqs;
 
+import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.PublisherProvider;
 import dev.txoutbox.spi.PublisherSetting;
 import dev.txoutbox.spi.PublisherSettings;
+import dev.txoutbox.spi.SecretMasking;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +15,9 @@ import software.amazon.awssdk.services.sqs.SqsAsyncClientBuilder;
 
 /**
  * {@code sqs}: the {@link SqsPublisher} as the standalone relay and the benchmarks find it, with an
- * {@link SqsAsyncClient} of its own that it closes. Stateless.
+ * {@link SqsAsyncClient} of its own that it closes. The client takes its credentials from the AWS
+ * SDK's default chain (environment, system properties, profile, container or instance role), and
+ * its region from {@code --sqs-region} or that chain. Stateless.
  */
 public final class SqsPublisherProvider implements PublisherProvider {
 
@@ -33,8 +37,12 @@ public final class SqsPublisherProvider implements PublisherProvider {
               "Queue URL or name of an aggregate type (repeatable; at least one)."),
           PublisherSetting.duration(
               "send-timeout",
-              "10s",
+              DurationText.of(SqsPublisher.DEFAULT_SEND_TIMEOUT),
               "How long one batch may take, from the first send to the last answer."));
+
+  /** The flag of each builder option whose name starts a builder error. */
+  private static final Map<String, String> FLAGS =
+      Map.of("sendTimeout", "--send-timeout", "queue", "--queue", "routes", "--queue");
 
   /** For {@link java.util.ServiceLoader}. */
   public SqsPublisherProvider() {}
@@ -50,7 +58,8 @@ public final class SqsPublisherProvider implements PublisherProvider {
   }
 
   /**
-   * @throws IllegalArgumentException if no queue is given or a setting is invalid
+   * @throws IllegalArgumentException naming the setting as its flag when no queue is given or a
+   *     setting is invalid
    * @throws IllegalStateException if the SDK cannot set up its client (no region, say)
    */
   @Override
@@ -61,39 +70,65 @@ public final class SqsPublisherProvider implements PublisherProvider {
           "--queue AGGREGATE_TYPE=QUEUE_URL_OR_NAME must be given at least once for publisher"
               + " sqs but was not");
     }
-    SqsAsyncClientBuilder client = SqsAsyncClient.builder();
-    settings.text("sqs-region").ifPresent(r -> client.region(Region.of(r)));
-    settings.text("sqs-endpoint").ifPresent(e -> client.endpointOverride(endpoint(e)));
-    SqsPublisher.Builder b = SqsPublisher.builder().routes(queues).closeClient(true);
-    settings.duration("send-timeout").ifPresent(b::requestTimeout);
-    SqsAsyncClient built;
+    SqsPublisher.Builder publisher = SqsPublisher.builder().closeClient(true);
     try {
-      built = client.build();
-    } catch (RuntimeException e) {
-      throw new IllegalStateException(
-          "cannot set up the SQS client: "
-              + e.getMessage()
-              + " (give --sqs-region or set AWS_REGION)",
-          e);
+      publisher.routes(queues);
+      settings.duration("send-timeout").ifPresent(publisher::sendTimeout);
+    } catch (IllegalArgumentException e) {
+      throw asFlags(e);
     }
+    SqsAsyncClient client = client(settings);
     try {
-      return b.client(built).build();
+      return publisher.client(client).build();
+    } catch (IllegalArgumentException e) {
+      client.close();
+      throw asFlags(e);
     } catch (RuntimeException e) {
-      built.close();
+      client.close();
       throw e;
     }
   }
 
-  private static URI endpoint(String e) {
+  private static SqsAsyncClient client(PublisherSettings settings) {
+    SqsAsyncClientBuilder client = SqsAsyncClient.builder();
+    settings.text("sqs-region").ifPresent(r -> client.region(Region.of(r)));
+    settings.text("sqs-endpoint").ifPresent(e -> client.endpointOverride(endpoint(e)));
     try {
-      URI uri = URI.create(e);
-      if (uri.getScheme() == null || uri.getHost() == null) {
-        throw new IllegalArgumentException("no scheme or host");
-      }
-      return uri;
-    } catch (IllegalArgumentException ex) {
-      throw new IllegalArgumentException(
-          "--sqs-endpoint must be a URL such as http://127.0.0.1:9324 but was '" + e + "'");
+      return client.build();
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "cannot set up the SQS client: "
+              + SecretMasking.maskText(e.getMessage())
+              + " (give --sqs-region or set AWS_REGION)",
+          e);
     }
+  }
+
+  private static URI endpoint(String e) {
+    URI uri;
+    try {
+      uri = URI.create(e);
+    } catch (IllegalArgumentException notAUri) {
+      uri = null;
+    }
+    if (uri == null || uri.getScheme() == null || uri.getHost() == null) {
+      throw new IllegalArgumentException(
+          "--sqs-endpoint must be a URL such as http://127.0.0.1:9324 but was '"
+              + SecretMasking.maskUri(e)
+              + "'");
+    }
+    return uri;
+  }
+
+  /** A builder error in the words of the command line: the option it starts with as its flag. */
+  private static IllegalArgumentException asFlags(IllegalArgumentException e) {
+    String message = String.valueOf(e.getMessage());
+    for (Map.Entry<String, String> flag : FLAGS.entrySet()) {
+      if (message.startsWith(flag.getKey() + " ")) {
+        return new IllegalArgumentException(
+            flag.getValue() + message.substring(flag.getKey().length()), e);
+      }
+    }
+    return e;
   }
 }

@@ -61,7 +61,7 @@ final class ElasticMq implements AutoCloseable {
     port = server.waitUntilStarted().localAddress().getPort();
     client =
         SqsAsyncClient.builder()
-            .endpointOverride(URI.create("http://127.0.0.1:" + port))
+            .endpointOverride(endpoint())
             .region(Region.US_EAST_1)
             .credentialsProvider(
                 StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
@@ -100,6 +100,11 @@ final class ElasticMq implements AutoCloseable {
 
   SqsAsyncClient client() {
     return client;
+  }
+
+  /** Where the server listens, for clients of other code (region us-east-1, any credentials). */
+  URI endpoint() {
+    return URI.create("http://127.0.0.1:" + port);
   }
 
   /** Every SendMessageBatch request sent through {@link #client()}, in order. */

@@ -151,7 +151,7 @@ class SqsBrokerOutageTest {
         SqsPublisher.builder()
             .client(sqs.client())
             .route("order", queue)
-            .requestTimeout(Duration.ofSeconds(5))
+            .sendTimeout(Duration.ofSeconds(5))
             .build();
     relay =
         OutboxRelay.builder()

@@ -156,7 +156,7 @@ class SqsPublisherFailureTest {
         SqsPublisher.builder()
             .client(sqs)
             .route("t", STANDARD_URL)
-            .requestTimeout(Duration.ofMillis(200))
+            .sendTimeout(Duration.ofMillis(200))
             .build();
 
     List<PublishResult> results = publisher.publish(messages(3, "a"));
@@ -165,7 +165,7 @@ class SqsPublisherFailureTest {
         .allSatisfy(
             r -> {
               assertThat(r.status()).isEqualTo(Status.BROKER_UNAVAILABLE);
-              assertThat(r.reason()).contains("request timeout of PT0.2S");
+              assertThat(r.reason()).contains("send timeout of 200ms");
             });
     assertThat(pending).singleElement().matches(CompletableFuture::isCancelled);
     assertThat(sqs.batchRequests.get(0).overrideConfiguration().orElseThrow().apiCallTimeout())
@@ -210,8 +210,39 @@ class SqsPublisherFailureTest {
         publisher.publish(List.of(message("t", "boom", "{}"), message("t", "fine", "{}")));
 
     assertThat(results.get(0).isPermanent()).isTrue();
-    assertThat(results.get(0).reason()).contains("no route for boom");
+    assertThat(results.get(0).reason())
+        .startsWith("the SQS queue router failed: ")
+        .contains("no route for boom");
     assertThat(results.get(1).isPublished()).isTrue();
+  }
+
+  @Test
+  void aRouterThatAnswersNullOrABlankQueueFailsOnlyThatMessageForGood() throws Exception {
+    SqsPublisher publisher =
+        SqsPublisher.builder()
+            .client(sqs)
+            .router(
+                m ->
+                    switch (m.aggregateId()) {
+                      case "null" -> null;
+                      case "blank" -> Optional.of(" ");
+                      default -> Optional.of(STANDARD_URL);
+                    })
+            .build();
+
+    List<PublishResult> results =
+        publisher.publish(
+            List.of(
+                message("t", "null", "{}"), message("t", "blank", "{}"), message("t", "ok", "{}")));
+
+    assertThat(results)
+        .extracting(PublishResult::status)
+        .containsExactly(Status.PERMANENT_FAILURE, Status.PERMANENT_FAILURE, Status.PUBLISHED);
+    assertThat(results.get(0).reason())
+        .isEqualTo("the SQS queue router returned null instead of a route");
+    assertThat(results.get(1).reason())
+        .startsWith("the SQS queue router has no route for aggregate type 't'");
+    assertThat(sqs.batchRequests).hasSize(1);
   }
 
   @Test

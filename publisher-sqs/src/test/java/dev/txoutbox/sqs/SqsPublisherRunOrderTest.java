@@ -297,7 +297,7 @@ class SqsPublisherRunOrderTest {
     assertThat(results.get(3).reason()).isEqualTo(RunOrder.NOT_SENT);
     assertThat(results.get(4).reason())
         .as("another aggregate type: its own failure")
-        .contains("no SQS queue for aggregate type 'stray'");
+        .contains("the SQS queue router has no route for aggregate type 'stray'");
     assertThat(results.get(5).reason()).isEqualTo(RunOrder.NOT_SENT);
     assertThat(sentIndexes(sqs)).containsExactly(0, 2);
   }
@@ -320,7 +320,7 @@ class SqsPublisherRunOrderTest {
         SqsPublisher.builder()
             .client(sqs)
             .route("t", FIFO_URL)
-            .requestTimeout(Duration.ofMillis(300))
+            .sendTimeout(Duration.ofMillis(300))
             .build();
 
     List<PublishResult> results = publisher.publish(batch);
@@ -329,7 +329,7 @@ class SqsPublisherRunOrderTest {
         .allSatisfy(
             r -> {
               assertThat(r.status()).isEqualTo(Status.BROKER_UNAVAILABLE);
-              assertThat(r.reason()).contains("request timeout");
+              assertThat(r.reason()).contains("send timeout");
             });
     assertThat(results.subList(15, 18)).allMatch(PublishResult::isPublished);
     assertThat(unanswered).singleElement().matches(CompletableFuture::isCancelled);

@@ -201,7 +201,8 @@ class SqsPublisherTest {
 
     assertThat(results.get(0).isPublished()).isTrue();
     assertThat(results.get(1).isPermanent()).isTrue();
-    assertThat(results.get(1).reason()).contains("no SQS queue for aggregate type 'stray'");
+    assertThat(results.get(1).reason())
+        .contains("the SQS queue router has no route for aggregate type 'stray'");
   }
 
   @Test
@@ -391,7 +392,14 @@ class SqsPublisherTest {
   @Test
   void headerValuesWithCharactersSqsRefusesArriveEscapedInTheJsonAttribute() throws Exception {
     String queue = sqs.createQueue("escaped", false);
-    Map<String, String> headers = Map.of("odd", "bell\u0007 and \uffff", "plain", "café ✓");
+    Map<String, String> headers =
+        Map.of(
+            "odd",
+            "bell\u0007 nul\u0000 del\u007f and \uffff",
+            "名前 with space",
+            "値 😀 \"quoted\"",
+            "plain",
+            "café ✓");
     OutboxMessage sent = message("e", "a", "{}", headers);
 
     try (SqsPublisher publisher = publisherTo("e", queue)) {
@@ -399,7 +407,9 @@ class SqsPublisherTest {
     }
 
     Message received = sqs.receive(queue, 1, RECEIVE_TIMEOUT).get(0);
-    assertThat(received.messageAttributes()).containsKey("plain").doesNotContainKey("odd");
+    assertThat(received.messageAttributes())
+        .containsKey("plain")
+        .doesNotContainKeys("odd", "名前 with space");
     assertThat(SqsHeaders.read(received.messageAttributes())).containsAllEntriesOf(headers);
   }
 

@@ -47,9 +47,9 @@ class SqsPublisherModuleTest {
         Guice.createInjector(
             clientModule,
             new SqsPublisherModule(
-                b -> b.route("order", "orders").requestTimeout(Duration.ofSeconds(3))));
+                b -> b.route("order", "orders").sendTimeout(Duration.ofSeconds(3))));
 
-    assertThat(injector.getInstance(Publisher.class).toString()).contains("requestTimeout=PT3S");
+    assertThat(injector.getInstance(Publisher.class).toString()).contains("sendTimeout=3s");
   }
 
   @Test

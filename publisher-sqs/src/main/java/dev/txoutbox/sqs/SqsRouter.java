@@ -14,14 +14,15 @@ import java.util.Optional;
  * #route} for every message of every batch, from several threads at once.
  */
 @FunctionalInterface
-public interface SqsQueueRouter {
+public interface SqsRouter {
 
   /**
    * The queue for {@code message}.
    *
-   * @return the queue's URL or name, or empty when the message has no queue; such a message is a
-   *     permanent failure (a dead letter). A router that throws makes that message a permanent
-   *     failure too.
+   * @return the queue's URL or name, or empty when the message has no queue. As for every plugin
+   *     ({@link dev.txoutbox.spi.Routing}), a message whose router returns empty, {@code null} or a
+   *     blank queue, or throws, is a permanent failure (a dead letter); the rest of the batch goes
+   *     on.
    */
   Optional<String> route(OutboxMessage message);
 
@@ -33,18 +34,12 @@ public interface SqsQueueRouter {
    * @throws NullPointerException if {@code routes} or any key or value is null
    * @throws IllegalArgumentException if {@code routes} is empty or a queue is blank
    */
-  static SqsQueueRouter byAggregateType(Map<String, String> routes) {
+  static SqsRouter byAggregateType(Map<String, String> routes) {
     Map<String, String> copy = Map.copyOf(Objects.requireNonNull(routes, "routes"));
     if (copy.isEmpty()) {
-      throw new IllegalArgumentException("routes is empty: map at least one aggregate type");
+      throw new IllegalArgumentException("routes must map at least one aggregate type but was {}");
     }
-    copy.forEach(
-        (type, queue) -> {
-          if (queue.isBlank()) {
-            throw new IllegalArgumentException(
-                "routes: the queue for aggregate type '" + type + "' is blank");
-          }
-        });
+    copy.forEach(QueueResolver::requireQueue);
     return message -> Optional.ofNullable(copy.get(message.aggregateType()));
   }
 }

@@ -12,13 +12,13 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 
 /** The attribute rules documented on SqsHeaders, and the size SQS counts. */
-class MessageEncoderTest {
+class SqsMessageMapperTest {
 
   @Test
   void givesEachIdentityHeaderAndStoredHeaderItsOwnAttributeWhenTheyFit() {
     OutboxMessage m = message("order", "o-1", "{}", Map.of("traceparent", "t", "tenant", "x"));
 
-    Map<String, MessageAttributeValue> attributes = MessageEncoder.encode(m).attributes();
+    Map<String, MessageAttributeValue> attributes = SqsMessageMapper.map(m).attributes();
 
     assertThat(attributes)
         .containsOnlyKeys(
@@ -44,7 +44,7 @@ class MessageEncoderTest {
     }
 
     Map<String, MessageAttributeValue> attributes =
-        MessageEncoder.encode(message("t", "a", "{}", headers)).attributes();
+        SqsMessageMapper.map(message("t", "a", "{}", headers)).attributes();
 
     assertThat(attributes).hasSize(10).doesNotContainKey(SqsHeaders.OVERFLOW_ATTRIBUTE);
   }
@@ -57,7 +57,7 @@ class MessageEncoderTest {
     }
 
     Map<String, MessageAttributeValue> attributes =
-        MessageEncoder.encode(message("t", "a", "{}", headers)).attributes();
+        SqsMessageMapper.map(message("t", "a", "{}", headers)).attributes();
 
     assertThat(attributes).hasSize(10).containsKeys("h0", "h1", "h2", "h3");
     assertThat(attributes.get(SqsHeaders.OVERFLOW_ATTRIBUTE).stringValue())
@@ -74,7 +74,7 @@ class MessageEncoderTest {
     headers.put("traceparent", "p");
 
     Map<String, MessageAttributeValue> attributes =
-        MessageEncoder.encode(message("t", "a", "{}", headers)).attributes();
+        SqsMessageMapper.map(message("t", "a", "{}", headers)).attributes();
 
     assertThat(attributes).containsKeys("traceparent", "tracestate", "a0", "a1");
   }
@@ -82,7 +82,7 @@ class MessageEncoderTest {
   @Test
   void aHeaderWithAnUnusableNameTravelsInJsonEvenWhenThereIsRoom() {
     Map<String, MessageAttributeValue> attributes =
-        MessageEncoder.encode(message("t", "a", "{}", Map.of("x-ok", "1", "no/slash", "2")))
+        SqsMessageMapper.map(message("t", "a", "{}", Map.of("x-ok", "1", "no/slash", "2")))
             .attributes();
 
     assertThat(attributes).containsKey("x-ok").doesNotContainKey("no/slash");
@@ -94,15 +94,15 @@ class MessageEncoderTest {
   void countsTheBodyAndEachAttributesNameTypeAndValueInUtf8Bytes() {
     OutboxMessage m = message("t", "a", "{\"text\":\"café ✓\"}", Map.of("h", "é"));
 
-    MessageEncoder.Encoded encoded = MessageEncoder.encode(m);
+    SqsMessageMapper.Mapped mapped = SqsMessageMapper.map(m);
 
     int expected = m.payload().getBytes(StandardCharsets.UTF_8).length;
-    for (Map.Entry<String, MessageAttributeValue> e : encoded.attributes().entrySet()) {
+    for (Map.Entry<String, MessageAttributeValue> e : mapped.attributes().entrySet()) {
       expected +=
           e.getKey().getBytes(StandardCharsets.UTF_8).length
               + "String".length()
               + e.getValue().stringValue().getBytes(StandardCharsets.UTF_8).length;
     }
-    assertThat(encoded.size()).isEqualTo(expected);
+    assertThat(mapped.size()).isEqualTo(expected);
   }
 }

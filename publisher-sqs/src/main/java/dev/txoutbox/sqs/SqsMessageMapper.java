@@ -14,7 +14,7 @@ import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
  * Turns an outbox message into SQS message attributes and measures it, following the rules
  * documented on {@link SqsHeaders}. Stateless and thread-safe.
  */
-final class MessageEncoder {
+final class SqsMessageMapper {
 
   /** SQS's limit of message attributes per message. */
   static final int MAX_ATTRIBUTES = 10;
@@ -30,11 +30,11 @@ final class MessageEncoder {
           .thenComparing(Comparator.naturalOrder());
 
   /** A message's attributes and its size as SQS counts it. */
-  record Encoded(Map<String, MessageAttributeValue> attributes, int size) {}
+  record Mapped(Map<String, MessageAttributeValue> attributes, int size) {}
 
-  private MessageEncoder() {}
+  private SqsMessageMapper() {}
 
-  static Encoded encode(OutboxMessage message) {
+  static Mapped map(OutboxMessage message) {
     Map<String, String> single = new LinkedHashMap<>();
     Map<String, String> overflow = new TreeMap<>();
     Map<String, String> headers = OutboxHeaders.of(message);
@@ -59,7 +59,7 @@ final class MessageEncoder {
       (i < alone ? single : overflow).put(name, headers.get(name));
     }
     if (needsOverflow) {
-      single.put(SqsHeaders.OVERFLOW_ATTRIBUTE, FlatJson.write(overflow));
+      single.put(SqsHeaders.OVERFLOW_ATTRIBUTE, HeadersJson.write(overflow));
     }
 
     Map<String, MessageAttributeValue> attributes = new LinkedHashMap<>();
@@ -70,7 +70,7 @@ final class MessageEncoder {
           MessageAttributeValue.builder().dataType(STRING).stringValue(e.getValue()).build());
       size += SqsText.utf8Length(e.getKey()) + STRING.length() + SqsText.utf8Length(e.getValue());
     }
-    return new Encoded(attributes, size);
+    return new Mapped(attributes, size);
   }
 
   /** SQS refuses empty values and values with characters outside its set; JSON escapes them. */

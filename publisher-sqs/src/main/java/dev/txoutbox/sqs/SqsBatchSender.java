@@ -20,15 +20,15 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
  * starts when the previous one has been answered, and the messages of an aggregate that already had
  * an event fail in this lane are not sent ({@link RunOrder}). Thread-safe.
  */
-final class BatchSender {
+final class SqsBatchSender {
 
-  private static final Logger log = LoggerFactory.getLogger(BatchSender.class);
+  private static final Logger log = LoggerFactory.getLogger(SqsBatchSender.class);
 
   private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
   private final SqsAsyncClient client;
 
-  BatchSender(SqsAsyncClient client) {
+  SqsBatchSender(SqsAsyncClient client) {
     this.client = client;
   }
 
@@ -118,7 +118,7 @@ final class BatchSender {
   /** A failed request, or a failed lookup of its queue's URL: all its messages fail alike. */
   private static void failed(
       PublishRun run, String queue, List<Entry> batch, Throwable error, RunOrder order) {
-    PublishResult failure = Failures.ofRequest(queue, error);
+    PublishResult failure = SqsFailureClassifier.ofRequest(queue, error);
     // Per request, so DEBUG: the relay logs failed events and reports an outage once.
     log.debug("SendMessageBatch of {} messages failed: {}", batch.size(), failure.reason());
     batch.forEach(e -> run.complete(e.index(), order.outcome(e.message(), failure)));
@@ -139,7 +139,7 @@ final class BatchSender {
       byId.putIfAbsent(ok.id(), PublishResult.published());
     }
     for (BatchResultErrorEntry failure : response.failed()) {
-      byId.putIfAbsent(failure.id(), Failures.ofEntry(queue, failure));
+      byId.putIfAbsent(failure.id(), SqsFailureClassifier.ofEntry(queue, failure));
     }
     PublishResult missing =
         PublishResult.retryable("SQS reported no outcome for the message on " + queue);

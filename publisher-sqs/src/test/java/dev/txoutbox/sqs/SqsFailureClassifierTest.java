@@ -20,7 +20,7 @@ import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
 import software.amazon.awssdk.services.sqs.model.KmsThrottledException;
 
 /** Which SQS failures mean the broker is unavailable, which are retryable, which permanent. */
-class FailuresTest {
+class SqsFailureClassifierTest {
 
   private static SdkClientException network(IOException cause) {
     return SdkClientException.builder()
@@ -75,7 +75,7 @@ class FailuresTest {
   @ParameterizedTest
   @MethodSource("requestFailures")
   void classifiesAFailedRequest(Throwable error, Status expected) {
-    assertThat(Failures.ofRequest("q", error).status()).isEqualTo(expected);
+    assertThat(SqsFailureClassifier.ofRequest("q", error).status()).isEqualTo(expected);
   }
 
   static Stream<Arguments> entryFailures() {
@@ -94,6 +94,6 @@ class FailuresTest {
     BatchResultErrorEntry entry =
         BatchResultErrorEntry.builder().id("0").code(code).senderFault(senderFault).build();
 
-    assertThat(Failures.ofEntry("q", entry).status()).isEqualTo(expected);
+    assertThat(SqsFailureClassifier.ofEntry("q", entry).status()).isEqualTo(expected);
   }
 }

@@ -33,7 +33,7 @@ import software.amazon.awssdk.services.sqs.model.QueueDoesNotExistException;
  *   <li>retryable otherwise (another client-side or 4xx error).
  * </ul>
  */
-final class Failures {
+final class SqsFailureClassifier {
 
   private static final Set<String> PERMANENT_CODES =
       Set.of(
@@ -57,7 +57,7 @@ final class Failures {
   /** How deep a cause chain is searched for an I/O error. */
   private static final int MAX_CAUSE_DEPTH = 16;
 
-  private Failures() {}
+  private SqsFailureClassifier() {}
 
   /**
    * The outcome for every message of a request (or queue lookup) that failed with {@code error}.
