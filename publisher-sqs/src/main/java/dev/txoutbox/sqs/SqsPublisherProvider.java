@@ -40,7 +40,7 @@ public final class SqsPublisherProvider implements PublisherProvider {
               DurationText.of(SqsPublisher.DEFAULT_SEND_TIMEOUT),
               "How long one batch may take, from the first send to the last answer."));
 
-  /** The flag of each builder option whose name starts a builder error. */
+  /** The flag of each builder option its errors may name. */
   private static final Map<String, String> FLAGS =
       Map.of("sendTimeout", "--send-timeout", "queue", "--queue", "routes", "--queue");
 
@@ -75,14 +75,14 @@ public final class SqsPublisherProvider implements PublisherProvider {
       publisher.routes(queues);
       settings.duration("send-timeout").ifPresent(publisher::sendTimeout);
     } catch (IllegalArgumentException e) {
-      throw asFlags(e);
+      throw PublisherSettings.inFlags(e, FLAGS);
     }
     SqsAsyncClient client = client(settings);
     try {
       return publisher.client(client).build();
     } catch (IllegalArgumentException e) {
       client.close();
-      throw asFlags(e);
+      throw PublisherSettings.inFlags(e, FLAGS);
     } catch (RuntimeException e) {
       client.close();
       throw e;
@@ -118,17 +118,5 @@ public final class SqsPublisherProvider implements PublisherProvider {
               + "'");
     }
     return uri;
-  }
-
-  /** A builder error in the words of the command line: the option it starts with as its flag. */
-  private static IllegalArgumentException asFlags(IllegalArgumentException e) {
-    String message = String.valueOf(e.getMessage());
-    for (Map.Entry<String, String> flag : FLAGS.entrySet()) {
-      if (message.startsWith(flag.getKey() + " ")) {
-        return new IllegalArgumentException(
-            flag.getValue() + message.substring(flag.getKey().length()), e);
-      }
-    }
-    return e;
   }
 }
