@@ -9,7 +9,10 @@ import java.util.Optional;
  * @param pending events not yet published (due now or waiting for a retry or a delay)
  * @param dueNow pending events whose time has come
  * @param deadLetters events given up on
- * @param oldestPendingAge the age of the oldest pending event, empty when none is pending
+ * @param oldestPendingAge how long the longest-waiting due event has waited to be published: since
+ *     it was written, or since its delay or retry backoff ended. Events still waiting for their
+ *     time do not count, so events delayed days ahead do not make a healthy relay look behind.
+ *     Empty when no event is due
  * @param processedLastMinute events marked processed in the last minute (0 in {@link
  *     CompletionMode#DELETE} mode)
  */

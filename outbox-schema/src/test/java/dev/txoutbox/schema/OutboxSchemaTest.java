@@ -71,19 +71,27 @@ class OutboxSchemaTest {
   }
 
   @Test
-  void pendingIndexCoversOnlyPendingRows() {
-    DSLContext dsl = DSL.using(db.dataSource(), org.jooq.SQLDialect.POSTGRES);
-    String definition =
-        dsl.select(DSL.field("indexdef", String.class))
-            .from(DSL.table(DSL.name("pg_indexes")))
-            .where(DSL.field("schemaname").eq(db.schema()))
-            .and(DSL.field("indexname").eq("outbox_events_pending_idx"))
-            .fetchSingle()
-            .value1();
-    assertThat(definition)
+  void thePendingRowsAreSplitBetweenTheReadyAndTheWaitingIndex() {
+    assertThat(indexDefinition("outbox_events_ready_idx"))
         .contains("(seq)")
         .contains("processed_at IS NULL")
-        .contains("dead_lettered_at IS NULL");
+        .contains("dead_lettered_at IS NULL")
+        .contains("retry_after IS NULL");
+    assertThat(indexDefinition("outbox_events_waiting_idx"))
+        .contains("(retry_after)")
+        .contains("processed_at IS NULL")
+        .contains("dead_lettered_at IS NULL")
+        .contains("retry_after IS NOT NULL");
+    assertThat(indexDefinition("outbox_events_pending_idx")).as("version 1's index").isNull();
+  }
+
+  private String indexDefinition(String index) {
+    DSLContext dsl = DSL.using(db.dataSource(), org.jooq.SQLDialect.POSTGRES);
+    return dsl.select(DSL.field("indexdef", String.class))
+        .from(DSL.table(DSL.name("pg_indexes")))
+        .where(DSL.field("schemaname").eq(db.schema()))
+        .and(DSL.field("indexname").eq(index))
+        .fetchOne(DSL.field("indexdef", String.class));
   }
 
   @Test
@@ -97,7 +105,7 @@ class OutboxSchemaTest {
     try (TestDatabase other = TestDatabase.createEmpty("schema_shared", 2)) {
       other.execute("CREATE SCHEMA " + other.schema());
       other.execute("CREATE TABLE " + other.schema() + ".orders (id bigint primary key)");
-      assertThat(OutboxSchema.migrate(other.dataSource(), other.schema())).isEqualTo(1);
+      assertThat(OutboxSchema.migrate(other.dataSource(), other.schema())).isEqualTo(2);
       assertThat(liveColumns(other.schema())).containsKeys("orders", "outbox_events");
     }
   }

@@ -1,7 +1,6 @@
 package dev.txoutbox.internal.admin;
 
 import static dev.txoutbox.internal.OutboxConditions.DEAD_LETTER;
-import static dev.txoutbox.internal.OutboxConditions.PENDING;
 import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 
 import dev.txoutbox.DeadLetter;
@@ -14,6 +13,7 @@ import dev.txoutbox.internal.json.Json;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -26,6 +26,7 @@ import org.jooq.Field;
 import org.jooq.JSONB;
 import org.jooq.OrderField;
 import org.jooq.Record;
+import org.jooq.Record6;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 
@@ -83,7 +84,10 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
 
   @Override
   public long pendingCount() {
-    return dsl.fetchCount(OUTBOX_EVENTS, PENDING);
+    // Counted per index: no index holds every pending row (ready ones and waiting ones apart).
+    return dsl.select(count(OutboxConditions.READY).plus(count(OutboxConditions.WAITING)))
+        .fetchSingle()
+        .value1();
   }
 
   @Override
@@ -94,22 +98,44 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
   @Override
   public OutboxStatus status() {
     OffsetDateTime now = OffsetDateTime.now(clock);
-    long pending = pendingCount();
-    long due = dsl.fetchCount(OUTBOX_EVENTS, OutboxConditions.due(now));
-    long dead = deadLetterCount();
-    // The oldest pending event is the one with the lowest seq: one probe of the pending index.
+    Condition waitOver = OutboxConditions.WAITING.and(OUTBOX_EVENTS.RETRY_AFTER.le(now));
+    // One statement, one probe or index count each: the ready rows by seq, the waiting ones by
+    // the end of their wait.
+    Record6<Long, Long, Long, Long, OffsetDateTime, OffsetDateTime> r =
+        dsl.select(
+                count(OutboxConditions.READY),
+                count(OutboxConditions.WAITING),
+                count(waitOver),
+                count(DEAD_LETTER),
+                DSL.field(
+                    DSL.select(OUTBOX_EVENTS.CREATED_AT)
+                        .from(OUTBOX_EVENTS)
+                        .where(OutboxConditions.READY)
+                        .orderBy(OUTBOX_EVENTS.SEQ)
+                        .limit(1)),
+                DSL.field(
+                    DSL.select(OUTBOX_EVENTS.RETRY_AFTER)
+                        .from(OUTBOX_EVENTS)
+                        .where(waitOver)
+                        .orderBy(OUTBOX_EVENTS.RETRY_AFTER)
+                        .limit(1)))
+            .fetchSingle();
+    long ready = r.value1();
     Optional<Duration> oldest =
-        dsl.select(OUTBOX_EVENTS.CREATED_AT)
-            .from(OUTBOX_EVENTS)
-            .where(PENDING)
-            .orderBy(OUTBOX_EVENTS.SEQ)
-            .limit(1)
-            .fetchOptional(OUTBOX_EVENTS.CREATED_AT)
-            .map(created -> Duration.between(created, now))
+        Stream.of(r.value5(), r.value6())
+            .filter(Objects::nonNull)
+            .map(dueSince -> Duration.between(dueSince, now))
+            .max(Comparator.naturalOrder())
             .map(age -> age.isNegative() ? Duration.ZERO : age);
     long processedLastMinute =
         dsl.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.PROCESSED_AT.gt(now.minusMinutes(1)));
-    return new OutboxStatus(pending, due, dead, oldest, processedLastMinute);
+    return new OutboxStatus(
+        ready + r.value2(), ready + r.value3(), r.value4(), oldest, processedLastMinute);
+  }
+
+  /** {@code select count(*) from outbox_events where condition}, as a field. */
+  private static Field<Long> count(Condition condition) {
+    return DSL.field(DSL.select(DSL.count().cast(Long.class)).from(OUTBOX_EVENTS).where(condition));
   }
 
   @Override

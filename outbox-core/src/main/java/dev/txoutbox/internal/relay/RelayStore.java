@@ -9,8 +9,11 @@ import dev.txoutbox.internal.json.Json;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.spi.OutboxMessage;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
+import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -133,14 +136,19 @@ final class RelayStore {
           OUTBOX_EVENTS.ATTEMPTS);
 
   /**
-   * Locks up to {@code limit} due pending events in insert order, skipping rows other relays hold.
+   * Locks up to {@code limit} due pending events, skipping rows other relays hold: first those
+   * whose wait (delay or backoff) is over, earliest first, then ready ones in insert order; the
+   * batch is in seq order.
    *
    * @throws RuntimeException if any claimed row cannot be read; see {@link #claimRows} and {@link
    *     #read} for reading them one by one
    */
   static Claimed<OutboxMessage> claim(DSLContext tx, int limit, OffsetDateTime now) {
     List<OutboxMessage> batch =
-        claimQuery(tx, MESSAGE_COLUMNS, limit, now).fetch(r -> toMessage(r, MESSAGE_POSITIONS));
+        new ArrayList<>(
+            claimQuery(tx, MESSAGE_COLUMNS, limit, now)
+                .fetch(r -> toMessage(r, MESSAGE_POSITIONS)));
+    batch.sort(Comparator.comparingLong(OutboxMessage::sequence));
     return new Claimed<>(batch, batch.size() == limit);
   }
 
@@ -158,22 +166,42 @@ final class RelayStore {
             .fetch(
                 r ->
                     new ClaimedRow(
-                        r.get(OUTBOX_EVENTS.ID),
-                        new AggregateKey(
-                            r.get(OUTBOX_EVENTS.AGGREGATE_TYPE),
-                            r.get(OUTBOX_EVENTS.AGGREGATE_ID))));
+                        (UUID) r.get(0), new AggregateKey((String) r.get(1), (String) r.get(2))));
     return new Claimed<>(rows, rows.size() == limit);
   }
 
-  private static ResultQuery<Record> claimQuery(
+  /**
+   * The claim, one statement: the waiting rows whose time has come, read in time order from {@code
+   * outbox_events_waiting_idx}, then as many ready rows as the batch has room for, in seq order
+   * from {@code outbox_events_ready_idx}. An idle poll is one probe of each index, however many
+   * events wait for a later time; with one index on seq for both, the claim read every waiting row
+   * ahead of the first due one.
+   */
+  static ResultQuery<Record> claimQuery(
       DSLContext tx, List<Field<?>> columns, int limit, OffsetDateTime now) {
-    return tx.select(columns)
-        .from(OUTBOX_EVENTS)
-        .where(OutboxConditions.due(now))
-        .orderBy(OUTBOX_EVENTS.SEQ)
-        .limit(limit)
-        .forUpdate()
-        .skipLocked();
+    CommonTableExpression<Record> due =
+        DSL.name("due")
+            .as(
+                DSL.select(columns)
+                    .from(OUTBOX_EVENTS)
+                    .where(OutboxConditions.WAITING)
+                    .and(OUTBOX_EVENTS.RETRY_AFTER.le(now))
+                    .orderBy(OUTBOX_EVENTS.RETRY_AFTER)
+                    .limit(limit)
+                    .forUpdate()
+                    .skipLocked());
+    Field<Integer> room = DSL.inline(limit).minus(DSL.field(DSL.selectCount().from(due)));
+    CommonTableExpression<Record> ready =
+        DSL.name("ready")
+            .as(
+                DSL.select(columns)
+                    .from(OUTBOX_EVENTS)
+                    .where(OutboxConditions.READY)
+                    .orderBy(OUTBOX_EVENTS.SEQ)
+                    .limit(room)
+                    .forUpdate()
+                    .skipLocked());
+    return tx.with(due).with(ready).selectFrom(due).unionAll(DSL.selectFrom(ready));
   }
 
   /**
