@@ -104,7 +104,7 @@ final class DeadLetterFormat {
     if (text == null) {
       return "-";
     }
-    String s = Printable.of(OutputMasking.mask(text.replaceAll("[ \\t\\r\\n]+", " ").trim()));
+    String s = OutputMasking.line(text.replaceAll("[ \\t\\r\\n]+", " ").trim());
     return s.length() <= ERROR_WIDTH ? s : s.substring(0, ERROR_WIDTH - 1) + "…";
   }
 
