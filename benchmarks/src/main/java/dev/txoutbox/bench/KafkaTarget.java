@@ -1,6 +1,5 @@
 package dev.txoutbox.bench;
 
-import dev.txoutbox.kafka.KafkaPublisher;
 import dev.txoutbox.kafka.testing.EmbeddedKafka;
 import dev.txoutbox.spi.Publisher;
 import java.util.Map;
@@ -24,10 +23,8 @@ final class KafkaTarget implements Target {
 
   @Override
   public Publisher publisher() {
-    return KafkaPublisher.builder()
-        .bootstrapServers(kafka.bootstrapServers())
-        .topics(Map.of("order", TOPIC))
-        .build();
+    return Publishers.create(
+        "kafka", Map.of("bootstrap-servers", kafka.bootstrapServers(), "topic.order", TOPIC));
   }
 
   @Override

@@ -8,7 +8,6 @@ import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
-import dev.txoutbox.kafka.KafkaPublisher;
 import dev.txoutbox.kafka.testing.EmbeddedKafka;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.spi.OutboxHeaders;
@@ -170,13 +169,15 @@ public final class LiveOrderedBenchmark {
       if (kafka != null) {
         kafka.createTopic(TOPIC, 3, Map.of());
         kafkaPublisher =
-            KafkaPublisher.builder()
-                .bootstrapServers(kafka.bootstrapServers())
-                .topics(Map.of("order", TOPIC))
-                .producerProperty(
-                    "max.in.flight.requests.per.connection",
-                    options.getOrDefault("max-in-flight", "1"))
-                .build();
+            Publishers.create(
+                "kafka",
+                Map.of(
+                    "bootstrap-servers",
+                    kafka.bootstrapServers(),
+                    "topic.order",
+                    TOPIC,
+                    "producer.max.in.flight.requests.per.connection",
+                    options.getOrDefault("max-in-flight", "1")));
       }
       CheckingBroker broker = new CheckingBroker(kafkaPublisher);
       List<Long> cycleNanos = Collections.synchronizedList(new ArrayList<>());

@@ -4,8 +4,8 @@ import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
-import dev.txoutbox.rabbit.RabbitPublisher;
 import dev.txoutbox.spi.Publisher;
+import java.util.Map;
 import java.util.UUID;
 
 /** The RabbitMQ service: a durable direct exchange bound to one durable queue. */
@@ -35,7 +35,7 @@ final class RabbitTarget implements Target {
 
   @Override
   public Publisher publisher() {
-    return RabbitPublisher.builder().uri(uri).exchange(exchange).build();
+    return Publishers.create("rabbit", Map.of("amqp-uri", uri, "exchange", exchange));
   }
 
   @Override

@@ -2,8 +2,8 @@ package dev.txoutbox.cli;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
-import dev.txoutbox.spi.Printable;
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.sql.SQLException;
 import org.slf4j.LoggerFactory;
 import org.slf4j.bridge.SLF4JBridgeHandler;
@@ -61,7 +61,10 @@ final class Cli {
     deadLetters.addSubcommand(new DeadLettersCommand.PurgeCommand(root));
     cli.addSubcommand(deadLetters);
     cli.addSubcommand(new CleanupCommand(root));
-    cli.addSubcommand(new RelayCommand(root));
+    PublisherCatalog publishers = PublisherCatalog.load();
+    CommandLine relay = new CommandLine(new RelayCommand(root, publishers));
+    PublisherOptions.install(relay, publishers);
+    cli.addSubcommand(relay);
     return cli;
   }
 
@@ -89,9 +92,11 @@ final class Cli {
     public int handleExecutionException(
         Exception e, CommandLine commandLine, ParseResult parseResult) {
       CliContext context = root.context();
-      context.err().println("txoutbox: " + Printable.of(OutputMasking.mask(describe(e))));
+      context.err().println("txoutbox: " + OutputMasking.line(describe(e)));
       if (root.verbose) {
-        e.printStackTrace(context.err());
+        StringWriter trace = new StringWriter();
+        e.printStackTrace(new PrintWriter(trace));
+        context.err().print(OutputMasking.lines(trace.toString()));
       }
       context.err().flush();
       return ExitCodes.FAILURE;
@@ -142,7 +147,7 @@ final class Cli {
     public int handleParseException(ParameterException e, String[] args) {
       CommandLine command = e.getCommandLine();
       PrintWriter err = command.getErr();
-      err.println(Printable.of(OutputMasking.mask(e.getMessage())));
+      err.println(OutputMasking.line(e.getMessage()));
       if (!UnmatchedArgumentException.printSuggestions(e, err)) {
         command.usage(err, command.getColorScheme());
       }

@@ -1,5 +1,7 @@
 package dev.txoutbox.cli;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.txoutbox.DeadLetter;
 import dev.txoutbox.DeadLetterGroup;
 import dev.txoutbox.spi.Printable;
@@ -41,27 +43,24 @@ final class DeadLetterFormat {
   }
 
   static String json(List<DeadLetter> letters) {
-    JsonWriter w = new JsonWriter().beginArray();
+    ArrayNode array = Json.array();
     for (DeadLetter d : letters) {
-      w.beginObject()
-          .field("id", d.id().toString())
-          .field("aggregate_type", d.aggregateType())
-          .field("aggregate_id", d.aggregateId())
-          .field("event_type", d.eventType())
-          .field("attempts", d.attempts())
-          .name("created_at")
-          .value(d.createdAt())
-          .name("dead_lettered_at")
-          .value(d.deadLetteredAt())
-          .field("last_error", OutputMasking.mask(d.lastError()))
-          .name("headers")
-          .value(d.headers())
-          .field("raw_headers", d.rawHeaders())
-          .name("payload")
-          .raw(d.payload())
-          .endObject();
+      ObjectNode o =
+          array
+              .addObject()
+              .put("id", d.id().toString())
+              .put("aggregate_type", d.aggregateType())
+              .put("aggregate_id", d.aggregateId())
+              .put("event_type", d.eventType())
+              .put("attempts", d.attempts());
+      Json.put(o, "created_at", d.createdAt());
+      Json.put(o, "dead_lettered_at", d.deadLetteredAt());
+      o.put("last_error", OutputMasking.mask(d.lastError()));
+      Json.put(o, "headers", d.headers());
+      o.put("raw_headers", d.rawHeaders());
+      Json.putRaw(o, "payload", d.payload());
     }
-    return w.endArray().toString();
+    return Json.write(array);
   }
 
   static String groups(List<DeadLetterGroup> groups) {
@@ -83,18 +82,18 @@ final class DeadLetterFormat {
   }
 
   static String groupsJson(List<DeadLetterGroup> groups) {
-    JsonWriter w = new JsonWriter().beginArray();
+    ArrayNode array = Json.array();
     for (DeadLetterGroup g : groups) {
-      w.beginObject()
-          .field("event_type", g.eventType())
-          .field("error_fingerprint", OutputMasking.mask(g.errorFingerprint()))
-          .field("count", g.count())
-          .name("newest")
-          .value(g.newest())
-          .field("sample_error", OutputMasking.mask(g.sampleError()))
-          .endObject();
+      ObjectNode o =
+          array
+              .addObject()
+              .put("event_type", g.eventType())
+              .put("error_fingerprint", OutputMasking.mask(g.errorFingerprint()))
+              .put("count", g.count());
+      Json.put(o, "newest", g.newest());
+      o.put("sample_error", OutputMasking.mask(g.sampleError()));
     }
-    return w.endArray().toString();
+    return Json.write(array);
   }
 
   private static String time(Instant t) {
@@ -105,7 +104,7 @@ final class DeadLetterFormat {
     if (text == null) {
       return "-";
     }
-    String s = Printable.of(OutputMasking.mask(text.replaceAll("[ \\t\\r\\n]+", " ").trim()));
+    String s = OutputMasking.line(text.replaceAll("[ \\t\\r\\n]+", " ").trim());
     return s.length() <= ERROR_WIDTH ? s : s.substring(0, ERROR_WIDTH - 1) + "…";
   }
 

@@ -1,11 +1,8 @@
 package dev.txoutbox.cli;
 
 import dev.txoutbox.spi.DurationText;
-import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
-import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.ITypeConverter;
@@ -18,12 +15,6 @@ import picocli.CommandLine.TypeConversionException;
  */
 final class Durations implements ITypeConverter<Duration> {
 
-  /** One or more amounts with a unit, such as {@code 4m 5s} or {@code 1.25s}. */
-  private static final Pattern SHORT =
-      Pattern.compile("(?:\\d{1,12}(?:\\.\\d{1,9})?(?:ms|s|m|h|d)(?: +|$))+");
-
-  private static final Pattern PART = Pattern.compile("(\\d{1,12}(?:\\.\\d{1,9})?)(ms|s|m|h|d)");
-
   /** An ISO-8601 duration in text, as {@link Duration#toString()} writes them. */
   private static final Pattern ISO =
       Pattern.compile(
@@ -35,46 +26,16 @@ final class Durations implements ITypeConverter<Duration> {
   }
 
   /**
-   * The duration {@code text} names; never negative.
+   * The duration {@code text} names, as {@link DurationText#parse} reads it; never negative.
    *
    * @throws TypeConversionException if {@code text} is neither form, or negative
    */
   static Duration parse(String text) {
-    String t = text.trim().toLowerCase(Locale.ROOT);
-    Duration d;
-    if (!t.isEmpty() && SHORT.matcher(t).matches()) {
-      d = Duration.ZERO;
-      Matcher part = PART.matcher(t);
-      while (part.find()) {
-        BigDecimal amount = new BigDecimal(part.group(1));
-        long nanosPerUnit =
-            switch (part.group(2)) {
-              case "ms" -> 1_000_000L;
-              case "s" -> 1_000_000_000L;
-              case "m" -> 60_000_000_000L;
-              case "h" -> 3_600_000_000_000L;
-              default -> 86_400_000_000_000L;
-            };
-        BigDecimal nanos = amount.multiply(BigDecimal.valueOf(nanosPerUnit));
-        d =
-            d.plusSeconds(nanos.divideToIntegralValue(BILLION).longValueExact())
-                .plusNanos(
-                    nanos.remainder(BILLION).setScale(0, RoundingMode.HALF_UP).longValueExact());
-      }
-    } else {
-      try {
-        d = Duration.parse(text.trim().toUpperCase(Locale.ROOT));
-      } catch (DateTimeParseException e) {
-        throw new TypeConversionException(
-            "must be a duration such as 500ms, 30s, 4m 5s, 12h, 7d or ISO-8601 (PT30M) but was '"
-                + text
-                + "'");
-      }
+    try {
+      return DurationText.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new TypeConversionException(e.getMessage());
     }
-    if (d.isNegative()) {
-      throw new TypeConversionException("must not be negative but was '" + text + "'");
-    }
-    return d;
   }
 
   /**
@@ -108,6 +69,4 @@ final class Durations implements ITypeConverter<Duration> {
     iso.appendTail(out);
     return out.toString();
   }
-
-  private static final BigDecimal BILLION = BigDecimal.valueOf(1_000_000_000L);
 }

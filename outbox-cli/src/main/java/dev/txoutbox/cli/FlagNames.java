@@ -2,6 +2,8 @@ package dev.txoutbox.cli;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -15,9 +17,6 @@ import java.util.regex.Pattern;
 final class FlagNames {
 
   private static final Pattern WORD = Pattern.compile("\\b[A-Za-z][A-Za-z0-9]*\\b");
-  private static final Pattern ISO_DURATION =
-      Pattern.compile(
-          "\\bP(?:[0-9]+D)?(?:T(?:[0-9]+H)?(?:[0-9]+M)?(?:[0-9]+(?:\\.[0-9]+)?S)?)?\\b");
 
   private FlagNames() {}
 
@@ -30,6 +29,35 @@ final class FlagNames {
             + " could not be read ("
             + e.getClass().getSimpleName()
             + ")");
+  }
+
+  /**
+   * {@code message} (a publisher's) with each option named after one of {@code settings} replaced
+   * by that setting's flag: a camel-case name ({@code sendTimeout}) by its kebab-case flag ({@code
+   * --send-timeout}) wherever it appears, the setting's own name ({@code exchange}) only as the
+   * message's first word; names that match no setting stay as they are.
+   */
+  static String ofSettings(String message, Collection<String> settings) {
+    Map<String, String> flags = new HashMap<>();
+    for (String setting : settings) {
+      flags.put(camelCase(setting), "--" + setting);
+    }
+    return of(message, flags);
+  }
+
+  /** {@code send-timeout} as {@code sendTimeout}. */
+  static String camelCase(String kebabCase) {
+    StringBuilder out = new StringBuilder(kebabCase.length());
+    boolean upper = false;
+    for (char c : kebabCase.toCharArray()) {
+      if (c == '-') {
+        upper = true;
+      } else {
+        out.append(upper ? Character.toUpperCase(c) : c);
+        upper = false;
+      }
+    }
+    return out.toString();
   }
 
   /**

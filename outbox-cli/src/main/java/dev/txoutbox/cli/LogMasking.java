@@ -5,13 +5,12 @@ import ch.qos.logback.classic.pattern.MessageConverter;
 import ch.qos.logback.classic.pattern.ThrowableProxyConverter;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
-import dev.txoutbox.spi.Printable;
 
 /**
  * Logback converters of the CLI's log pattern ({@code logback.xml}): the message, the key-values
  * and the stack trace of every log line, from any library, are {@linkplain OutputMasking masked}
- * and their control characters {@linkplain Printable neutralised}, so a log line is always one line
- * (stack traces aside) and never holds a credential.
+ * and their control characters {@linkplain dev.txoutbox.spi.Printable neutralised}, so a log line
+ * is always one line (stack traces aside) and never holds a credential.
  */
 public final class LogMasking {
 
@@ -21,7 +20,7 @@ public final class LogMasking {
   public static final class Message extends MessageConverter {
     @Override
     public String convert(ILoggingEvent event) {
-      return Printable.of(OutputMasking.mask(Durations.inText(super.convert(event))));
+      return OutputMasking.line(Durations.inText(super.convert(event)));
     }
   }
 
@@ -29,7 +28,7 @@ public final class LogMasking {
   public static final class KeyValues extends KeyValuePairConverter {
     @Override
     public String convert(ILoggingEvent event) {
-      return Printable.of(OutputMasking.mask(super.convert(event)));
+      return OutputMasking.line(super.convert(event));
     }
   }
 
@@ -37,7 +36,7 @@ public final class LogMasking {
   public static final class Stack extends ThrowableProxyConverter {
     @Override
     protected String throwableProxyToString(IThrowableProxy proxy) {
-      return Printable.keepingLines(OutputMasking.mask(super.throwableProxyToString(proxy)));
+      return OutputMasking.lines(super.throwableProxyToString(proxy));
     }
   }
 }

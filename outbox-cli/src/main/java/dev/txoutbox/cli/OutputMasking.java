@@ -1,18 +1,26 @@
 package dev.txoutbox.cli;
 
+import dev.txoutbox.spi.Printable;
+import dev.txoutbox.spi.PublisherProvider;
+import dev.txoutbox.spi.PublisherSetting;
 import dev.txoutbox.spi.SecretMasking;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Everything the CLI prints or logs passes through {@link #mask(String)}: first the secrets it was
- * given (the database password, the passwords in its URLs) are replaced wherever they appear, even
- * in a driver's message that quotes a fragment of a URL; then {@link SecretMasking}'s rule applies.
- * Process-wide, because the log converters have no other way to learn the secrets. Secrets shorter
- * than {@value #MIN_LITERAL} characters are not replaced literally (they would mangle ordinary
- * words) and rely on the rule alone. Thread-safe.
+ * The CLI's plumbing around {@link SecretMasking}, the one masking rule: everything the CLI prints
+ * (stdout, stderr) or logs ({@link LogMasking}) passes through {@link #mask(String)}. First the
+ * secrets it was given (the database password, the passwords in its URLs, the values of secret
+ * publisher settings) are replaced wherever they appear, even in a driver's message that quotes a
+ * fragment of a URL; then {@link SecretMasking}'s rule applies. The CLI has no masking rule of its
+ * own. Process-wide, because the log converters have no other way to learn the secrets. Secrets
+ * shorter than {@value #MIN_LITERAL} characters are not replaced literally (they would mangle
+ * ordinary words) and rely on the rule alone. Thread-safe.
  */
 final class OutputMasking {
 
@@ -32,6 +40,44 @@ final class OutputMasking {
     }
     // Longest first, so a secret containing another is replaced whole.
     KNOWN.sort(Comparator.comparingInt(String::length).reversed());
+  }
+
+  /**
+   * From now on, the secrets in the publisher settings {@code values} of {@code provider} are
+   * hidden: the passwords and secret parameters of every URI in them, and the whole value of a
+   * setting that is {@linkplain PublisherSetting#secret() declared secret} or {@linkplain
+   * SecretMasking#isSecretKey named like a secret} (such as {@code producer.ssl.key.password})
+   * unless it is a URI, whose other parts are not secret.
+   */
+  static void hideSettings(PublisherProvider provider, Map<String, String> values) {
+    Set<String> secret = new HashSet<>();
+    for (PublisherSetting s : provider.settings()) {
+      if (s.secret()) {
+        secret.add(s.name());
+      }
+    }
+    values.forEach(
+        (key, value) -> {
+          hide(SecretMasking.secretsIn(value));
+          int dot = key.indexOf('.');
+          String setting = dot < 0 ? key : key.substring(0, dot);
+          boolean isSecret = secret.contains(setting) || SecretMasking.isSecretKey(key);
+          if (isSecret && value != null && !value.contains("://")) {
+            hide(List.of(value));
+          }
+        });
+  }
+
+  /** {@code text} {@linkplain #mask masked} and on one line, control characters escaped. */
+  static String line(String text) {
+    return Printable.of(mask(text));
+  }
+
+  /**
+   * {@code text} {@linkplain #mask masked}, its lines kept (a stack trace), other controls escaped.
+   */
+  static String lines(String text) {
+    return Printable.keepingLines(mask(text));
   }
 
   /** {@code text} with the known secrets and every credential shape replaced by {@code ****}. */

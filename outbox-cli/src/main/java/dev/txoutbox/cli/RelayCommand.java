@@ -9,6 +9,9 @@ import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.spi.PublisherProvider;
+import dev.txoutbox.spi.PublisherSetting;
+import dev.txoutbox.spi.PublisherSettings;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
@@ -31,12 +34,15 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Publishes pending outbox events to Kafka, SQS or RabbitMQ until stopped (SIGTERM, SIGINT).",
+      "Publishes pending outbox events to a broker until stopped (SIGTERM, SIGINT).",
       "On SIGTERM it finishes or rolls back the batch in flight, closes everything and exits 0."
     })
 final class RelayCommand extends DatabaseCommand {
 
   private static final Logger log = LoggerFactory.getLogger(RelayCommand.class);
+
+  /** How the relay's pool and publisher name themselves to the database and the broker. */
+  static final String CLIENT_NAME_PREFIX = "txoutbox-relay-";
 
   /** Where {@code /metrics} and {@code /health} listen unless {@code --metrics-host} widens it. */
   static final String DEFAULT_METRICS_HOST = "127.0.0.1";
@@ -73,8 +79,8 @@ final class RelayCommand extends DatabaseCommand {
   @Option(
       names = "--publisher",
       required = true,
-      paramLabel = "BROKER",
-      description = "kafka, sqs or rabbit.")
+      paramLabel = "NAME",
+      description = "The broker: one of the publishers listed at the end, with their flags.")
   String publisher;
 
   @Option(
@@ -82,7 +88,7 @@ final class RelayCommand extends DatabaseCommand {
       paramLabel = "FILE",
       description =
           "A properties file of publisher settings named like the flags without dashes"
-              + " (amqp-uri=..., topic.order=orders, queue.order=..., kafka.sasl.jaas.config=...);"
+              + " (amqp-uri=..., topic.order=orders, producer.sasl.jaas.config=...);"
               + " flags override it.")
   Path publisherConfig;
 
@@ -92,17 +98,12 @@ final class RelayCommand extends DatabaseCommand {
   @ArgGroup(validate = false, heading = "%nMetrics and health:%n", order = 2)
   MetricsFlags metrics = new MetricsFlags();
 
-  @ArgGroup(validate = false, heading = "%nKafka (--publisher kafka):%n", order = 3)
-  PublisherFlags.Kafka kafka;
+  /** The publishers found; their flags are added to this command by {@link PublisherOptions}. */
+  private final PublisherCatalog publishers;
 
-  @ArgGroup(validate = false, heading = "%nSQS (--publisher sqs):%n", order = 4)
-  PublisherFlags.Sqs sqs;
-
-  @ArgGroup(validate = false, heading = "%nRabbitMQ (--publisher rabbit):%n", order = 5)
-  PublisherFlags.Rabbit rabbit;
-
-  RelayCommand(TxoutboxCommand root) {
+  RelayCommand(TxoutboxCommand root, PublisherCatalog publishers) {
     super(root);
+    this.publishers = publishers;
   }
 
   /** How the relay claims, publishes and retries. */
@@ -248,7 +249,7 @@ final class RelayCommand extends DatabaseCommand {
     root.context().shutdown().arm();
     DatabaseTarget target = target();
     RelayConfig config = relayConfig();
-    PublisherSettings settings = publisherSettings();
+    PublisherSettings settings = publisherSettings(config.name());
     int poolSize = relay.poolSize != null ? relay.poolSize : config.workers() + 2;
     if (poolSize < config.workers() || poolSize > 1000) {
       throw usageError(
@@ -281,13 +282,12 @@ final class RelayCommand extends DatabaseCommand {
     String host = metrics.host == null ? DEFAULT_METRICS_HOST : metrics.host;
     Duration healthTimeout =
         metrics.healthTimeout == null ? Duration.ofSeconds(2) : metrics.healthTimeout;
-    Publisher broker = newPublisher(settings, config.name());
+    Publisher broker = newPublisher(settings);
     // Every argument is checked: only now is the relay said to start.
     log.info(
-        "relay '{}' starting: database {}; publisher {} {}; {}; pool size {}; metrics {}",
+        "relay '{}' starting: database {}; publisher {}; {}; pool size {}; metrics {}",
         config.name(),
         target,
-        settings.publisher(),
         settings,
         describe(config),
         poolSize,
@@ -304,7 +304,7 @@ final class RelayCommand extends DatabaseCommand {
         if (port != null) {
           registry = closer.add(new Registry()).registry;
         }
-        pool = closer.add(target.pool("txoutbox-relay-" + config.name(), poolSize, registry));
+        pool = closer.add(target.pool(CLIENT_NAME_PREFIX + config.name(), poolSize, registry));
         if (port != null) {
           HealthCheck health =
               closer.add(
@@ -448,21 +448,36 @@ final class RelayCommand extends DatabaseCommand {
     }
   }
 
-  private PublisherSettings publisherSettings() {
-    Broker type = parse(Broker.FLAG, publisher);
+  /** The settings of the publisher chosen, from the file and the flags; checked, not yet used. */
+  private PublisherSettings publisherSettings(String relayName) {
     try {
-      return PublisherSettings.of(
-          type, publisherConfig, PublisherFlags.settings(kafka, sqs, rabbit));
+      PublisherProvider provider = publishers.find(publisher);
+      Map<String, String> values =
+          PublisherOptions.given(spec.commandLine().getParseResult(), publisherConfig, publishers);
+      PublisherSettings settings =
+          PublisherSettings.of(provider, CLIENT_NAME_PREFIX + relayName, values);
+      OutputMasking.hideSettings(provider, values);
+      return settings;
     } catch (IllegalArgumentException e) {
       throw usageError(e.getMessage());
     }
   }
 
-  private Publisher newPublisher(PublisherSettings settings, String relayName) {
+  private Publisher newPublisher(PublisherSettings settings) {
+    PublisherProvider provider = publishers.find(settings.publisher());
     try {
-      return Publishers.create(settings, relayName);
+      return provider.create(settings);
     } catch (IllegalArgumentException | IllegalStateException e) {
-      String message = FlagNames.of(e.getMessage(), Publishers.flags(settings.publisher()));
+      String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+      if (message.startsWith("--")) {
+        // In the command line's words already (PublisherSettings' own errors): shown as it is,
+        // the value given quoted as it was given.
+        throw usageError(message);
+      }
+      // A builder's: its option names and durations in the words of the flags.
+      message =
+          FlagNames.ofSettings(
+              message, provider.settings().stream().map(PublisherSetting::name).toList());
       throw usageError(
           message.startsWith("--")
               ? message

@@ -1,5 +1,6 @@
 package dev.txoutbox.cli;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.txoutbox.OutboxStatus;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -31,18 +32,18 @@ final class StatusCommand extends DatabaseCommand {
   }
 
   static String json(String schema, OutboxStatus status) {
-    JsonWriter w = new JsonWriter().beginObject();
-    w.field("schema", schema)
-        .field("pending", status.pending())
-        .field("due_now", status.dueNow())
-        .field("dead_letters", status.deadLetters())
-        .name("oldest_pending_age_seconds");
-    if (status.oldestPendingAge().isPresent()) {
-      w.value(status.oldestPendingAge().get().toMillis() / 1000.0);
-    } else {
-      w.raw("null");
-    }
-    return w.field("processed_last_minute", status.processedLastMinute()).endObject().toString();
+    ObjectNode o =
+        Json.object()
+            .put("schema", schema)
+            .put("pending", status.pending())
+            .put("due_now", status.dueNow())
+            .put("dead_letters", status.deadLetters());
+    status
+        .oldestPendingAge()
+        .ifPresentOrElse(
+            age -> o.put("oldest_pending_age_seconds", age.toMillis() / 1000.0),
+            () -> o.putNull("oldest_pending_age_seconds"));
+    return Json.write(o.put("processed_last_minute", status.processedLastMinute()));
   }
 
   static String table(String schema, OutboxStatus status) {

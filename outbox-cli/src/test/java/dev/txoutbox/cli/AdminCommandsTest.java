@@ -23,15 +23,7 @@ class AdminCommandsTest {
   void setUp() {
     db = TestDatabase.create("cli");
     outbox = new OutboxFixture(db);
-    cli =
-        new CliRunner()
-            .withArgs(
-                "--jdbc-url",
-                TestDatabase.jdbcUrl(),
-                "--user",
-                "postgres",
-                "--schema",
-                db.schema());
+    cli = CliRunner.forDatabase(db);
   }
 
   @AfterEach

@@ -1,5 +1,6 @@
 package dev.txoutbox.cli;
 
+import dev.txoutbox.testing.TestDatabase;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +23,13 @@ final class CliRunner {
   private final Map<String, String> env = new HashMap<>();
   private final List<String> prefix = new ArrayList<>();
   final CountDownLatch stop = new CountDownLatch(1);
+
+  /** A runner whose command lines start with the options that reach {@code db}'s schema. */
+  static CliRunner forDatabase(TestDatabase db) {
+    return new CliRunner()
+        .withArgs(
+            "--jdbc-url", TestDatabase.jdbcUrl(), "--user", "postgres", "--schema", db.schema());
+  }
 
   CliRunner env(String name, String value) {
     env.put(name, value);

@@ -43,7 +43,7 @@ class KafkaRelayCommandTest {
                       kafka.bootstrapServers(),
                       "--topic-prefix",
                       "shop.",
-                      "--kafka-property",
+                      "--producer",
                       "linger.ms=5",
                       "--completion",
                       "delete"));

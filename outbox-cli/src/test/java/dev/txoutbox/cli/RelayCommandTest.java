@@ -213,7 +213,8 @@ class RelayCommandTest {
     assertThat(starting.get(0))
         .contains("relay 'orders' starting")
         .contains("password=****")
-        .contains("amqp://guest:****@127.0.0.1:5672/%2F")
+        // Declared secret by the rabbit provider: hidden whole.
+        .contains("publisher rabbit{amqp-uri=****, exchange=")
         .contains("workers 2")
         .contains("pool size 4")
         .contains("poll 25ms to 1s, backoff 1s to 5m, shutdown timeout 30s")

@@ -30,9 +30,7 @@ class UsageAndFailureTest {
   }
 
   private static CliRunner cli() {
-    return new CliRunner()
-        .withArgs(
-            "--jdbc-url", TestDatabase.jdbcUrl(), "--user", "postgres", "--schema", db.schema());
+    return CliRunner.forDatabase(db);
   }
 
   @ParameterizedTest

@@ -1,0 +1,108 @@
+package dev.txoutbox.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.txoutbox.DeadLetter;
+import dev.txoutbox.DeadLetterGroup;
+import dev.txoutbox.OutboxStatus;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The {@code --json} outputs, byte for byte as the hand-written writer before Jackson wrote them.
+ */
+class JsonTest {
+
+  private static final UUID ID = UUID.fromString("bd7718c4-7529-4d1c-9923-692fe01d5f85");
+
+  @Test
+  void statusKeepsItsKeyOrderAndWritesAnAbsentAgeAsNull() {
+    assertThat(StatusCommand.json("billing", new OutboxStatus(5, 4, 3, Optional.empty(), 1830)))
+        .isEqualTo(
+            "{\"schema\":\"billing\",\"pending\":5,\"due_now\":4,\"dead_letters\":3,"
+                + "\"oldest_pending_age_seconds\":null,\"processed_last_minute\":1830}");
+    assertThat(age(Duration.ofMillis(252_100))).isEqualTo("252.1");
+    assertThat(age(Duration.ofMillis(1))).isEqualTo("0.001");
+    assertThat(age(Duration.ofSeconds(10_000_000))).isEqualTo("1.0E7");
+    assertThat(age(Duration.ofMillis(1500).plusNanos(999_999))).isEqualTo("1.5");
+  }
+
+  @Test
+  void deadLettersEscapeEveryControlCharacterInLowerCaseHexAndKeepThePayloadAsItIs() {
+    DeadLetter d =
+        new DeadLetter(
+            ID,
+            "order",
+            "o-1\r\u009b2J",
+            "order\u001b[31m.paid\nforged-line\u007f\u202e é ✓",
+            "{\"n\": [1, 2.50]}",
+            Map.of("trace", "a/b\u2028"),
+            3,
+            Instant.parse("2024-05-01T10:00:00.123456Z"),
+            Instant.parse("2024-05-01T10:05:00Z"),
+            "say \"hi\" \\ \t\b\f\u0000");
+
+    assertThat(DeadLetterFormat.json(List.of(d)))
+        .isEqualTo(
+            "[{\"id\":\"bd7718c4-7529-4d1c-9923-692fe01d5f85\",\"aggregate_type\":\"order\","
+                + "\"aggregate_id\":\"o-1\\r\\u009b2J\","
+                + "\"event_type\":\"order\\u001b[31m.paid\\nforged-line\\u007f\\u202e é ✓\","
+                + "\"attempts\":3,\"created_at\":\"2024-05-01T10:00:00.123456Z\","
+                + "\"dead_lettered_at\":\"2024-05-01T10:05:00Z\","
+                + "\"last_error\":\"say \\\"hi\\\" \\\\ \\t\\b\\f\\u0000\","
+                + "\"headers\":{\"trace\":\"a/b\\u2028\"},\"raw_headers\":null,"
+                + "\"payload\":{\"n\": [1, 2.50]}}]");
+  }
+
+  @Test
+  void anUnreadableDeadLetterHasNullsWhereNothingCouldBeRead() {
+    DeadLetter d =
+        new DeadLetter(
+            ID,
+            "order",
+            "o-1",
+            "order.paid",
+            null,
+            Map.of(),
+            "[1,2]",
+            0,
+            Instant.parse("2024-05-01T10:00:00Z"),
+            Instant.parse("2024-05-01T10:05:00Z"),
+            null);
+
+    assertThat(DeadLetterFormat.json(List.of(d)))
+        .endsWith(
+            "\"last_error\":null,\"headers\":{},\"raw_headers\":\"[1,2]\",\"payload\":null}]");
+    assertThat(DeadLetterFormat.json(List.of())).isEqualTo("[]");
+  }
+
+  @Test
+  void groupsKeepTheirKeyOrderAndMaskTheirErrors() {
+    DeadLetterGroup g =
+        new DeadLetterGroup(
+            "order.paid",
+            "connect to amqp://app:****@h failed",
+            7,
+            Instant.parse("2024-05-01T10:05:00Z"),
+            "connect to amqp://app:Gr9Secret@h failed");
+
+    assertThat(DeadLetterFormat.groupsJson(List.of(g)))
+        .isEqualTo(
+            "[{\"event_type\":\"order.paid\","
+                + "\"error_fingerprint\":\"connect to amqp://app:****@h failed\",\"count\":7,"
+                + "\"newest\":\"2024-05-01T10:05:00Z\","
+                + "\"sample_error\":\"connect to amqp://app:****@h failed\"}]");
+  }
+
+  private static String age(Duration age) {
+    String json = StatusCommand.json("s", new OutboxStatus(1, 1, 0, Optional.of(age), 0));
+    String key = "\"oldest_pending_age_seconds\":";
+    int from = json.indexOf(key) + key.length();
+    return json.substring(from, json.indexOf(',', from));
+  }
+}
