@@ -14,7 +14,7 @@ import org.jooq.TransactionListener;
  * only if the transaction commits.
  *
  * <pre>{@code
- * Outbox outbox = Outbox.builder().schema("billing").build();
+ * Outbox outbox = Outbox.builder().schema("billing").build();   // or .relay(relay), see below
  * dsl.transaction(tx -> {
  *   tx.dsl().insertInto(ORDERS).set(...).execute();
  *   outbox.record(tx.dsl(), "order", orderId, "order.created", "{\"total\":42}");
@@ -116,7 +116,8 @@ public interface Outbox {
      */
     public static final int MAX_PAYLOAD_BYTES_LIMIT = DefaultOutbox.MAX_PAYLOAD_BYTES_LIMIT;
 
-    private String schema = OutboxSchema.DEFAULT_SCHEMA;
+    private String schema;
+    private OutboxRelay relay;
     private PayloadSerializer serializer;
     private HeadersProvider headersProvider = HeadersProvider.none();
     private boolean allowAutoCommit;
@@ -127,9 +128,26 @@ public interface Outbox {
 
     private Builder() {}
 
-    /** The schema holding the outbox tables. Defaults to {@code public}. */
+    /**
+     * The schema holding the outbox tables, for a writer whose relay runs elsewhere (another
+     * process, the {@code txoutbox relay} command). Defaults to {@code public}, or to the schema of
+     * the {@link #relay(OutboxRelay) relay} this writer feeds.
+     */
     public Builder schema(String schema) {
       this.schema = Objects.requireNonNull(schema, "schema");
+      return this;
+    }
+
+    /**
+     * The relay in this process that publishes what this writer records: the writer records into
+     * the relay's {@link OutboxRelay#schema() schema} and wakes it after each commit, as {@link
+     * #afterCommit(Runnable) afterCommit(relay::wakeUp)} would. So the schema is said once, on the
+     * relay's builder. Defaults to none.
+     *
+     * @throws NullPointerException if {@code relay} is null
+     */
+    public Builder relay(OutboxRelay relay) {
+      this.relay = Objects.requireNonNull(relay, "relay");
       return this;
     }
 
@@ -219,9 +237,28 @@ public interface Outbox {
      * @throws IllegalArgumentException if the schema is not a valid name ({@link
      *     OutboxSchema#requireSchemaName(String)}), or {@code maxPayloadBytes} is not between 1 and
      *     {@value #MAX_PAYLOAD_BYTES_LIMIT}
+     * @throws IllegalStateException if both a {@link #schema(String) schema} and a {@link
+     *     #relay(OutboxRelay) relay} of another schema were given
      */
     public Outbox build() {
-      OutboxSchema.requireSchemaName(schema);
+      String where = schema;
+      List<Runnable> actions = new ArrayList<>(afterCommit);
+      if (relay != null) {
+        if (where != null && !where.equals(relay.schema())) {
+          throw new IllegalStateException(
+              "schema(...) must be the schema of the relay(...) this writer feeds, '"
+                  + relay.schema()
+                  + "', but was '"
+                  + where
+                  + "'");
+        }
+        where = relay.schema();
+        actions.add(relay::wakeUp);
+      }
+      if (where == null) {
+        where = OutboxSchema.DEFAULT_SCHEMA;
+      }
+      OutboxSchema.requireSchemaName(where);
       if (maxPayloadBytes < 1 || maxPayloadBytes > MAX_PAYLOAD_BYTES_LIMIT) {
         throw new IllegalArgumentException(
             "maxPayloadBytes must be between 1 and "
@@ -231,14 +268,14 @@ public interface Outbox {
                 + maxPayloadBytes);
       }
       return new DefaultOutbox(
-          schema,
+          where,
           serializer,
           headersProvider,
           allowAutoCommit,
           externallyManagedTransactions,
           lockPerAggregate,
           maxPayloadBytes,
-          afterCommit);
+          actions);
     }
   }
 }

@@ -11,6 +11,7 @@ import com.google.inject.Injector;
 import dev.txoutbox.guice.OutboxModule;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.testing.TestDatabase;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -72,6 +73,45 @@ class OutboxModuleTest {
     } finally {
       relay.close();
     }
+  }
+
+  @Test
+  void theRelayBindsItsOwnAdminAndMetricsOnTheModulesSchema() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    Injector injector =
+        Guice.createInjector(
+            OutboxModule.builder()
+                .schema(db.schema())
+                .relay(RelayConfig.builder().name("guiced").build())
+                .metrics(registry)
+                .build(),
+            new AbstractModule() {
+              @Override
+              protected void configure() {
+                bind(DataSource.class).toInstance(db.dataSource());
+                bind(Publisher.class).toInstance(new ScriptedPublisher());
+              }
+            });
+    OutboxRelay relay = injector.getInstance(OutboxRelay.class);
+    try {
+      assertThat(relay.schema()).isEqualTo(db.schema());
+      assertThat(injector.getInstance(OutboxAdmin.class)).isSameAs(relay.admin());
+      assertThat(registry.getMeters())
+          .isNotEmpty()
+          .allSatisfy(m -> assertThat(m.getId().getTag("relay")).isEqualTo("guiced"));
+    } finally {
+      relay.close();
+    }
+    assertThat(registry.getMeters()).as("the relay removed its meters").isEmpty();
+  }
+
+  @Test
+  void metricsWithoutARelayAreRefused() {
+    assertThatThrownBy(
+            () -> OutboxModule.builder().writerOnly().metrics(new SimpleMeterRegistry()).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "metrics(...) must be given to a module with a relay but the module is writerOnly()");
   }
 
   @Test

@@ -1,4 +1,4 @@
-package dev.txoutbox.metrics;
+package dev.txoutbox.internal.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,4 +1,4 @@
-package dev.txoutbox.metrics;
+package dev.txoutbox.internal.metrics;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
