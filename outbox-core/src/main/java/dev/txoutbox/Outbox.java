@@ -8,18 +8,22 @@ import java.util.Objects;
 import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.TransactionListener;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Records events in the outbox table inside the caller's transaction: the event is published if and
  * only if the transaction commits.
  *
  * <pre>{@code
- * Outbox outbox = Outbox.builder().schema("billing").build();   // or .relay(relay), see below
+ * Outbox outbox = Outbox.builder().schema("billing").build();
  * dsl.transaction(tx -> {
  *   tx.dsl().insertInto(ORDERS).set(...).execute();
  *   outbox.record(tx.dsl(), "order", orderId, "order.created", "{\"total\":42}");
  * });
  * }</pre>
+ *
+ * <p>With the relay in the same process, {@code Outbox.builder().relay(relay)} takes the relay's
+ * schema instead, so the schema is named once, on the relay's builder.
  *
  * <p>This type is thread-safe.
  */
@@ -116,9 +120,9 @@ public interface Outbox {
      */
     public static final int MAX_PAYLOAD_BYTES_LIMIT = DefaultOutbox.MAX_PAYLOAD_BYTES_LIMIT;
 
-    private String schema;
-    private OutboxRelay relay;
-    private PayloadSerializer serializer;
+    private @Nullable String schema;
+    private @Nullable OutboxRelay relay;
+    private @Nullable PayloadSerializer serializer;
     private HeadersProvider headersProvider = HeadersProvider.none();
     private boolean allowAutoCommit;
     private boolean externallyManagedTransactions;
@@ -141,7 +145,7 @@ public interface Outbox {
     /**
      * The relay in this process that publishes what this writer records: the writer records into
      * the relay's {@link OutboxRelay#schema() schema} and wakes it after each commit, as {@link
-     * #afterCommit(Runnable) afterCommit(relay::wakeUp)} would. So the schema is said once, on the
+     * #afterCommit(Runnable) afterCommit(relay::wakeUp)} would. So the schema is named once, on the
      * relay's builder. Defaults to none.
      *
      * @throws NullPointerException if {@code relay} is null
@@ -234,6 +238,8 @@ public interface Outbox {
     }
 
     /**
+     * Checks the settings and makes the writer.
+     *
      * @throws IllegalArgumentException if the schema is not a valid name ({@link
      *     OutboxSchema#requireSchemaName(String)}), or {@code maxPayloadBytes} is not between 1 and
      *     {@value #MAX_PAYLOAD_BYTES_LIMIT}

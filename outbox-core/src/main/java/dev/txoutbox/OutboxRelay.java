@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Objects;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Publishes committed outbox events through a {@link Publisher}, at least once.
@@ -31,7 +32,7 @@ import org.jooq.DSLContext;
  * pending, so it is published again: duplicates are possible, losses are not. A failing cycle
  * (database or broker down) is logged, backed off and retried; the workers never die.
  *
- * <p>Where the outbox is, is said once, here: the relay's {@link Builder#schema(String) schema} and
+ * <p>The outbox is located once, here: the relay's {@link Builder#schema(String) schema} and
  * database are those of its {@link #admin()}, of its {@link Builder#metrics(MeterRegistry) meters}
  * (named after {@link RelayConfig#name()}, created by {@link Builder#build()} and removed by {@link
  * #close()}) and of a writer built with {@link Outbox.Builder#relay(OutboxRelay)} in the same
@@ -111,15 +112,15 @@ public interface OutboxRelay extends AutoCloseable {
 
   /** Configures an {@link OutboxRelay}. Not thread-safe. */
   final class Builder {
-    private DataSource dataSource;
-    private DSLContext dsl;
-    private Publisher publisher;
+    private @Nullable DataSource dataSource;
+    private @Nullable DSLContext dsl;
+    private @Nullable Publisher publisher;
     private String schema = OutboxSchema.DEFAULT_SCHEMA;
     private RelayConfig config = RelayConfig.defaults();
     private Clock clock = Clock.systemUTC();
     private final List<RelayListener> listeners = new ArrayList<>();
     private boolean listen;
-    private OutboxMetrics metrics;
+    private @Nullable OutboxMetrics metrics;
 
     private Builder() {}
 

@@ -36,11 +36,24 @@ class OutboxModuleTest {
     db.close();
   }
 
+  /** An injector of {@code module} with the test's data source and {@code publisher} bound. */
+  private static Injector injector(OutboxModule module, Publisher publisher) {
+    return Guice.createInjector(
+        module,
+        new AbstractModule() {
+          @Override
+          protected void configure() {
+            bind(DataSource.class).toInstance(db.dataSource());
+            bind(Publisher.class).toInstance(publisher);
+          }
+        });
+  }
+
   @Test
   void bindsWriterRelayAndAdminFromADataSourceAndAPublisher() {
     ScriptedPublisher publisher = new ScriptedPublisher();
     Injector injector =
-        Guice.createInjector(
+        injector(
             OutboxModule.builder()
                 .schema(db.schema())
                 .bindDslContext()
@@ -50,13 +63,7 @@ class OutboxModuleTest {
                         .minPollInterval(Duration.ofMinutes(5))
                         .build())
                 .build(),
-            new AbstractModule() {
-              @Override
-              protected void configure() {
-                bind(DataSource.class).toInstance(db.dataSource());
-                bind(Publisher.class).toInstance(publisher);
-              }
-            });
+            publisher);
     Outbox outbox = injector.getInstance(Outbox.class);
     OutboxRelay relay = injector.getInstance(OutboxRelay.class);
     DSLContext dsl = injector.getInstance(DSLContext.class);
@@ -79,19 +86,13 @@ class OutboxModuleTest {
   void theRelayBindsItsOwnAdminAndMetricsOnTheModulesSchema() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     Injector injector =
-        Guice.createInjector(
+        injector(
             OutboxModule.builder()
                 .schema(db.schema())
                 .relay(RelayConfig.builder().name("guiced").build())
                 .metrics(registry)
                 .build(),
-            new AbstractModule() {
-              @Override
-              protected void configure() {
-                bind(DataSource.class).toInstance(db.dataSource());
-                bind(Publisher.class).toInstance(new ScriptedPublisher());
-              }
-            });
+            new ScriptedPublisher());
     OutboxRelay relay = injector.getInstance(OutboxRelay.class);
     try {
       assertThat(relay.schema()).isEqualTo(db.schema());

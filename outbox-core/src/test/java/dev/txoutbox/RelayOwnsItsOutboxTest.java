@@ -27,8 +27,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Where the outbox is, is said once, on the relay's builder: its admin, its meters and a writer
- * built on it follow the relay's schema, name and clock, and cannot be pointed elsewhere.
+ * The outbox is located once, on the relay's builder: its admin, its meters and a writer built on
+ * it follow the relay's schema, name and clock, and cannot be pointed elsewhere.
  */
 class RelayOwnsItsOutboxTest {
 

@@ -26,6 +26,7 @@ import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Binds {@link Outbox}, {@link OutboxAdmin} and (unless {@link Builder#writerOnly()}) {@link
@@ -44,8 +45,8 @@ import org.jooq.impl.DSL;
  * without it the relay finds events at its next poll. The relay is not started for you: call {@code
  * injector.getInstance(OutboxRelay.class).start()} and close it at shutdown.
  *
- * <p>Where the outbox is, is said once, by {@link Builder#schema(String)}: the writer, the relay
- * and the admin all use it, and the bound {@link OutboxAdmin} is the relay's own {@link
+ * <p>The outbox is located once, by {@link Builder#schema(String)}: the writer, the relay and the
+ * admin all use it, and the bound {@link OutboxAdmin} is the relay's own {@link
  * OutboxRelay#admin()} (unless {@link Builder#writerOnly()}). With {@link
  * Builder#metrics(MeterRegistry)} the relay registers its meters itself, named after its {@link
  * RelayConfig#name()}, and removes them when it is closed.
@@ -55,7 +56,7 @@ import org.jooq.impl.DSL;
 public final class OutboxModule extends AbstractModule {
 
   private final String schema;
-  private final RelayConfig relayConfig;
+  private final @Nullable RelayConfig relayConfig;
   private final boolean bindDslContext;
 
   /**
@@ -90,15 +91,21 @@ public final class OutboxModule extends AbstractModule {
     Multibinder.newSetBinder(binder(), RelayListener.class);
     OptionalBinder<DSLContext> dsl = OptionalBinder.newOptionalBinder(binder(), DSLContext.class);
     if (bindDslContext) {
-      dsl.setBinding().toProvider(new WakingDsl()).in(Singleton.class);
+      dsl.setBinding().toProvider(WakingDsl.class).in(Singleton.class);
     }
     requestInjection(new BindingCheck(relayConfig != null, bindDslContext));
   }
 
   /** A DSLContext on the bound DataSource whose commits wake the relay. */
   private static final class WakingDsl implements Provider<DSLContext> {
-    @Inject Optional<DataSource> dataSource;
-    @Inject Outbox outbox;
+    private final Optional<DataSource> dataSource;
+    private final Outbox outbox;
+
+    @Inject
+    WakingDsl(Optional<DataSource> dataSource, Outbox outbox) {
+      this.dataSource = dataSource;
+      this.outbox = outbox;
+    }
 
     @Override
     public DSLContext get() {
@@ -202,7 +209,7 @@ public final class OutboxModule extends AbstractModule {
   /** Configures an {@link OutboxModule}. Not thread-safe. */
   public static final class Builder {
     private String schema = OutboxSchema.DEFAULT_SCHEMA;
-    private RelayConfig relayConfig = RelayConfig.defaults();
+    private @Nullable RelayConfig relayConfig = RelayConfig.defaults();
     private boolean bindDslContext;
     private UnaryOperator<OutboxRelay.Builder> relayMetrics = UnaryOperator.identity();
     private boolean metrics;
@@ -263,6 +270,8 @@ public final class OutboxModule extends AbstractModule {
     }
 
     /**
+     * Checks the settings and makes the module.
+     *
      * @throws IllegalArgumentException if the schema is not a valid name
      * @throws IllegalStateException if given {@link #metrics(OutboxMetrics) metrics} but built
      *     {@link #writerOnly()}: the meters are the relay's

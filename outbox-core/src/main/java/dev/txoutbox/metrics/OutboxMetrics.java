@@ -154,6 +154,8 @@ public final class OutboxMetrics {
     }
 
     /**
+     * Checks the settings and makes them.
+     *
      * @throws IllegalArgumentException if {@code refreshInterval} is not positive
      */
     public OutboxMetrics build() {

@@ -6,4 +6,7 @@
  * meters and the relay builders' {@code metrics(...)} methods refer to it, so an application
  * without {@code io.micrometer:micrometer-core} on its classpath never loads it.
  */
+@NullMarked
 package dev.txoutbox.metrics;
+
+import org.jspecify.annotations.NullMarked;

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.StringJoiner;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The values given for a {@link PublisherProvider}'s settings, checked against its {@link
@@ -150,6 +151,7 @@ public final class PublisherSettings {
 
   /** Every value given, secrets masked, for a log line. */
   @Override
+  @SuppressWarnings("NullAway") // the constructor checked that every value's setting is declared
   public String toString() {
     StringJoiner j = new StringJoiner(", ", publisher + "{", "}");
     values.forEach(
@@ -169,7 +171,8 @@ public final class PublisherSettings {
     return s;
   }
 
-  private static PublisherSetting settingOf(Map<String, PublisherSetting> declared, String key) {
+  private static @Nullable PublisherSetting settingOf(
+      Map<String, PublisherSetting> declared, String key) {
     PublisherSetting plain = declared.get(key);
     if (plain != null) {
       return plain.type() == PublisherSetting.Type.MAP ? null : plain;

@@ -34,7 +34,7 @@ final class EventTypeTags {
       return eventType;
     }
     synchronized (this) {
-      if (own.contains(eventType) || own.size() < max && own.add(eventType)) {
+      if (own.contains(eventType) || (own.size() < max && own.add(eventType))) {
         return eventType;
       }
       if (!full) {

@@ -7,15 +7,14 @@ import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.spi.DurationText;
-import dev.txoutbox.spi.Printable;
 import dev.txoutbox.spi.Publisher;
-import dev.txoutbox.spi.SecretMasking;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jooq.DSLContext;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +48,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
   private final List<Thread> workers = new ArrayList<>();
   private volatile boolean stopping;
 
-  private final NotificationListener notifications;
+  private final @Nullable NotificationListener notifications;
 
   /** The idle wait: from {@code minPollInterval} doubling to {@code maxPollInterval}, exactly. */
   private final Backoff idleBackoff;
@@ -178,12 +177,12 @@ public final class DefaultOutboxRelay implements OutboxRelay {
         // there, soon, but not in a busy loop.
         seen = signal.await(idle.next(), seen);
       } catch (InterruptedException e) {
-        if (stopsOn(e)) {
+        if (stopsOnInterrupt()) {
           break;
         }
       } catch (Throwable e) {
-        if (e instanceof VirtualMachineError) {
-          throw (VirtualMachineError) e;
+        if (e instanceof VirtualMachineError fatal) {
+          throw fatal;
         }
         listener.cycleFailed(e);
         Duration delay = errors.next();
@@ -196,7 +195,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
         try {
           seen = signal.await(delay, seen);
         } catch (InterruptedException interrupted) {
-          if (stopsOn(interrupted)) {
+          if (stopsOnInterrupt()) {
             break;
           }
         }
@@ -211,7 +210,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
    * other is logged and dropped, and the loop carries on. It is not restored: every later wait
    * would throw at once, turning the worker into a busy loop.
    */
-  private boolean stopsOn(InterruptedException e) {
+  private boolean stopsOnInterrupt() {
     if (stopping) {
       return true;
     }
@@ -298,9 +297,9 @@ public final class DefaultOutboxRelay implements OutboxRelay {
   }
 
   /**
-   * The publisher's {@link Publisher#describe()} as it may be logged: masked again with {@link
-   * SecretMasking} (the contract forbids secrets in it; this catches a plugin that forgot) and with
-   * control characters escaped.
+   * The publisher's {@link Publisher#describe()} as it may be logged, {@linkplain RelayCycle#safe
+   * safe}: masked again (the contract forbids secrets in it; this catches a plugin that forgot) and
+   * with control characters escaped.
    */
   static String describe(Publisher publisher) {
     String text;
@@ -309,6 +308,6 @@ public final class DefaultOutboxRelay implements OutboxRelay {
     } catch (RuntimeException e) {
       text = publisher.name() + " (describe() failed: " + e + ")";
     }
-    return Printable.of(SecretMasking.maskText(text));
+    return RelayCycle.safe(text);
   }
 }

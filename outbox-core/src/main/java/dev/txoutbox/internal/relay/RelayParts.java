@@ -8,6 +8,7 @@ import java.time.Clock;
 import java.util.List;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the relay's builder checked and hands to {@link DefaultOutboxRelay}.
@@ -30,4 +31,4 @@ public record RelayParts(
     List<RelayListener> listeners,
     Runnable closeWithRelay,
     String metrics,
-    DataSource listenDataSource) {}
+    @Nullable DataSource listenDataSource) {}
