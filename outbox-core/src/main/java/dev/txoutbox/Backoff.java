@@ -79,8 +79,9 @@ public record Backoff(Duration initialDelay, Duration maxDelay, double multiplie
    * @param random the source of jitter
    */
   public Duration delayAfter(int failures, RandomGenerator random) {
-    double nominal = initialDelay.toMillis() * Math.pow(multiplier, Math.max(0, failures - 1));
-    double capped = Math.min(nominal, maxDelay.toMillis());
+    double nominal =
+        (double) initialDelay.toMillis() * Math.pow(multiplier, Math.max(0, failures - 1));
+    double capped = Math.min(nominal, (double) maxDelay.toMillis());
     double jittered = capped * (1.0 - jitter * random.nextDouble());
     return Duration.ofMillis(Math.max(1, Math.round(jittered)));
   }

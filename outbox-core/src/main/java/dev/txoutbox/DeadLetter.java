@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An event that will not be published unless an operator requeues it. Immutable and thread-safe:
@@ -37,13 +38,13 @@ public record DeadLetter(
     String aggregateType,
     String aggregateId,
     String eventType,
-    String payload,
+    @Nullable String payload,
     Map<String, String> headers,
-    String rawHeaders,
+    @Nullable String rawHeaders,
     int attempts,
     Instant createdAt,
     Instant deadLetteredAt,
-    String lastError) {
+    @Nullable String lastError) {
 
   /**
    * @throws NullPointerException if any component but {@code payload}, {@code rawHeaders} and

@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.TransactionListener;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Records events in the outbox table inside the caller's transaction: the event is published if and
@@ -20,6 +21,9 @@ import org.jooq.TransactionListener;
  *   outbox.record(tx.dsl(), "order", orderId, "order.created", "{\"total\":42}");
  * });
  * }</pre>
+ *
+ * <p>With the relay in the same process, {@code Outbox.builder().relay(relay)} takes the relay's
+ * schema instead, so the schema is named once, on the relay's builder.
  *
  * <p>This type is thread-safe.
  */
@@ -116,8 +120,9 @@ public interface Outbox {
      */
     public static final int MAX_PAYLOAD_BYTES_LIMIT = DefaultOutbox.MAX_PAYLOAD_BYTES_LIMIT;
 
-    private String schema = OutboxSchema.DEFAULT_SCHEMA;
-    private PayloadSerializer serializer;
+    private @Nullable String schema;
+    private @Nullable OutboxRelay relay;
+    private @Nullable PayloadSerializer serializer;
     private HeadersProvider headersProvider = HeadersProvider.none();
     private boolean allowAutoCommit;
     private boolean externallyManagedTransactions;
@@ -127,9 +132,26 @@ public interface Outbox {
 
     private Builder() {}
 
-    /** The schema holding the outbox tables. Defaults to {@code public}. */
+    /**
+     * The schema holding the outbox tables, for a writer whose relay runs elsewhere (another
+     * process, the {@code txoutbox relay} command). Defaults to {@code public}, or to the schema of
+     * the {@link #relay(OutboxRelay) relay} this writer feeds.
+     */
     public Builder schema(String schema) {
       this.schema = Objects.requireNonNull(schema, "schema");
+      return this;
+    }
+
+    /**
+     * The relay in this process that publishes what this writer records: the writer records into
+     * the relay's {@link OutboxRelay#schema() schema} and wakes it after each commit, as {@link
+     * #afterCommit(Runnable) afterCommit(relay::wakeUp)} would. So the schema is named once, on the
+     * relay's builder. Defaults to none.
+     *
+     * @throws NullPointerException if {@code relay} is null
+     */
+    public Builder relay(OutboxRelay relay) {
+      this.relay = Objects.requireNonNull(relay, "relay");
       return this;
     }
 
@@ -216,12 +238,33 @@ public interface Outbox {
     }
 
     /**
+     * Checks the settings and makes the writer.
+     *
      * @throws IllegalArgumentException if the schema is not a valid name ({@link
      *     OutboxSchema#requireSchemaName(String)}), or {@code maxPayloadBytes} is not between 1 and
      *     {@value #MAX_PAYLOAD_BYTES_LIMIT}
+     * @throws IllegalStateException if both a {@link #schema(String) schema} and a {@link
+     *     #relay(OutboxRelay) relay} of another schema were given
      */
     public Outbox build() {
-      OutboxSchema.requireSchemaName(schema);
+      String where = schema;
+      List<Runnable> actions = new ArrayList<>(afterCommit);
+      if (relay != null) {
+        if (where != null && !where.equals(relay.schema())) {
+          throw new IllegalStateException(
+              "schema(...) must be the schema of the relay(...) this writer feeds, '"
+                  + relay.schema()
+                  + "', but was '"
+                  + where
+                  + "'");
+        }
+        where = relay.schema();
+        actions.add(relay::wakeUp);
+      }
+      if (where == null) {
+        where = OutboxSchema.DEFAULT_SCHEMA;
+      }
+      OutboxSchema.requireSchemaName(where);
       if (maxPayloadBytes < 1 || maxPayloadBytes > MAX_PAYLOAD_BYTES_LIMIT) {
         throw new IllegalArgumentException(
             "maxPayloadBytes must be between 1 and "
@@ -231,14 +274,14 @@ public interface Outbox {
                 + maxPayloadBytes);
       }
       return new DefaultOutbox(
-          schema,
+          where,
           serializer,
           headersProvider,
           allowAutoCommit,
           externallyManagedTransactions,
           lockPerAggregate,
           maxPayloadBytes,
-          afterCommit);
+          actions);
     }
   }
 }

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.function.LongConsumer;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Operator actions on an outbox: backlog numbers, dead letters (list, requeue, purge) and retention
@@ -85,7 +86,7 @@ public interface OutboxAdmin {
    * @param limit at most this many, 1 to 10,000
    * @throws IllegalArgumentException if {@code limit} is out of range
    */
-  List<DeadLetter> deadLetters(String eventType, int limit);
+  List<DeadLetter> deadLetters(@Nullable String eventType, int limit);
 
   /**
    * Dead letters counted by event type and error fingerprint, the most recent group first. The
@@ -136,8 +137,8 @@ public interface OutboxAdmin {
 
   /** Configures an {@link OutboxAdmin}. Not thread-safe. */
   final class Builder {
-    private DataSource dataSource;
-    private DSLContext dsl;
+    private @Nullable DataSource dataSource;
+    private @Nullable DSLContext dsl;
     private String schema = OutboxSchema.DEFAULT_SCHEMA;
     private Clock clock = Clock.systemUTC();
 
@@ -188,6 +189,8 @@ public interface OutboxAdmin {
     }
 
     /**
+     * Checks the settings and makes the admin.
+     *
      * @throws IllegalStateException unless exactly one of a data source and a DSL context was given
      * @throws IllegalArgumentException if the schema is not a valid name
      */

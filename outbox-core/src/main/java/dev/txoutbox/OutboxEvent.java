@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An event to record in the outbox. Immutable and thread-safe; build one with {@link
@@ -33,7 +34,7 @@ public record OutboxEvent(
     String eventType,
     Object payload,
     Map<String, String> headers,
-    Instant notBefore) {
+    @Nullable Instant notBefore) {
 
   /**
    * @throws NullPointerException if a required field is null
@@ -65,9 +66,9 @@ public record OutboxEvent(
     private final String aggregateType;
     private final String aggregateId;
     private final String eventType;
-    private Object payload;
+    private @Nullable Object payload;
     private final Map<String, String> headers = new LinkedHashMap<>();
-    private Instant notBefore;
+    private @Nullable Instant notBefore;
 
     private Builder(String aggregateType, String aggregateId, String eventType) {
       this.aggregateType = aggregateType;
@@ -100,10 +101,18 @@ public record OutboxEvent(
     }
 
     /**
+     * Makes the event.
+     *
      * @throws NullPointerException if the payload or a type or id is null
      */
     public OutboxEvent build() {
-      return new OutboxEvent(aggregateType, aggregateId, eventType, payload, headers, notBefore);
+      return new OutboxEvent(
+          aggregateType,
+          aggregateId,
+          eventType,
+          Objects.requireNonNull(payload, "payload"),
+          headers,
+          notBefore);
     }
   }
 }

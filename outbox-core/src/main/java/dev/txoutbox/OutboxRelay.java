@@ -1,9 +1,14 @@
 package dev.txoutbox;
 
 import dev.txoutbox.internal.OutboxDatabase;
+import dev.txoutbox.internal.admin.DefaultOutboxAdmin;
+import dev.txoutbox.internal.metrics.RelayMeters;
 import dev.txoutbox.internal.relay.DefaultOutboxRelay;
+import dev.txoutbox.internal.relay.RelayParts;
+import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.spi.Publisher;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,6 +16,7 @@ import java.util.List;
 import java.util.Objects;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Publishes committed outbox events through a {@link Publisher}, at least once.
@@ -25,6 +31,24 @@ import org.jooq.DSLContext;
  * <p>An event is completed only after the broker acknowledged it. A crash at any point leaves it
  * pending, so it is published again: duplicates are possible, losses are not. A failing cycle
  * (database or broker down) is logged, backed off and retried; the workers never die.
+ *
+ * <p>The outbox is located once, here: the relay's {@link Builder#schema(String) schema} and
+ * database are those of its {@link #admin()}, of its {@link Builder#metrics(MeterRegistry) meters}
+ * (named after {@link RelayConfig#name()}, created by {@link Builder#build()} and removed by {@link
+ * #close()}) and of a writer built with {@link Outbox.Builder#relay(OutboxRelay)} in the same
+ * process, so none of them can silently watch or fill another schema.
+ *
+ * <pre>{@code
+ * OutboxRelay relay = OutboxRelay.builder()
+ *     .dataSource(dataSource).schema("billing").publisher(publisher)
+ *     .config(RelayConfig.builder().name("orders").build())
+ *     .metrics(registry)                                 // optional
+ *     .build();
+ * Outbox outbox = Outbox.builder().relay(relay).build(); // records into billing, wakes the relay
+ * OutboxAdmin admin = relay.admin();                     // billing too
+ * relay.start();
+ * // shutdown: relay.close() (also removes its meters), then publisher.close()
+ * }</pre>
  *
  * <p>This type is thread-safe.
  */
@@ -51,6 +75,17 @@ public interface OutboxRelay extends AutoCloseable {
   /** This relay's configuration. */
   RelayConfig config();
 
+  /** The schema holding the outbox tables this relay drains: {@link Builder#schema(String)}. */
+  String schema();
+
+  /**
+   * Admin operations on this relay's outbox: the same database, schema and clock, each statement in
+   * its own transaction (or in the {@link Builder#dsl dsl}'s, as {@link OutboxAdmin.Builder#dsl}
+   * says). Its backlog gauges read the same. Usable before {@link #start()} and after {@link
+   * #close()}; the same instance on every call.
+   */
+  OutboxAdmin admin();
+
   /**
    * Runs one claim-publish-complete cycle on the calling thread, whether or not the relay is
    * started; for tools and tests that drive the relay by hand.
@@ -61,27 +96,31 @@ public interface OutboxRelay extends AutoCloseable {
    */
   int runOnce() throws InterruptedException;
 
-  /** Closes with the configured {@link RelayConfig#shutdownTimeout()}. */
+  /**
+   * Closes with the configured {@link RelayConfig#shutdownTimeout()}; see {@link #close(Duration)}.
+   */
   @Override
   void close();
 
   /**
    * Stops claiming and waits up to {@code timeout} for in-flight batches to commit; a batch still
-   * running then is interrupted and rolled back, so its events stay pending. Idempotent. Does not
-   * close the publisher.
+   * running then is interrupted and rolled back, so its events stay pending. Then removes the
+   * relay's meters, if it was given {@link Builder#metrics(OutboxMetrics) metrics}. Idempotent;
+   * also for a relay that was never started. Does not close the publisher.
    */
   void close(Duration timeout);
 
   /** Configures an {@link OutboxRelay}. Not thread-safe. */
   final class Builder {
-    private DataSource dataSource;
-    private DSLContext dsl;
-    private Publisher publisher;
+    private @Nullable DataSource dataSource;
+    private @Nullable DSLContext dsl;
+    private @Nullable Publisher publisher;
     private String schema = OutboxSchema.DEFAULT_SCHEMA;
     private RelayConfig config = RelayConfig.defaults();
     private Clock clock = Clock.systemUTC();
     private final List<RelayListener> listeners = new ArrayList<>();
     private boolean listen;
+    private @Nullable OutboxMetrics metrics;
 
     private Builder() {}
 
@@ -103,7 +142,11 @@ public interface OutboxRelay extends AutoCloseable {
       return this;
     }
 
-    /** The schema holding the outbox tables. Defaults to {@code public}. */
+    /**
+     * The schema holding the outbox tables, checked at {@link #build()} with {@link
+     * OutboxSchema#requireSchemaName(String)}. The relay's {@link OutboxRelay#admin() admin}, its
+     * backlog gauges and its NOTIFY channel follow it. Defaults to {@code public}.
+     */
     public Builder schema(String schema) {
       this.schema = Objects.requireNonNull(schema, "schema");
       return this;
@@ -128,6 +171,29 @@ public interface OutboxRelay extends AutoCloseable {
     }
 
     /**
+     * Registers the relay's meters in {@code registry} with the default {@link OutboxMetrics}
+     * settings; the same as {@code metrics(OutboxMetrics.in(registry))}. Needs {@code
+     * io.micrometer:micrometer-core}; a relay never given metrics never loads Micrometer.
+     *
+     * @throws NullPointerException if {@code registry} is null
+     */
+    public Builder metrics(MeterRegistry registry) {
+      return metrics(OutboxMetrics.in(registry));
+    }
+
+    /**
+     * Registers the relay's meters as {@code metrics} says: at {@link #build()}, tagged {@code
+     * relay=}{@link RelayConfig#name()}, the backlog gauges reading this relay's {@link
+     * OutboxRelay#admin() admin}; {@link OutboxRelay#close()} removes them. Defaults to none.
+     *
+     * @throws NullPointerException if {@code metrics} is null
+     */
+    public Builder metrics(OutboxMetrics metrics) {
+      this.metrics = Objects.requireNonNull(metrics, "metrics");
+      return this;
+    }
+
+    /**
      * Also wakes the relay on PostgreSQL notifications from the opt-in trigger ({@link
      * OutboxSchema#migrateNotifyTrigger}), for writers in other processes: one connection of the
      * {@link #dataSource} stays open, LISTENing on {@link OutboxSchema#notifyChannel}. After a lost
@@ -140,8 +206,12 @@ public interface OutboxRelay extends AutoCloseable {
     }
 
     /**
+     * Checks the pieces, then registers the meters if {@link #metrics(OutboxMetrics)} was given.
+     * Starts nothing but the backlog gauges' refresh thread; call {@link OutboxRelay#start()}.
+     *
      * @throws IllegalStateException if neither a data source nor a DSL context, or both, or no
-     *     publisher was given, or notifications are asked for without a data source
+     *     publisher was given, or notifications are asked for without a data source, or the meter
+     *     registry already holds the meters of a relay with this {@link RelayConfig#name()}
      * @throws IllegalArgumentException if the schema is not a valid name
      */
     public OutboxRelay build() {
@@ -155,14 +225,29 @@ public interface OutboxRelay extends AutoCloseable {
         throw new IllegalStateException(
             "listenForNotifications(true) must be given dataSource(...) but was given dsl(...)");
       }
+      OutboxAdmin admin =
+          new DefaultOutboxAdmin(
+              OutboxDatabase.mapped("the relay", dataSource, dsl, schema, settings -> settings),
+              clock);
+      List<RelayListener> all = new ArrayList<>(listeners);
+      Runnable closeWithRelay = () -> {};
+      if (metrics != null) {
+        RelayMeters meters = RelayMeters.register(metrics, config.name(), admin);
+        all.add(meters);
+        closeWithRelay = meters::close;
+      }
       return new DefaultOutboxRelay(
-          mapped,
-          publisher,
-          config,
-          clock,
-          listeners,
-          listen ? dataSource : null,
-          listen ? OutboxSchema.notifyChannel(schema) : null);
+          new RelayParts(
+              mapped,
+              schema,
+              admin,
+              publisher,
+              config,
+              clock,
+              all,
+              closeWithRelay,
+              metrics == null ? "off" : metrics.toString(),
+              listen ? dataSource : null));
     }
   }
 }

@@ -352,6 +352,8 @@ public final class RelayConfig {
     }
 
     /**
+     * Checks every value and makes the configuration.
+     *
      * @throws NullPointerException if a reference is null
      * @throws IllegalArgumentException if a value is out of range; the message names the option
      */

@@ -11,6 +11,7 @@ import com.google.inject.Injector;
 import dev.txoutbox.guice.OutboxModule;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.testing.TestDatabase;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -35,11 +36,24 @@ class OutboxModuleTest {
     db.close();
   }
 
+  /** An injector of {@code module} with the test's data source and {@code publisher} bound. */
+  private static Injector injector(OutboxModule module, Publisher publisher) {
+    return Guice.createInjector(
+        module,
+        new AbstractModule() {
+          @Override
+          protected void configure() {
+            bind(DataSource.class).toInstance(db.dataSource());
+            bind(Publisher.class).toInstance(publisher);
+          }
+        });
+  }
+
   @Test
   void bindsWriterRelayAndAdminFromADataSourceAndAPublisher() {
     ScriptedPublisher publisher = new ScriptedPublisher();
     Injector injector =
-        Guice.createInjector(
+        injector(
             OutboxModule.builder()
                 .schema(db.schema())
                 .bindDslContext()
@@ -49,13 +63,7 @@ class OutboxModuleTest {
                         .minPollInterval(Duration.ofMinutes(5))
                         .build())
                 .build(),
-            new AbstractModule() {
-              @Override
-              protected void configure() {
-                bind(DataSource.class).toInstance(db.dataSource());
-                bind(Publisher.class).toInstance(publisher);
-              }
-            });
+            publisher);
     Outbox outbox = injector.getInstance(Outbox.class);
     OutboxRelay relay = injector.getInstance(OutboxRelay.class);
     DSLContext dsl = injector.getInstance(DSLContext.class);
@@ -72,6 +80,39 @@ class OutboxModuleTest {
     } finally {
       relay.close();
     }
+  }
+
+  @Test
+  void theRelayBindsItsOwnAdminAndMetricsOnTheModulesSchema() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    Injector injector =
+        injector(
+            OutboxModule.builder()
+                .schema(db.schema())
+                .relay(RelayConfig.builder().name("guiced").build())
+                .metrics(registry)
+                .build(),
+            new ScriptedPublisher());
+    OutboxRelay relay = injector.getInstance(OutboxRelay.class);
+    try {
+      assertThat(relay.schema()).isEqualTo(db.schema());
+      assertThat(injector.getInstance(OutboxAdmin.class)).isSameAs(relay.admin());
+      assertThat(registry.getMeters())
+          .isNotEmpty()
+          .allSatisfy(m -> assertThat(m.getId().getTag("relay")).isEqualTo("guiced"));
+    } finally {
+      relay.close();
+    }
+    assertThat(registry.getMeters()).as("the relay removed its meters").isEmpty();
+  }
+
+  @Test
+  void metricsWithoutARelayAreRefused() {
+    assertThatThrownBy(
+            () -> OutboxModule.builder().writerOnly().metrics(new SimpleMeterRegistry()).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "metrics(...) must be given to a module with a relay but the module is writerOnly()");
   }
 
   @Test

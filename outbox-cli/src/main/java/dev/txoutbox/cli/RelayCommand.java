@@ -4,7 +4,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.Backoff;
 import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
-import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.metrics.OutboxMetrics;
@@ -329,13 +328,11 @@ final class RelayCommand extends DatabaseCommand {
             closer.add(
                 RelayMetrics.bind(
                     registry,
-                    config.name(),
-                    OutboxAdmin.create(pool, target.schema()),
                     metrics.refresh == null
                         ? OutboxMetrics.DEFAULT_REFRESH_INTERVAL
                         : metrics.refresh,
                     maxEventTypes));
-        builder.listener(meters.listener());
+        builder.metrics(meters.outbox());
       }
       OutboxRelay outboxRelay = builder.build();
       closer.add(() -> outboxRelay.close(config.shutdownTimeout()));

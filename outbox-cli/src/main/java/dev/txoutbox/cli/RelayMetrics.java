@@ -1,7 +1,5 @@
 package dev.txoutbox.cli;
 
-import dev.txoutbox.OutboxAdmin;
-import dev.txoutbox.RelayListener;
 import dev.txoutbox.metrics.OutboxMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -10,17 +8,13 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import java.time.Duration;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The meters the {@code relay} command exposes on {@code /metrics}: the outbox's own ({@link
- * OutboxMetrics}: published, failed, dead-lettered, batch duration, backlog gauges) and the JVM's.
- * Closing removes the outbox meters and stops their refresh. Not thread-safe.
+ * The meters the {@code relay} command exposes on {@code /metrics}: the JVM's, bound here, and the
+ * outbox's own ({@link OutboxMetrics}: published, failed, dead-lettered, batch duration, backlog
+ * gauges), which the relay registers and removes itself. Not thread-safe.
  */
 final class RelayMetrics implements AutoCloseable {
-
-  private static final Logger log = LoggerFactory.getLogger(RelayMetrics.class);
 
   private final OutboxMetrics outbox;
   private final JvmGcMetrics gc;
@@ -31,16 +25,11 @@ final class RelayMetrics implements AutoCloseable {
   }
 
   /**
-   * Registers the meters of relay {@code relayName} in {@code registry}; the backlog gauges are
-   * read through {@code admin} every {@code refreshInterval}, and once now; at most {@code
-   * maxEventTypes} event types get a tag value of their own.
+   * Registers the JVM's meters in {@code registry}, and says how the relay registers its own there:
+   * its backlog gauges refreshed every {@code refreshInterval}, at most {@code maxEventTypes} event
+   * types with a tag value of their own.
    */
-  static RelayMetrics bind(
-      MeterRegistry registry,
-      String relayName,
-      OutboxAdmin admin,
-      Duration refreshInterval,
-      int maxEventTypes) {
+  static RelayMetrics bind(MeterRegistry registry, Duration refreshInterval, int maxEventTypes) {
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     new ProcessorMetrics().bindTo(registry);
@@ -49,30 +38,19 @@ final class RelayMetrics implements AutoCloseable {
     gc.bindTo(registry);
     OutboxMetrics outbox =
         OutboxMetrics.builder(registry)
-            .relayName(relayName)
-            .admin(admin)
             .refreshInterval(refreshInterval)
             .maxEventTypes(maxEventTypes)
             .build();
-    try {
-      outbox.refresh();
-    } catch (RuntimeException e) {
-      log.warn("first read of the outbox backlog failed; the gauges read NaN until it works", e);
-    }
     return new RelayMetrics(outbox, gc);
   }
 
-  /** The listener to add to the relay. */
-  RelayListener listener() {
+  /** The relay's metrics settings, for {@code OutboxRelay.builder().metrics(...)}. */
+  OutboxMetrics outbox() {
     return outbox;
   }
 
   @Override
   public void close() {
-    try {
-      outbox.close();
-    } finally {
-      gc.close();
-    }
+    gc.close();
   }
 }

@@ -14,15 +14,19 @@ import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.PayloadSerializer;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.spi.Publisher;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Binds {@link Outbox}, {@link OutboxAdmin} and (unless {@link Builder#writerOnly()}) {@link
@@ -41,18 +45,31 @@ import org.jooq.impl.DSL;
  * without it the relay finds events at its next poll. The relay is not started for you: call {@code
  * injector.getInstance(OutboxRelay.class).start()} and close it at shutdown.
  *
+ * <p>The outbox is located once, by {@link Builder#schema(String)}: the writer, the relay and the
+ * admin all use it, and the bound {@link OutboxAdmin} is the relay's own {@link
+ * OutboxRelay#admin()} (unless {@link Builder#writerOnly()}). With {@link
+ * Builder#metrics(MeterRegistry)} the relay registers its meters itself, named after its {@link
+ * RelayConfig#name()}, and removes them when it is closed.
+ *
  * <p>Thread-safe once built.
  */
 public final class OutboxModule extends AbstractModule {
 
   private final String schema;
-  private final RelayConfig relayConfig;
+  private final @Nullable RelayConfig relayConfig;
   private final boolean bindDslContext;
 
-  private OutboxModule(String schema, RelayConfig relayConfig, boolean bindDslContext) {
-    this.schema = schema;
-    this.relayConfig = relayConfig;
-    this.bindDslContext = bindDslContext;
+  /**
+   * Gives the relay its metrics, or does nothing. A function rather than the metrics themselves:
+   * Guice reads this class's members, which must not name a Micrometer type.
+   */
+  private final UnaryOperator<OutboxRelay.Builder> relayMetrics;
+
+  private OutboxModule(Builder b) {
+    this.schema = b.schema;
+    this.relayConfig = b.relayConfig;
+    this.bindDslContext = b.bindDslContext;
+    this.relayMetrics = b.relayMetrics;
   }
 
   /** Writer, admin and relay with default settings, in schema {@code public}. */
@@ -74,15 +91,21 @@ public final class OutboxModule extends AbstractModule {
     Multibinder.newSetBinder(binder(), RelayListener.class);
     OptionalBinder<DSLContext> dsl = OptionalBinder.newOptionalBinder(binder(), DSLContext.class);
     if (bindDslContext) {
-      dsl.setBinding().toProvider(new WakingDsl()).in(Singleton.class);
+      dsl.setBinding().toProvider(WakingDsl.class).in(Singleton.class);
     }
     requestInjection(new BindingCheck(relayConfig != null, bindDslContext));
   }
 
   /** A DSLContext on the bound DataSource whose commits wake the relay. */
   private static final class WakingDsl implements Provider<DSLContext> {
-    @Inject Optional<DataSource> dataSource;
-    @Inject Outbox outbox;
+    private final Optional<DataSource> dataSource;
+    private final Outbox outbox;
+
+    @Inject
+    WakingDsl(Optional<DataSource> dataSource, Outbox outbox) {
+      this.dataSource = dataSource;
+      this.outbox = outbox;
+    }
 
     @Override
     public DSLContext get() {
@@ -110,7 +133,11 @@ public final class OutboxModule extends AbstractModule {
 
   @Provides
   @Singleton
-  OutboxAdmin admin(Optional<DataSource> dataSource, Optional<DSLContext> dsl) {
+  OutboxAdmin admin(
+      Optional<DataSource> dataSource, Optional<DSLContext> dsl, Provider<OutboxRelay> relay) {
+    if (relayConfig != null) {
+      return relay.get().admin();
+    }
     return dataSource.isPresent()
         ? OutboxAdmin.create(dataSource.get(), schema)
         : OutboxAdmin.create(dsl.orElseThrow(BindingCheck::missingDatabase), schema);
@@ -138,7 +165,7 @@ public final class OutboxModule extends AbstractModule {
       builder.dsl(dsl.orElseThrow(BindingCheck::missingDatabase));
     }
     listeners.forEach(builder::listener);
-    return builder.build();
+    return relayMetrics.apply(builder).build();
   }
 
   /** Checks at injector creation that the user bound what the module needs. */
@@ -182,8 +209,10 @@ public final class OutboxModule extends AbstractModule {
   /** Configures an {@link OutboxModule}. Not thread-safe. */
   public static final class Builder {
     private String schema = OutboxSchema.DEFAULT_SCHEMA;
-    private RelayConfig relayConfig = RelayConfig.defaults();
+    private @Nullable RelayConfig relayConfig = RelayConfig.defaults();
     private boolean bindDslContext;
+    private UnaryOperator<OutboxRelay.Builder> relayMetrics = UnaryOperator.identity();
+    private boolean metrics;
 
     private Builder() {}
 
@@ -209,6 +238,29 @@ public final class OutboxModule extends AbstractModule {
     }
 
     /**
+     * The relay registers its meters in {@code registry}, with the default {@link OutboxMetrics}
+     * settings; see {@link OutboxRelay.Builder#metrics(MeterRegistry)}. Defaults to none.
+     *
+     * @throws NullPointerException if {@code registry} is null
+     */
+    public Builder metrics(MeterRegistry registry) {
+      return metrics(OutboxMetrics.in(registry));
+    }
+
+    /**
+     * The relay registers its meters as {@code metrics} says; see {@link
+     * OutboxRelay.Builder#metrics(OutboxMetrics)}. Defaults to none.
+     *
+     * @throws NullPointerException if {@code metrics} is null
+     */
+    public Builder metrics(OutboxMetrics metrics) {
+      Objects.requireNonNull(metrics, "metrics");
+      this.relayMetrics = relay -> relay.metrics(metrics);
+      this.metrics = true;
+      return this;
+    }
+
+    /**
      * Also binds {@code DSLContext}: one on the bound {@code DataSource}, with the writer's
      * after-commit wake-up installed. Do not bind a {@code DSLContext} yourself then.
      */
@@ -218,11 +270,19 @@ public final class OutboxModule extends AbstractModule {
     }
 
     /**
+     * Checks the settings and makes the module.
+     *
      * @throws IllegalArgumentException if the schema is not a valid name
+     * @throws IllegalStateException if given {@link #metrics(OutboxMetrics) metrics} but built
+     *     {@link #writerOnly()}: the meters are the relay's
      */
     public OutboxModule build() {
       OutboxSchema.requireSchemaName(schema);
-      return new OutboxModule(schema, relayConfig, bindDslContext);
+      if (metrics && relayConfig == null) {
+        throw new IllegalStateException(
+            "metrics(...) must be given to a module with a relay but the module is writerOnly()");
+      }
+      return new OutboxModule(this);
     }
   }
 }

@@ -7,6 +7,7 @@ import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The database a builder was given, as the one rule the relay's and the admin's builders share:
@@ -26,8 +27,8 @@ public final class OutboxDatabase {
    */
   public static DSLContext mapped(
       String owner,
-      DataSource dataSource,
-      DSLContext dsl,
+      @Nullable DataSource dataSource,
+      @Nullable DSLContext dsl,
       String schema,
       UnaryOperator<Settings> settings) {
     if ((dataSource == null) == (dsl == null)) {

@@ -1,23 +1,25 @@
 package dev.txoutbox.metrics;
 
-import dev.txoutbox.OutboxAdmin;
-import dev.txoutbox.RelayConfig;
-import dev.txoutbox.RelayListener;
-import dev.txoutbox.spi.OutboxMessage;
-import dev.txoutbox.spi.PublishResult;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
+import dev.txoutbox.spi.DurationText;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Micrometer meters for one relay and the backlog of its outbox, each tagged {@code relay=<name>}
- * and described. As a Prometheus registry renders them:
+ * Where and how a relay registers its Micrometer meters: the registry, how often the backlog gauges
+ * are refreshed and how many event types get a tag value of their own. Give it to {@code
+ * OutboxRelay.builder().metrics(...)}, or just the registry with {@code metrics(registry)}; the
+ * relay does the rest, the way a HikariCP pool does with its metric registry:
+ *
+ * <ul>
+ *   <li>it registers the meters at {@code build()}, tagged {@code relay=<RelayConfig.name()>} (a
+ *       second relay with the same name in the same registry is refused there);
+ *   <li>its backlog gauges read the relay's own {@code admin()}, on the relay's database and
+ *       schema, so they cannot watch another outbox than the one the relay drains;
+ *   <li>{@code close()} on the relay stops their refresh thread and removes every meter.
+ * </ul>
+ *
+ * <p>The meters, as a Prometheus registry renders them:
  *
  * <ul>
  *   <li>{@code outbox_events_published_total} — events the broker acknowledged;
@@ -28,41 +30,28 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       unreachable, for instance);
  *   <li>{@code outbox_batch_duration_seconds} — claim-to-commit time of each batch, with a
  *       histogram;
+ *   <li>{@code outbox_broker_available} (1 or 0) and {@code outbox_broker_outages_total} — whether
+ *       the relay has paused claiming because the publisher reports the broker unavailable;
  *   <li>{@code outbox_events_pending}, {@code outbox_dead_letters}, {@code
- *       outbox_oldest_pending_age_seconds} — the backlog of the outbox table.
+ *       outbox_oldest_pending_age_seconds} — the backlog of the relay's outbox table.
  * </ul>
  *
- * <p>The counters and the timer are fed by the relay: add this object with {@code
- * OutboxRelay.builder().listener(metrics)}. The backlog gauges describe the table, not the relay;
- * they read a cached {@link dev.txoutbox.OutboxStatus} that one daemon thread ({@code
- * outbox-metrics-<relay>}) refreshes through the {@link OutboxAdmin} every {@link
- * Builder#refreshInterval(Duration) refresh interval}, so a scrape never queries the database. They
- * read {@code NaN} until the first refresh; a failed refresh is logged and keeps the last values.
- *
- * <pre>{@code
- * OutboxMetrics metrics = OutboxMetrics.builder(registry)
- *     .relayName("orders")
- *     .admin(OutboxAdmin.create(dataSource, "public"))
- *     .build();
- * OutboxRelay relay = OutboxRelay.builder()
- *     .dataSource(dataSource)
- *     .publisher(publisher)
- *     .config(RelayConfig.builder().name("orders").build())
- *     .listener(metrics)
- *     .build();
- * }</pre>
+ * <p>The backlog gauges read a cached {@link dev.txoutbox.OutboxStatus} that one daemon thread
+ * ({@code outbox-metrics-<relay>}) refreshes every {@link Builder#refreshInterval(Duration) refresh
+ * interval}, from the relay's {@code build()} to its {@code close()}, so a scrape never queries the
+ * database. They read {@code NaN} until the first refresh; a failed refresh is logged and keeps the
+ * last values.
  *
  * <p>The {@code event_type} tag has at most {@link Builder#maxEventTypes(int) maxEventTypes} values
  * (200 by default): the first event types seen get their own, every later one is counted under
  * {@code event_type="other"} (logged once at WARN), so an outbox with unbounded event types cannot
  * flood the registry with time series. A real event type named {@code other} shares that value.
  *
- * <p>{@link #close()} stops the refresh thread and removes every meter from the registry; close it
- * after the relay. Use one instance per relay name and registry.
+ * <p>Micrometer is an optional dependency: a relay never given metrics never loads this class.
  *
- * <p>This type is thread-safe.
+ * <p>This type is immutable and thread-safe; one value may serve several relays.
  */
-public final class OutboxMetrics implements RelayListener, AutoCloseable {
+public final class OutboxMetrics {
 
   /** Default {@link Builder#refreshInterval(Duration)}: 15 s. */
   public static final Duration DEFAULT_REFRESH_INTERVAL = Duration.ofSeconds(15);
@@ -74,67 +63,22 @@ public final class OutboxMetrics implements RelayListener, AutoCloseable {
   public static final int MAX_EVENT_TYPES = 10_000;
 
   private final MeterRegistry registry;
-  private final Counter published;
-  private final Counter cycleFailures;
-  private final Timer batchDuration;
-  private final EventTypeCounters failed;
-  private final EventTypeCounters deadLettered;
-  private final BacklogGauges backlog;
-  private final AtomicInteger brokerAvailable = new AtomicInteger(1);
-  private final Gauge brokerAvailableGauge;
-  private final Counter brokerOutages;
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private final Duration refreshInterval;
+  private final int maxEventTypes;
 
   private OutboxMetrics(Builder b) {
     this.registry = b.registry;
-    Tags tags = Tags.of(MeterNames.RELAY_TAG, b.relayName);
-    this.published =
-        Counter.builder(MeterNames.PUBLISHED)
-            .description("Events published: acknowledged by the broker and completed")
-            .tags(tags)
-            .register(registry);
-    this.cycleFailures =
-        Counter.builder(MeterNames.CYCLE_FAILURES)
-            .description("Relay cycles that failed as a whole, such as when the database is down")
-            .tags(tags)
-            .register(registry);
-    this.batchDuration =
-        Timer.builder(MeterNames.BATCH_DURATION)
-            .description("Time from claiming a batch to committing its outcome")
-            .tags(tags)
-            .publishPercentileHistogram()
-            .minimumExpectedValue(Duration.ofMillis(1))
-            .maximumExpectedValue(Duration.ofMinutes(2))
-            .register(registry);
-    EventTypeTags eventTypes = new EventTypeTags(b.maxEventTypes, b.relayName);
-    this.failed =
-        new EventTypeCounters(
-            registry,
-            MeterNames.FAILED,
-            "Failed publish attempts, whether retried or dead-lettered",
-            tags,
-            eventTypes);
-    this.deadLettered =
-        new EventTypeCounters(
-            registry,
-            MeterNames.DEAD_LETTERED,
-            "Events that became dead letters",
-            tags,
-            eventTypes);
-    this.brokerAvailableGauge =
-        Gauge.builder(MeterNames.BROKER_AVAILABLE, brokerAvailable, AtomicInteger::get)
-            .description(
-                "1 while the broker answers, 0 while the relay has paused claiming because the"
-                    + " publisher reports the broker unavailable")
-            .tags(tags)
-            .register(registry);
-    this.brokerOutages =
-        Counter.builder(MeterNames.BROKER_OUTAGES)
-            .description("Times the broker became unavailable and the relay paused claiming")
-            .tags(tags)
-            .register(registry);
-    this.backlog = new BacklogGauges(registry, tags, b.admin, b.relayName, b.refreshInterval);
-    backlog.start();
+    this.refreshInterval = b.refreshInterval;
+    this.maxEventTypes = b.maxEventTypes;
+  }
+
+  /**
+   * The meters in {@code registry} with the default settings.
+   *
+   * @throws NullPointerException if {@code registry} is null
+   */
+  public static OutboxMetrics in(MeterRegistry registry) {
+    return builder(registry).build();
   }
 
   /**
@@ -146,81 +90,34 @@ public final class OutboxMetrics implements RelayListener, AutoCloseable {
     return new Builder(Objects.requireNonNull(registry, "registry"));
   }
 
-  @Override
-  public void published(OutboxMessage message) {
-    published.increment();
+  /** The registry the relay's meters are registered in. */
+  public MeterRegistry registry() {
+    return registry;
   }
 
-  @Override
-  public void willRetry(OutboxMessage message, PublishResult failure, Duration delay) {
-    failed.increment(message.eventType());
+  /** The wait between two refreshes of the backlog gauges. Defaults to 15 s. */
+  public Duration refreshInterval() {
+    return refreshInterval;
   }
 
-  @Override
-  public void deadLettered(OutboxMessage message, PublishResult failure) {
-    failed.increment(message.eventType());
-    deadLettered.increment(message.eventType());
+  /** How many event types get an {@code event_type} tag value of their own. Defaults to 200. */
+  public int maxEventTypes() {
+    return maxEventTypes;
   }
 
+  /** The settings for a log line, such as {@code PrometheusMeterRegistry, refresh 15s, ...}. */
   @Override
-  public void batchCompleted(int claimed, int published, int failed, Duration duration) {
-    batchDuration.record(duration);
-  }
-
-  @Override
-  public void cycleFailed(Throwable error) {
-    cycleFailures.increment();
-  }
-
-  @Override
-  public void brokerUnavailable(String reason) {
-    brokerAvailable.set(0);
-    brokerOutages.increment();
-  }
-
-  @Override
-  public void brokerAvailable(Duration outage) {
-    brokerAvailable.set(1);
-  }
-
-  /**
-   * Reads the backlog now, on the calling thread, and updates the gauges; the refresh thread does
-   * the same every refresh interval. Useful before serving the first scrape.
-   *
-   * @throws IllegalStateException if closed
-   * @throws RuntimeException what {@link OutboxAdmin#status()} throws; the gauges keep their values
-   */
-  public void refresh() {
-    if (closed.get()) {
-      throw new IllegalStateException("outbox metrics are closed");
-    }
-    backlog.refresh();
-  }
-
-  /**
-   * Stops the refresh thread and removes every meter of this instance from the registry. Events
-   * reported afterwards are ignored. Idempotent.
-   */
-  @Override
-  public void close() {
-    if (!closed.compareAndSet(false, true)) {
-      return;
-    }
-    backlog.close();
-    failed.close();
-    deadLettered.close();
-    registry.remove(published);
-    registry.remove(cycleFailures);
-    registry.remove(batchDuration);
-    registry.remove(brokerAvailableGauge);
-    registry.remove(brokerOutages);
+  public String toString() {
+    return registry.getClass().getSimpleName()
+        + ", refresh "
+        + DurationText.of(refreshInterval)
+        + ", maxEventTypes "
+        + maxEventTypes;
   }
 
   /** Configures {@link OutboxMetrics}. Not thread-safe. */
   public static final class Builder {
     private final MeterRegistry registry;
-    private String relayName = RelayConfig.DEFAULT_NAME;
-    private OutboxAdmin admin;
     private Duration refreshInterval = DEFAULT_REFRESH_INTERVAL;
     private int maxEventTypes = DEFAULT_MAX_EVENT_TYPES;
 
@@ -229,23 +126,10 @@ public final class OutboxMetrics implements RelayListener, AutoCloseable {
     }
 
     /**
-     * The value of the {@code relay} tag, normally the relay's {@link RelayConfig#name()}. Defaults
-     * to {@value RelayConfig#DEFAULT_NAME}.
-     */
-    public Builder relayName(String relayName) {
-      this.relayName = Objects.requireNonNull(relayName, "relayName");
-      return this;
-    }
-
-    /** Reads the backlog for the gauges; on the outbox the relay drains. Required. */
-    public Builder admin(OutboxAdmin admin) {
-      this.admin = Objects.requireNonNull(admin, "admin");
-      return this;
-    }
-
-    /**
      * How often the backlog gauges are refreshed, counted from the end of one refresh to the start
      * of the next; each refresh is a few index probes. Defaults to 15 s.
+     *
+     * @throws NullPointerException if {@code refreshInterval} is null
      */
     public Builder refreshInterval(Duration refreshInterval) {
       this.refreshInterval = Objects.requireNonNull(refreshInterval, "refreshInterval");
@@ -270,33 +154,14 @@ public final class OutboxMetrics implements RelayListener, AutoCloseable {
     }
 
     /**
-     * Registers the meters and starts the refresh thread.
+     * Checks the settings and makes them.
      *
-     * @throws IllegalArgumentException if {@code relayName} is blank or longer than 64 characters,
-     *     or {@code refreshInterval} is not positive
-     * @throws IllegalStateException if no admin was given, or the registry already holds outbox
-     *     meters for this relay name
+     * @throws IllegalArgumentException if {@code refreshInterval} is not positive
      */
     public OutboxMetrics build() {
-      if (relayName.isBlank() || relayName.length() > 64) {
-        throw new IllegalArgumentException(
-            "relayName must be 1 to 64 characters, not blank, but was '" + relayName + "'");
-      }
       if (refreshInterval.isNegative() || refreshInterval.isZero()) {
         throw new IllegalArgumentException(
             "refreshInterval must be positive but was " + refreshInterval);
-      }
-      if (admin == null) {
-        throw new IllegalStateException(
-            "outbox metrics must be given an admin(...) to read the backlog but were not");
-      }
-      if (registry.find(MeterNames.PUBLISHED).tag(MeterNames.RELAY_TAG, relayName).meter()
-          != null) {
-        throw new IllegalStateException(
-            "relayName must be unique in the registry but '"
-                + relayName
-                + "' already has outbox meters; close the other OutboxMetrics first or use"
-                + " another relayName");
       }
       return new OutboxMetrics(this);
     }

@@ -7,6 +7,7 @@ import io.opentelemetry.context.propagation.TextMapPropagator;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * For consumers: the trace context carried by a received event's headers, to start the consumer's
@@ -31,7 +32,7 @@ public final class TraceHeaders {
         }
 
         @Override
-        public String get(Map<String, String> carrier, String key) {
+        public @Nullable String get(@Nullable Map<String, String> carrier, String key) {
           if (carrier == null) {
             return null;
           }

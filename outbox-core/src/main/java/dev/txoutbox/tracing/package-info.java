@@ -7,4 +7,7 @@
  * <p>The OpenTelemetry API is an optional dependency of the core: only this package refers to it,
  * so an application without {@code io.opentelemetry:opentelemetry-api} never loads it.
  */
+@NullMarked
 package dev.txoutbox.tracing;
+
+import org.jspecify.annotations.NullMarked;

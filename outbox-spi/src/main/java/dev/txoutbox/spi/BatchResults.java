@@ -3,6 +3,7 @@ package dev.txoutbox.spi;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The rule for a batch cut short, written once: when a plugin stops sending part-way (the broker
@@ -19,7 +20,8 @@ public final class BatchResults {
    *
    * @throws NullPointerException if {@code results} or {@code outcome} is null
    */
-  public static List<PublishResult> fillUnset(PublishResult[] results, PublishResult outcome) {
+  public static List<PublishResult> fillUnset(
+      @Nullable PublishResult[] results, PublishResult outcome) {
     Objects.requireNonNull(outcome, "outcome");
     PublishResult[] filled = Arrays.copyOf(results, results.length);
     for (int i = 0; i < filled.length; i++) {
@@ -31,9 +33,9 @@ public final class BatchResults {
   }
 
   /** How many slots of {@code results} are still {@code null}. */
-  public static int unset(PublishResult[] results) {
+  public static int unset(@Nullable PublishResult[] results) {
     int n = 0;
-    for (PublishResult r : results) {
+    for (@Nullable PublishResult r : results) {
       if (r == null) {
         n++;
       }

@@ -1,5 +1,7 @@
 package dev.txoutbox.spi;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Neutralises control characters in text meant for people (tables on a terminal, log lines): each
  * becomes a visible escape such as {@code \n} or {@code \u001b}, so text from the database or a
@@ -13,16 +15,16 @@ public final class Printable {
   private Printable() {}
 
   /** {@code text} with every control character escaped, line breaks included. Null stays null. */
-  public static String of(String text) {
+  public static @Nullable String of(@Nullable String text) {
     return escape(text, false);
   }
 
   /** {@code text} with every control character escaped except line feeds and tabs. */
-  public static String keepingLines(String text) {
+  public static @Nullable String keepingLines(@Nullable String text) {
     return escape(text, true);
   }
 
-  private static String escape(String text, boolean keepLines) {
+  private static @Nullable String escape(@Nullable String text, boolean keepLines) {
     if (text == null || text.codePoints().noneMatch(cp -> isEscaped(cp, keepLines))) {
       return text;
     }

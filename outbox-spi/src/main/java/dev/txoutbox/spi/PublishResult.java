@@ -1,6 +1,7 @@
 package dev.txoutbox.spi;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The outcome of publishing one message. Immutable and thread-safe.
@@ -9,7 +10,7 @@ import java.util.Objects;
  * @param reason why it failed, for operators; {@code null} for a success
  * @param cause the exception behind the failure, if any
  */
-public record PublishResult(Status status, String reason, Throwable cause) {
+public record PublishResult(Status status, @Nullable String reason, @Nullable Throwable cause) {
 
   /** What happened to a message. */
   public enum Status {
@@ -51,7 +52,7 @@ public record PublishResult(Status status, String reason, Throwable cause) {
   }
 
   /** The message was not delivered but may be later. */
-  public static PublishResult retryable(String reason, Throwable cause) {
+  public static PublishResult retryable(String reason, @Nullable Throwable cause) {
     return new PublishResult(Status.RETRYABLE_FAILURE, reason, cause);
   }
 
@@ -61,7 +62,7 @@ public record PublishResult(Status status, String reason, Throwable cause) {
   }
 
   /** The message can never be delivered; the event becomes a dead letter. */
-  public static PublishResult permanent(String reason, Throwable cause) {
+  public static PublishResult permanent(String reason, @Nullable Throwable cause) {
     return new PublishResult(Status.PERMANENT_FAILURE, reason, cause);
   }
 
@@ -77,7 +78,7 @@ public record PublishResult(Status status, String reason, Throwable cause) {
    * The broker is unavailable: the message was not delivered, through no fault of its own. The
    * event keeps its attempt count; the relay pauses claiming until the broker is back.
    */
-  public static PublishResult brokerUnavailable(String reason, Throwable cause) {
+  public static PublishResult brokerUnavailable(String reason, @Nullable Throwable cause) {
     return new PublishResult(Status.BROKER_UNAVAILABLE, reason, cause);
   }
 

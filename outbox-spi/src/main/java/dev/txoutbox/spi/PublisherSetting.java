@@ -2,6 +2,7 @@ package dev.txoutbox.spi;
 
 import java.util.Objects;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One setting a {@link PublisherProvider} reads: its name (the key in a settings file, and the flag
@@ -18,7 +19,12 @@ import java.util.regex.Pattern;
  *     SecretMasking} always masks)
  */
 public record PublisherSetting(
-    String name, Type type, String label, String defaultValue, String description, boolean secret) {
+    String name,
+    Type type,
+    String label,
+    @Nullable String defaultValue,
+    String description,
+    boolean secret) {
 
   private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9]*(?:-[a-z0-9]+)*");
 

@@ -12,6 +12,7 @@ import java.util.StringJoiner;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The values given for a {@link PublisherProvider}'s settings, checked against its {@link
@@ -179,6 +180,7 @@ public final class PublisherSettings {
 
   /** Every value given, secrets masked, for a log line. */
   @Override
+  @SuppressWarnings("NullAway") // the constructor checked that every value's setting is declared
   public String toString() {
     StringJoiner j = new StringJoiner(", ", publisher + "{", "}");
     values.forEach(
@@ -198,7 +200,8 @@ public final class PublisherSettings {
     return s;
   }
 
-  private static PublisherSetting settingOf(Map<String, PublisherSetting> declared, String key) {
+  private static @Nullable PublisherSetting settingOf(
+      Map<String, PublisherSetting> declared, String key) {
     PublisherSetting plain = declared.get(key);
     if (plain != null) {
       return plain.type() == PublisherSetting.Type.MAP ? null : plain;

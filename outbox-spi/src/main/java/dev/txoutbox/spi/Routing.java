@@ -3,6 +3,7 @@ package dev.txoutbox.spi;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The routing rule every plugin follows, written once: a router that throws, returns {@code null},
@@ -14,10 +15,10 @@ import java.util.function.Function;
  */
 public final class Routing<D> {
 
-  private final D destination;
-  private final PublishResult failure;
+  private final @Nullable D destination;
+  private final @Nullable PublishResult failure;
 
-  private Routing(D destination, PublishResult failure) {
+  private Routing(@Nullable D destination, @Nullable PublishResult failure) {
     this.destination = destination;
     this.failure = failure;
   }
@@ -65,6 +66,7 @@ public final class Routing<D> {
   /**
    * @throws IllegalStateException if the router named none
    */
+  @SuppressWarnings("NullAway") // route() gives a destination to every Routing without a failure
   public D destination() {
     if (failure != null) {
       throw new IllegalStateException("no destination: " + failure.reason());

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The run-order rule of the {@link Publisher} contract, written once for every plugin: once an
@@ -82,7 +83,7 @@ public final class RunOrder {
    *     sent
    * @throws NullPointerException if {@code message} is null
    */
-  public PublishResult heldBack(OutboxMessage message) {
+  public @Nullable PublishResult heldBack(OutboxMessage message) {
     PublishResult earlier = firstFailure.get(Aggregate.of(message));
     return earlier == null ? null : following(earlier, NOT_SENT);
   }

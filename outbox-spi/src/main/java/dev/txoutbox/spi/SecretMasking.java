@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one rule that keeps credentials out of logs, error messages and {@link Publisher#describe()}.
@@ -99,7 +100,7 @@ public final class SecretMasking {
    * credential, jaas, apikey, accesskey, privatekey, keystorekey, sslkey, sessionkey, signature,
    * authorization or userinfo. Null is not a secret.
    */
-  public static boolean isSecretKey(String name) {
+  public static boolean isSecretKey(@Nullable String name) {
     if (name == null) {
       return false;
     }
@@ -117,7 +118,7 @@ public final class SecretMasking {
    * secret query parameters replaced by {@value #MASK}. A string without {@code ://} is masked as
    * {@link #maskText(String) text}. Null stays null.
    */
-  public static String maskUri(String uri) {
+  public static @Nullable String maskUri(@Nullable String uri) {
     if (uri == null) {
       return null;
     }
@@ -140,7 +141,8 @@ public final class SecretMasking {
    * percent-decoded, for code that must also remove them from text it did not write (such as a
    * driver's error message quoting part of the URI). Empty for null or a URI without secrets.
    */
-  public static List<String> secretsIn(String uri) {
+  @SuppressWarnings("NullAway") // ranges is null whenever uri is
+  public static List<String> secretsIn(@Nullable String uri) {
     List<int[]> ranges = uri == null ? null : secretRanges(uri);
     if (ranges == null) {
       return List.of();
@@ -165,7 +167,7 @@ public final class SecretMasking {
    * each {@code name=value} and {@code name: value} whose name {@linkplain #isSecretKey(String) is
    * a secret}, quoted values keeping their quotes; AWS access key ids. Null stays null.
    */
-  public static String maskText(String text) {
+  public static @Nullable String maskText(@Nullable String text) {
     if (text == null) {
       return null;
     }
@@ -201,7 +203,7 @@ public final class SecretMasking {
    * #isSecretKey(String) is a secret}, otherwise the value {@linkplain #maskText(String) masked as
    * text}. Null stays null.
    */
-  public static String maskSetting(String name, Object value) {
+  public static @Nullable String maskSetting(String name, @Nullable Object value) {
     if (value == null) {
       return null;
     }
@@ -235,7 +237,7 @@ public final class SecretMasking {
    * Where the secrets of URI {@code uri} are, as [start, end) ranges in order: the user-info
    * password, then each secret query parameter's value. Null if {@code uri} has no {@code ://}.
    */
-  private static List<int[]> secretRanges(String uri) {
+  private static @Nullable List<int[]> secretRanges(String uri) {
     int scheme = uri.indexOf("://");
     if (scheme < 0) {
       return null;

@@ -2,5 +2,11 @@
  * The service-provider interface for broker plugins: {@link dev.txoutbox.spi.Publisher} takes a
  * batch of {@link dev.txoutbox.spi.OutboxMessage}s and returns a {@link
  * dev.txoutbox.spi.PublishResult} per message. Plugins depend on this package only.
+ *
+ * <p>Every type here is non-null unless marked {@link org.jspecify.annotations.Nullable} (jspecify,
+ * read by NullAway, Kotlin and IDEs when jspecify is on their class path).
  */
+@NullMarked
 package dev.txoutbox.spi;
+
+import org.jspecify.annotations.NullMarked;

@@ -29,6 +29,7 @@ import org.jooq.Record;
 import org.jooq.Record6;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
 
 /** The {@link OutboxAdmin} over jOOQ; every bulk change in bounded chunks. */
 public final class DefaultOutboxAdmin implements OutboxAdmin {
@@ -139,7 +140,7 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
   }
 
   @Override
-  public List<DeadLetter> deadLetters(String eventType, int limit) {
+  public List<DeadLetter> deadLetters(@Nullable String eventType, int limit) {
     if (limit < 1 || limit > 10_000) {
       throw new IllegalArgumentException("limit must be between 1 and 10000 but was " + limit);
     }
@@ -190,7 +191,7 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
   }
 
   /** One column of one row, or null if the server cannot send it or the row is gone. */
-  private JSONB readAlone(Field<JSONB> column, Condition row) {
+  private @Nullable JSONB readAlone(Field<JSONB> column, Condition row) {
     try {
       return dsl.select(column).from(OUTBOX_EVENTS).where(row).fetchOne(column);
     } catch (DataAccessException e) {
@@ -217,7 +218,7 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
    * server could not send them; headers that are not a flat JSON object of strings are handed on as
    * their text, as {@link DeadLetter#rawHeaders()} documents.
    */
-  private static DeadLetter deadLetter(Record r, JSONB payload, JSONB headers) {
+  private static DeadLetter deadLetter(Record r, @Nullable JSONB payload, @Nullable JSONB headers) {
     Map<String, String> read = Map.of();
     String raw = null;
     if (headers != null) {

@@ -2,7 +2,9 @@ package dev.txoutbox.internal.json;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The little JSON the outbox needs without a JSON library: checking that a payload is a JSON
@@ -85,7 +87,7 @@ public final class Json {
    *
    * @return {@code null} if valid, else why not (with the character offset)
    */
-  public static String problem(String text) {
+  public static @Nullable String problem(String text) {
     try {
       check(text);
       return null;
@@ -213,7 +215,7 @@ public final class Json {
      * @param depth arrays and objects around this value
      * @return the UTF-8 bytes PostgreSQL renders for it
      */
-    long value(int depth, Map<String, String> into) {
+    long value(int depth, @Nullable Map<String, String> into) {
       if (pos >= s.length()) {
         throw error("unexpected end of input");
       }
@@ -236,7 +238,7 @@ public final class Json {
 
     private String describe(char c) {
       if (Character.isSurrogate(c)) {
-        return "unpaired UTF-16 surrogate U+" + Integer.toHexString(c).toUpperCase();
+        return "unpaired UTF-16 surrogate U+" + Integer.toHexString(c).toUpperCase(Locale.ROOT);
       }
       return c < 0x20 || c > 0x7e
           ? "character U+" + String.format("%04X", (int) c)
@@ -251,7 +253,7 @@ public final class Json {
       skipWhitespace();
     }
 
-    private long object(int depth, Map<String, String> into) {
+    private long object(int depth, @Nullable Map<String, String> into) {
       enter(depth);
       long rendered = 2; // {}
       if (peek() == '}') {
@@ -272,15 +274,15 @@ public final class Json {
         pos++;
         skipWhitespace();
         int start = pos;
-        if (into != null && peek() == '"') {
+        if (into == null || name == null) { // name is read whenever into is given
+          rendered += value(depth, null);
+        } else if (peek() == '"') {
           StringBuilder value = new StringBuilder();
           rendered += string(value);
           into.put(name.toString(), value.toString());
         } else {
           rendered += value(depth, null);
-          if (into != null) {
-            into.put(name.toString(), s.substring(start, pos));
-          }
+          into.put(name.toString(), s.substring(start, pos));
         }
         skipWhitespace();
         char c = peek();
@@ -325,7 +327,7 @@ public final class Json {
      *
      * @return the UTF-8 bytes PostgreSQL renders for it, quotes included
      */
-    private long string(StringBuilder out) {
+    private long string(@Nullable StringBuilder out) {
       pos++; // opening quote
       long rendered = 2;
       int high = -1; // a \\u high surrogate waiting for its low half

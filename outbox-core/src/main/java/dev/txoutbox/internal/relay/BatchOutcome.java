@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What became of each message of a batch: which ids to complete, which failures to record, which
@@ -29,7 +30,8 @@ final class BatchOutcome {
    * One message's fate. {@code delay} is set for a retry, null otherwise; {@code attempted} is
    * false for a message that came after a failed one of its aggregate's run.
    */
-  record Fate(OutboxMessage message, PublishResult result, Duration delay, boolean attempted) {
+  record Fate(
+      OutboxMessage message, PublishResult result, @Nullable Duration delay, boolean attempted) {
     boolean deadLettered() {
       return attempted && !result.isPublished() && !result.isBrokerUnavailable() && delay == null;
     }
@@ -136,14 +138,16 @@ final class BatchOutcome {
 
   private static String describe(PublishResult result) {
     // Plugins often put the exception's text in the reason already: then it is not repeated.
+    String reason = result.reason(); // never null for a failure: PublishResult checks it
     Throwable cause = result.cause();
+    String message = cause == null ? null : cause.getMessage();
     boolean told =
         cause == null
-            || (result.reason() != null
-                && cause.getMessage() != null
-                && !cause.getMessage().isBlank()
-                && result.reason().contains(cause.getMessage()));
-    return ErrorText.sanitize(told ? result.reason() : result.reason() + ": " + cause);
+            || (reason != null
+                && message != null
+                && !message.isBlank()
+                && reason.contains(message));
+    return ErrorText.sanitize(told ? reason : reason + ": " + cause);
   }
 
   List<UUID> publishedIds() {
@@ -170,7 +174,7 @@ final class BatchOutcome {
   }
 
   /** The first broker-unavailable reason of the batch, or null. */
-  String unavailableReason() {
+  @Nullable String unavailableReason() {
     return fates.stream()
         .filter(Fate::attempted)
         .map(Fate::result)

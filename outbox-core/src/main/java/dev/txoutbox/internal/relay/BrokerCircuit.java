@@ -6,6 +6,7 @@ import dev.txoutbox.spi.DurationText;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,7 +95,7 @@ final class BrokerCircuit {
    *     flight when another opened the circuit may have been partly confirmed before the broker
    *     went away, which is no news that it is back
    */
-  void report(String unavailableReason, boolean answered, long cycleStarted) {
+  void report(@Nullable String unavailableReason, boolean answered, long cycleStarted) {
     Runnable event = null;
     synchronized (this) {
       long now = nanoTime.getAsLong();

@@ -1,19 +1,20 @@
 package dev.txoutbox.internal.relay;
 
 import dev.txoutbox.Backoff;
+import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.Publisher;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
-import javax.sql.DataSource;
 import org.jooq.DSLContext;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +34,10 @@ public final class DefaultOutboxRelay implements OutboxRelay {
   }
 
   private final RelayConfig config;
+  private final String schema;
+  private final OutboxAdmin admin;
+  private final String metrics;
+  private final Runnable closeWithRelay;
   private final String publisherDescription;
   private final RelayCycle cycle;
   private final BrokerCircuit circuit;
@@ -43,34 +48,31 @@ public final class DefaultOutboxRelay implements OutboxRelay {
   private final List<Thread> workers = new ArrayList<>();
   private volatile boolean stopping;
 
-  private final NotificationListener notifications;
+  private final @Nullable NotificationListener notifications;
 
   /** The idle wait: from {@code minPollInterval} doubling to {@code maxPollInterval}, exactly. */
   private final Backoff idleBackoff;
 
-  /**
-   * @param listenDataSource where to LISTEN for the opt-in trigger's notifications, or null
-   * @param channel the NOTIFY channel, when {@code listenDataSource} is given
-   */
-  public DefaultOutboxRelay(
-      DSLContext dsl,
-      Publisher publisher,
-      RelayConfig config,
-      Clock clock,
-      List<RelayListener> listeners,
-      DataSource listenDataSource,
-      String channel) {
-    this.config = config;
+  public DefaultOutboxRelay(RelayParts parts) {
+    this.config = parts.config();
+    this.schema = parts.schema();
+    this.admin = parts.admin();
+    this.metrics = parts.metrics();
+    this.closeWithRelay = parts.closeWithRelay();
     this.notifications =
-        listenDataSource == null
+        parts.listenDataSource() == null
             ? null
-            : new NotificationListener(listenDataSource, channel, this::wakeUp, config.name());
-    this.publisherDescription = describe(publisher);
-    this.listener = new SafeListener(listeners);
-    this.cycle = new RelayCycle(dsl, publisher, config, clock, listener);
+            : new NotificationListener(
+                parts.listenDataSource(),
+                OutboxSchema.notifyChannel(schema),
+                this::wakeUp,
+                config.name());
+    this.publisherDescription = describe(parts.publisher());
+    this.listener = new SafeListener(parts.listeners());
+    this.cycle = new RelayCycle(parts.dsl(), parts.publisher(), config, parts.clock(), listener);
     this.circuit =
         new BrokerCircuit(config.name(), config.brokerProbeBackoff(), listener, System::nanoTime);
-    this.dsl = dsl;
+    this.dsl = parts.dsl();
     this.idleBackoff = new Backoff(config.minPollInterval(), config.maxPollInterval(), 2.0, 0.0);
   }
 
@@ -87,8 +89,15 @@ public final class DefaultOutboxRelay implements OutboxRelay {
       state.set(State.NEW);
       throw new IllegalStateException("relay " + config.name() + " " + missing.getMessage());
     }
+    // The one lifecycle line with the whole configuration; plugins log none of their own.
     log.info(
-        "outbox relay {} starting: {}; publisher {}", config.name(), config, publisherDescription);
+        "outbox relay {} starting on schema {}: {}; publisher {}; metrics {}; notifications {}",
+        config.name(),
+        schema,
+        config,
+        publisherDescription,
+        metrics,
+        notifications == null ? "off" : "on channel " + OutboxSchema.notifyChannel(schema));
     synchronized (workers) {
       for (int i = 1; i <= config.workers(); i++) {
         Thread t = new Thread(this::loop, "outbox-relay-" + config.name() + "-worker-" + i);
@@ -117,6 +126,16 @@ public final class DefaultOutboxRelay implements OutboxRelay {
   @Override
   public RelayConfig config() {
     return config;
+  }
+
+  @Override
+  public String schema() {
+    return schema;
+  }
+
+  @Override
+  public OutboxAdmin admin() {
+    return admin;
   }
 
   @Override
@@ -158,12 +177,12 @@ public final class DefaultOutboxRelay implements OutboxRelay {
         // there, soon, but not in a busy loop.
         seen = signal.await(idle.next(), seen);
       } catch (InterruptedException e) {
-        if (stopsOn(e)) {
+        if (stopsOnInterrupt()) {
           break;
         }
       } catch (Throwable e) {
-        if (e instanceof VirtualMachineError) {
-          throw (VirtualMachineError) e;
+        if (e instanceof VirtualMachineError fatal) {
+          throw fatal;
         }
         listener.cycleFailed(e);
         Duration delay = errors.next();
@@ -176,7 +195,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
         try {
           seen = signal.await(delay, seen);
         } catch (InterruptedException interrupted) {
-          if (stopsOn(interrupted)) {
+          if (stopsOnInterrupt()) {
             break;
           }
         }
@@ -191,7 +210,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
    * other is logged and dropped, and the loop carries on. It is not restored: every later wait
    * would throw at once, turning the worker into a busy loop.
    */
-  private boolean stopsOn(InterruptedException e) {
+  private boolean stopsOnInterrupt() {
     if (stopping) {
       return true;
     }
@@ -266,17 +285,29 @@ public final class DefaultOutboxRelay implements OutboxRelay {
             alive);
       }
     }
+    try {
+      closeWithRelay.run();
+    } catch (RuntimeException e) {
+      log.warn("relay {}: closing its meters failed", config.name(), e);
+    }
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
     log.info("outbox relay {} closed", config.name());
   }
 
-  private static String describe(Publisher publisher) {
+  /**
+   * The publisher's {@link Publisher#describe()} as it may be logged, {@linkplain RelayCycle#safe
+   * safe}: masked again (the contract forbids secrets in it; this catches a plugin that forgot) and
+   * with control characters escaped.
+   */
+  static String describe(Publisher publisher) {
+    String text;
     try {
-      return publisher.describe();
+      text = publisher.describe();
     } catch (RuntimeException e) {
-      return publisher.name() + " (describe() failed: " + e + ")";
+      text = publisher.name() + " (describe() failed: " + e + ")";
     }
+    return RelayCycle.safe(text);
   }
 }

@@ -1,5 +1,7 @@
 package dev.txoutbox.internal.relay;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Makes any text safe to store as {@code last_error}: PostgreSQL's {@code text} refuses U+0000 and
  * the driver would turn a lone UTF-16 surrogate into {@code ?}, so both become U+FFFD; the result
@@ -13,7 +15,7 @@ final class ErrorText {
   private ErrorText() {}
 
   /** {@code text} with U+0000 and lone surrogates replaced and cut to {@link #MAX_LENGTH}. */
-  static String sanitize(String text) {
+  static String sanitize(@Nullable String text) {
     if (text == null) {
       return "(no reason given)";
     }

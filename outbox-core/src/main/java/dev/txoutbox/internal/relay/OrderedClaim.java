@@ -30,6 +30,7 @@ import org.jooq.Select;
 import org.jooq.SelectLimitPercentStep;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The claim of the per-aggregate orderings: runs of consecutive events, each starting at the first
@@ -135,8 +136,8 @@ final class OrderedClaim {
    * columns} of the claimed events.
    */
   record Walk(
-      AggregateKey after,
-      AggregateKey upTo,
+      @Nullable AggregateKey after,
+      @Nullable AggregateKey upTo,
       int limit,
       OffsetDateTime now,
       List<Field<?>> columns) {
@@ -268,7 +269,7 @@ final class OrderedClaim {
    * ordering index, each step one probe for the first pending event after the previous aggregate.
    */
   private static CommonTableExpression<Record4<String, String, UUID, Long>> heads(
-      AggregateKey after, AggregateKey upTo) {
+      @Nullable AggregateKey after, @Nullable AggregateKey upTo) {
     Condition until =
         upTo == null
             ? DSL.noCondition()

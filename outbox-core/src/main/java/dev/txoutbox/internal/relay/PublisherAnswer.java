@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A publisher's results for a batch, held to the {@code Publisher} contract: exactly one result per
@@ -15,10 +16,11 @@ import java.util.Objects;
  * @param results one non-null result per message of the batch
  * @param problem why the whole list was replaced, for the log, or null when it was used
  */
-record PublisherAnswer(List<PublishResult> results, String problem) {
+record PublisherAnswer(List<PublishResult> results, @Nullable String problem) {
 
   /** {@code results} as the relay may use them for a batch of {@code batchSize} messages. */
-  static PublisherAnswer of(String publisher, int batchSize, List<PublishResult> results) {
+  static PublisherAnswer of(
+      String publisher, int batchSize, @Nullable List<PublishResult> results) {
     if (results == null || results.size() != batchSize) {
       String problem =
           "publisher "

@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jooq.DSLContext;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.spi.LoggingEventBuilder;
@@ -44,7 +45,7 @@ final class RelayCycle {
   private final RelayConfig config;
   private final Clock clock;
   private final RelayListener listener;
-  private final OrderedClaim ordered;
+  private final @Nullable OrderedClaim ordered;
 
   RelayCycle(
       DSLContext dsl,
@@ -95,7 +96,11 @@ final class RelayCycle {
    * @param full whether the claim used up its budget, so more events may be waiting
    */
   record Result(
-      int claimed, int published, String unavailableReason, boolean answered, boolean full) {}
+      int claimed,
+      int published,
+      @Nullable String unavailableReason,
+      boolean answered,
+      boolean full) {}
 
   /** A cycle's outcome and whether its claim was full. */
   private record Cycle(BatchOutcome outcome, boolean full) {}
@@ -119,7 +124,7 @@ final class RelayCycle {
         log.warn(
             "relay {}: could not read a claimed batch; reading its rows one by one: {}",
             config.name(),
-            e.getCause().toString());
+            String.valueOf(e.getCause()));
         cycle = dsl.transactionResult(c -> claimPublishComplete(c.dsl(), limit, true));
       }
     } catch (Interrupted e) {
@@ -264,6 +269,7 @@ final class RelayCycle {
     int notAttempted = 0;
     for (Fate fate : outcome.fates()) {
       OutboxMessage m = fate.message();
+      Duration delay = fate.delay(); // set for a retry only
       if (!fate.attempted()) {
         notAttempted++;
         withEvent(log.atDebug(), m)
@@ -287,7 +293,7 @@ final class RelayCycle {
                   safe(m.eventType()),
                   safe(fate.result().reason()));
         }
-      } else if (fate.deadLettered()) {
+      } else if (delay == null) { // attempted, failed and not retried: a dead letter
         withEvent(log.atError(), m)
             .setCause(fate.result().cause())
             .log(
@@ -305,9 +311,9 @@ final class RelayCycle {
                 m.id(),
                 safe(m.eventType()),
                 m.attempt(),
-                DurationText.of(fate.delay()),
+                DurationText.of(delay),
                 safe(fate.result().reason()));
-        listener.willRetry(m, fate.result(), fate.delay());
+        listener.willRetry(m, fate.result(), delay);
       }
     }
     if (retries > MAX_RETRY_WARNINGS_PER_BATCH) {
@@ -343,7 +349,8 @@ final class RelayCycle {
    * Text from the database or a broker, fit for a log line: credentials masked, control characters
    * escaped so that it can neither split the line nor drive a terminal.
    */
-  static String safe(String text) {
-    return Printable.of(SecretMasking.maskText(text));
+  static String safe(@Nullable String text) {
+    // Both keep text that is not null non-null; null is logged as SLF4J writes it.
+    return String.valueOf(Printable.of(SecretMasking.maskText(text)));
   }
 }

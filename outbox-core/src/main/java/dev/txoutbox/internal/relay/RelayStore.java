@@ -27,6 +27,7 @@ import org.jooq.Table;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -303,5 +304,9 @@ final class RelayStore {
    * @param retryAfter when to try again, or null for a dead letter
    * @param deadLetteredAt when it became a dead letter, or null for a retry
    */
-  record Failure(UUID id, OffsetDateTime retryAfter, String error, OffsetDateTime deadLetteredAt) {}
+  record Failure(
+      UUID id,
+      @Nullable OffsetDateTime retryAfter,
+      String error,
+      @Nullable OffsetDateTime deadLetteredAt) {}
 }

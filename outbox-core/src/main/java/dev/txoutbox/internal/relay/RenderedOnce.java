@@ -58,7 +58,7 @@ final class RenderedOnce {
     for (int s = 0; s < sentinels.size(); s++) {
       Object sentinel = sentinels.get(s);
       boolean same =
-          sentinel instanceof Number a && value instanceof Number b
+          (sentinel instanceof Number a && value instanceof Number b)
               ? a.longValue() == b.longValue()
               : Objects.equals(sentinel, value);
       if (same) {

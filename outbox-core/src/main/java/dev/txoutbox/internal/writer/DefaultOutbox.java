@@ -23,6 +23,7 @@ import org.jooq.TransactionListener;
 import org.jooq.impl.DSL;
 import org.jooq.impl.DataSourceConnectionProvider;
 import org.jooq.impl.DefaultConnectionProvider;
+import org.jspecify.annotations.Nullable;
 
 /** The {@link Outbox} writer: validation, then multi-row INSERTs in the caller's transaction. */
 public final class DefaultOutbox implements Outbox {
@@ -50,12 +51,12 @@ public final class DefaultOutbox implements Outbox {
   private final EventValidator validator;
   private final boolean allowAutoCommit;
   private final boolean externallyManagedTransactions;
-  private final AggregateLocks locks;
+  private final @Nullable AggregateLocks locks;
   private final CommitWakeUp wakeUp;
 
   public DefaultOutbox(
       String schema,
-      PayloadSerializer serializer,
+      @Nullable PayloadSerializer serializer,
       HeadersProvider headersProvider,
       boolean allowAutoCommit,
       boolean externallyManagedTransactions,

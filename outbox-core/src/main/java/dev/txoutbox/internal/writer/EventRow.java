@@ -2,6 +2,7 @@ package dev.txoutbox.internal.writer;
 
 import java.time.OffsetDateTime;
 import org.jooq.JSONB;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The checked column values of one event row.
@@ -15,5 +16,5 @@ record EventRow(
     String eventType,
     JSONB payload,
     JSONB headers,
-    OffsetDateTime notBefore,
+    @Nullable OffsetDateTime notBefore,
     long wireBytes) {}

@@ -13,8 +13,10 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import org.jooq.JSONB;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks an {@link OutboxEvent} against the column limits and turns it into the values of one row,
@@ -44,12 +46,14 @@ final class EventValidator {
 
   private static final JSONB EMPTY_HEADERS = JSONB.valueOf("{}");
 
-  private final PayloadSerializer serializer;
+  private final @Nullable PayloadSerializer serializer;
   private final HeadersProvider headersProvider;
   private final int maxPayloadBytes;
 
   EventValidator(
-      PayloadSerializer serializer, HeadersProvider headersProvider, int maxPayloadBytes) {
+      @Nullable PayloadSerializer serializer,
+      HeadersProvider headersProvider,
+      int maxPayloadBytes) {
     this.serializer = serializer;
     this.headersProvider = headersProvider;
     this.maxPayloadBytes = maxPayloadBytes;
@@ -159,7 +163,7 @@ final class EventValidator {
   /**
    * @return the headers' JSON text, or null when there are none
    */
-  private String headers(Map<String, String> own, String field) {
+  private @Nullable String headers(Map<String, String> own, String field) {
     Map<String, String> provided = headersProvider.headers();
     Map<String, String> merged;
     if (provided == null || provided.isEmpty()) {
@@ -214,7 +218,7 @@ final class EventValidator {
     return Json.writeStringMap(merged);
   }
 
-  private static OffsetDateTime notBefore(Instant notBefore, String field) {
+  private static @Nullable OffsetDateTime notBefore(@Nullable Instant notBefore, String field) {
     if (notBefore == null) {
       return null;
     }
@@ -288,7 +292,7 @@ final class EventValidator {
             throw new IllegalArgumentException(
                 field
                     + " must be valid UTF-16 but had an unpaired surrogate U+"
-                    + Integer.toHexString(c).toUpperCase()
+                    + Integer.toHexString(c).toUpperCase(Locale.ROOT)
                     + " at index "
                     + i
                     + " (it has no UTF-8 form)");

@@ -1,4 +1,4 @@
-package dev.txoutbox.metrics;
+package dev.txoutbox.internal.metrics;
 
 import dev.txoutbox.DeadLetter;
 import dev.txoutbox.DeadLetterGroup;

@@ -1,10 +1,11 @@
-package dev.txoutbox.metrics;
+package dev.txoutbox.internal.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One counter per event type tag value ({@link EventTypeTags}: the event type, or {@value
@@ -47,7 +48,7 @@ final class EventTypeCounters {
     counter.increment();
   }
 
-  private synchronized Counter register(String eventType) {
+  private synchronized @Nullable Counter register(String eventType) {
     if (closed) {
       return null;
     }

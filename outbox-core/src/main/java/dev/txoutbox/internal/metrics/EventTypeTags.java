@@ -1,4 +1,4 @@
-package dev.txoutbox.metrics;
+package dev.txoutbox.internal.metrics;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,7 +34,7 @@ final class EventTypeTags {
       return eventType;
     }
     synchronized (this) {
-      if (own.contains(eventType) || own.size() < max && own.add(eventType)) {
+      if (own.contains(eventType) || (own.size() < max && own.add(eventType))) {
         return eventType;
       }
       if (!full) {

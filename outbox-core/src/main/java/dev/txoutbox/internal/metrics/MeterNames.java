@@ -1,4 +1,4 @@
-package dev.txoutbox.metrics;
+package dev.txoutbox.internal.metrics;
 
 /**
  * The Micrometer names of the outbox meters, in Micrometer's dot notation. A Prometheus registry

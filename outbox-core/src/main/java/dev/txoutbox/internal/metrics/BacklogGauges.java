@@ -1,4 +1,4 @@
-package dev.txoutbox.metrics;
+package dev.txoutbox.internal.metrics;
 
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxStatus;
@@ -9,9 +9,11 @@ import io.micrometer.core.instrument.Tags;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +33,7 @@ final class BacklogGauges {
   private final List<Meter> gauges;
   private final Duration interval;
   private final ScheduledExecutorService scheduler;
-  private volatile OutboxStatus last;
+  private volatile @Nullable OutboxStatus last;
   private boolean failing; // only touched by refresh(), which is synchronized
 
   BacklogGauges(
@@ -71,14 +73,17 @@ final class BacklogGauges {
 
   /** Starts refreshing: at once, then every interval after the previous refresh ended. */
   void start() {
-    scheduler.scheduleWithFixedDelay(
-        this::refreshQuietly, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
+    // Never cancelled (close() shuts the scheduler down) and never failing (refreshQuietly()
+    // catches what a refresh throws): the future has nothing to tell.
+    Future<?> unused =
+        scheduler.scheduleWithFixedDelay(
+            this::refreshQuietly, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
   }
 
   private Meter gauge(
       String name,
       String description,
-      String baseUnit,
+      @Nullable String baseUnit,
       Tags tags,
       ToDoubleFunction<OutboxStatus> value) {
     return Gauge.builder(
@@ -111,8 +116,8 @@ final class BacklogGauges {
         log.info("outbox metrics of relay {}: backlog refresh works again", relayName);
       }
     } catch (Throwable e) {
-      if (e instanceof VirtualMachineError) {
-        throw (VirtualMachineError) e;
+      if (e instanceof VirtualMachineError fatal) {
+        throw fatal;
       }
       if (scheduler.isShutdown()) {
         return; // closed while querying: the failure is ours, not the database's

@@ -1,4 +1,4 @@
-package dev.txoutbox.metrics;
+package dev.txoutbox.internal.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,6 +9,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.txoutbox.OutboxStatus;
+import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import io.micrometer.core.instrument.Meter;
@@ -33,26 +34,27 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
-class OutboxMetricsTest {
+/** The relay's meters, fed by hand and read back, over an admin that counts its calls. */
+class RelayMetersTest {
 
   private static final OutboxStatus STATUS =
       new OutboxStatus(7, 5, 2, Optional.of(Duration.ofMinutes(3)), 40);
   private static final Duration HOUR = Duration.ofHours(1);
 
-  private final List<OutboxMetrics> opened = new ArrayList<>();
+  private final List<RelayMeters> opened = new ArrayList<>();
 
   @AfterEach
   void closeAll() {
-    opened.forEach(OutboxMetrics::close);
+    opened.forEach(RelayMeters::close);
   }
 
-  private OutboxMetrics metrics(MeterRegistry registry, CountingAdmin admin, Duration interval) {
-    OutboxMetrics m =
-        OutboxMetrics.builder(registry)
-            .relayName("orders")
-            .admin(admin)
-            .refreshInterval(interval)
-            .build();
+  private RelayMeters metrics(MeterRegistry registry, CountingAdmin admin, Duration interval) {
+    return metrics(
+        OutboxMetrics.builder(registry).refreshInterval(interval).build(), "orders", admin);
+  }
+
+  private RelayMeters metrics(OutboxMetrics settings, String relayName, CountingAdmin admin) {
+    RelayMeters m = RelayMeters.register(settings, relayName, admin);
     opened.add(m);
     return m;
   }
@@ -71,7 +73,7 @@ class OutboxMetricsTest {
   }
 
   /** Three published, three retries, two dead letters, two batches and one failed cycle. */
-  private static void reportKnownSequence(OutboxMetrics m) {
+  private static void reportKnownSequence(RelayMeters m) {
     PublishResult no = PublishResult.retryable("broker said no");
     for (int i = 0; i < 3; i++) {
       m.published(message("order.created", 1));
@@ -123,14 +125,11 @@ class OutboxMetricsTest {
     Logger logger = (Logger) LoggerFactory.getLogger(EventTypeTags.class);
     logger.addAppender(warnings);
     try {
-      OutboxMetrics m =
-          OutboxMetrics.builder(registry)
-              .relayName("orders")
-              .admin(CountingAdmin.fixed(STATUS))
-              .refreshInterval(HOUR)
-              .maxEventTypes(3)
-              .build();
-      opened.add(m);
+      RelayMeters m =
+          metrics(
+              OutboxMetrics.builder(registry).refreshInterval(HOUR).maxEventTypes(3).build(),
+              "orders",
+              CountingAdmin.fixed(STATUS));
       PublishResult no = PublishResult.permanent("too large");
       for (int i = 0; i < 50; i++) {
         m.deadLettered(message("type-" + (i % 10), 1), no);
@@ -162,7 +161,7 @@ class OutboxMetricsTest {
   @Test
   void theEventTypeCapDefaultsTo200() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    OutboxMetrics m = metrics(registry, CountingAdmin.fixed(STATUS), HOUR);
+    RelayMeters m = metrics(registry, CountingAdmin.fixed(STATUS), HOUR);
     for (int i = 0; i < 250; i++) {
       m.willRetry(message("type-" + i, 1), PublishResult.retryable("no"), Duration.ofSeconds(1));
     }
@@ -186,7 +185,7 @@ class OutboxMetricsTest {
   @Test
   void brokerAvailabilityFollowsTheRelaysOutageReports() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    OutboxMetrics m = metrics(registry, CountingAdmin.fixed(STATUS), HOUR);
+    RelayMeters m = metrics(registry, CountingAdmin.fixed(STATUS), HOUR);
     assertThat(registry.get("outbox.broker.available").gauge().value()).isEqualTo(1.0);
 
     m.brokerUnavailable("connection refused");
@@ -203,7 +202,7 @@ class OutboxMetricsTest {
   @Test
   void prometheusRendersTheDocumentedNames() {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    OutboxMetrics m = metrics(registry, CountingAdmin.fixed(STATUS), HOUR);
+    RelayMeters m = metrics(registry, CountingAdmin.fixed(STATUS), HOUR);
     reportKnownSequence(m);
     m.refresh();
 
@@ -271,7 +270,7 @@ class OutboxMetricsTest {
   @Test
   void oldestPendingAgeIsZeroWhenNothingIsPending() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    OutboxMetrics m =
+    RelayMeters m =
         metrics(
             registry, CountingAdmin.fixed(new OutboxStatus(0, 0, 0, Optional.empty(), 0)), HOUR);
     m.refresh();
@@ -364,7 +363,7 @@ class OutboxMetricsTest {
   void closeRemovesEveryMeterAndStopsTheRefreshThread() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     CountingAdmin admin = CountingAdmin.fixed(STATUS);
-    OutboxMetrics m = metrics(registry, admin, Duration.ofMillis(5));
+    RelayMeters m = metrics(registry, admin, Duration.ofMillis(5));
     reportKnownSequence(m);
     await().until(() -> admin.statusCalls.get() >= 1);
     assertThat(registry.getMeters()).isNotEmpty();
@@ -391,14 +390,12 @@ class OutboxMetricsTest {
   @Test
   void closingOneRelaysMetricsLeavesAnotherRelaysMeters() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    OutboxMetrics orders = metrics(registry, CountingAdmin.fixed(STATUS), HOUR);
-    OutboxMetrics billing =
-        OutboxMetrics.builder(registry)
-            .relayName("billing")
-            .admin(CountingAdmin.fixed(STATUS))
-            .refreshInterval(HOUR)
-            .build();
-    opened.add(billing);
+    RelayMeters orders = metrics(registry, CountingAdmin.fixed(STATUS), HOUR);
+    RelayMeters billing =
+        metrics(
+            OutboxMetrics.builder(registry).refreshInterval(HOUR).build(),
+            "billing",
+            CountingAdmin.fixed(STATUS));
     reportKnownSequence(orders);
     reportKnownSequence(billing);
 
@@ -412,7 +409,7 @@ class OutboxMetricsTest {
   @Test
   void aSecondInstanceForTheSameRelayIsRejectedUntilTheFirstIsClosed() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    OutboxMetrics first = metrics(registry, CountingAdmin.fixed(STATUS), HOUR);
+    RelayMeters first = metrics(registry, CountingAdmin.fixed(STATUS), HOUR);
 
     assertThatThrownBy(() -> metrics(registry, CountingAdmin.fixed(STATUS), HOUR))
         .isInstanceOf(IllegalStateException.class)
@@ -423,27 +420,28 @@ class OutboxMetricsTest {
   }
 
   @Test
-  void builderRejectsBadOptionsNamingThem() {
+  void settingsRejectBadOptionsNamingThem() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    CountingAdmin admin = CountingAdmin.fixed(STATUS);
 
     assertThatThrownBy(() -> OutboxMetrics.builder(null))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("registry");
-    assertThatThrownBy(() -> OutboxMetrics.builder(registry).relayName(null))
+    assertThatThrownBy(() -> OutboxMetrics.builder(registry).refreshInterval(null))
         .isInstanceOf(NullPointerException.class)
-        .hasMessage("relayName");
-    assertThatThrownBy(() -> OutboxMetrics.builder(registry).admin(admin).relayName(" ").build())
+        .hasMessage("refreshInterval");
+    assertThatThrownBy(() -> OutboxMetrics.builder(registry).refreshInterval(Duration.ZERO).build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("relayName");
-    assertThatThrownBy(
-            () ->
-                OutboxMetrics.builder(registry).admin(admin).refreshInterval(Duration.ZERO).build())
+        .hasMessage("refreshInterval must be positive but was PT0S");
+    assertThatThrownBy(() -> OutboxMetrics.builder(registry).maxEventTypes(10_001))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("refreshInterval");
-    assertThatThrownBy(() -> OutboxMetrics.builder(registry).build())
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("admin");
-    assertThat(registry.getMeters()).as("a rejected build registers nothing").isEmpty();
+        .hasMessage("maxEventTypes must be between 1 and 10000 but was 10001");
+    assertThat(OutboxMetrics.in(registry))
+        .satisfies(
+            m -> {
+              assertThat(m.registry()).isSameAs(registry);
+              assertThat(m.refreshInterval()).isEqualTo(OutboxMetrics.DEFAULT_REFRESH_INTERVAL);
+              assertThat(m.maxEventTypes()).isEqualTo(OutboxMetrics.DEFAULT_MAX_EVENT_TYPES);
+            });
+    assertThat(registry.getMeters()).as("settings register nothing").isEmpty();
   }
 }

@@ -1,4 +1,4 @@
-package dev.txoutbox.metrics;
+package dev.txoutbox.internal.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxEvent;
+import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.testing.TestDatabase;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The backlog gauges over the real outbox table, read through a call-counting admin. */
-class OutboxMetricsBacklogTest {
+class BacklogGaugesTest {
 
   private static TestDatabase db;
   private static DSLContext dsl;
@@ -30,7 +31,7 @@ class OutboxMetricsBacklogTest {
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private CountingAdmin admin;
-  private OutboxMetrics metrics;
+  private RelayMeters metrics;
 
   @BeforeAll
   static void database() {
@@ -49,11 +50,10 @@ class OutboxMetricsBacklogTest {
     OutboxAdmin real = OutboxAdmin.create(db.dataSource(), db.schema());
     admin = new CountingAdmin(real::status);
     metrics =
-        OutboxMetrics.builder(registry)
-            .relayName("orders")
-            .admin(admin)
-            .refreshInterval(Duration.ofHours(1))
-            .build();
+        RelayMeters.register(
+            OutboxMetrics.builder(registry).refreshInterval(Duration.ofHours(1)).build(),
+            "orders",
+            admin);
     // The refresh thread's first run, at once; the next one is an hour away.
     // Wait for the gauges too: the status call returns before its values are set.
     await()

@@ -1,0 +1,34 @@
+package dev.txoutbox.internal.relay;
+
+import dev.txoutbox.OutboxAdmin;
+import dev.txoutbox.RelayConfig;
+import dev.txoutbox.RelayListener;
+import dev.txoutbox.spi.Publisher;
+import java.time.Clock;
+import java.util.List;
+import javax.sql.DataSource;
+import org.jooq.DSLContext;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the relay's builder checked and hands to {@link DefaultOutboxRelay}.
+ *
+ * @param dsl the relay's context, rendering the outbox tables in {@code schema}
+ * @param schema where the outbox is
+ * @param admin admin operations on the same database, schema and clock
+ * @param listeners the user's listeners, then the relay's own meters if any
+ * @param closeWithRelay closed last by the relay's {@code close()}: its meters
+ * @param metrics the metrics settings for the start line, or {@code "off"}
+ * @param listenDataSource where to LISTEN for the opt-in trigger's notifications, or null
+ */
+public record RelayParts(
+    DSLContext dsl,
+    String schema,
+    OutboxAdmin admin,
+    Publisher publisher,
+    RelayConfig config,
+    Clock clock,
+    List<RelayListener> listeners,
+    Runnable closeWithRelay,
+    String metrics,
+    @Nullable DataSource listenDataSource) {}
