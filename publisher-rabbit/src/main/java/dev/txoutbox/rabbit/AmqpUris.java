@@ -70,7 +70,7 @@ final class AmqpUris {
       parsed = null;
     }
     if (!raw.equals(parsed)) {
-      throw invalid(uri, "percent-encode / # ? @ in the user name and password: %2F %23 %3F %40");
+      throw invalid(uri, "percent-encode / # ? @ as %2F %23 %3F %40 in the user name and password");
     }
   }
 
