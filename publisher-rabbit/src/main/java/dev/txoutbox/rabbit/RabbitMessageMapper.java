@@ -120,7 +120,11 @@ final class RabbitMessageMapper {
 
   /** Whether {@code s} is longer than an AMQP short string can hold (a char is at most 3 bytes). */
   static boolean exceedsShortString(String s) {
-    return s.length() > MAX_SHORT_STRING_BYTES / 3
-        && s.getBytes(StandardCharsets.UTF_8).length > MAX_SHORT_STRING_BYTES;
+    return s.length() > MAX_SHORT_STRING_BYTES / 3 && utf8Length(s) > MAX_SHORT_STRING_BYTES;
+  }
+
+  /** The length of {@code s} in UTF-8 bytes, the unit of AMQP's limits: this module's one count. */
+  static int utf8Length(String s) {
+    return s.getBytes(StandardCharsets.UTF_8).length;
   }
 }

@@ -7,7 +7,6 @@ import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -296,7 +295,7 @@ public final class RabbitPublisher implements Publisher {
       if (exchange != null && RabbitMessageMapper.exceedsShortString(exchange)) {
         throw new IllegalArgumentException(
             "exchange must be at most 255 UTF-8 bytes but was "
-                + exchange.getBytes(StandardCharsets.UTF_8).length);
+                + RabbitMessageMapper.utf8Length(exchange));
       }
       if (sendTimeout.isNegative() || sendTimeout.isZero()) {
         throw new IllegalArgumentException(
