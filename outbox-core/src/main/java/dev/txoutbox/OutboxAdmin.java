@@ -178,8 +178,8 @@ public interface OutboxAdmin {
     /**
      * The clock the admin reads "now" from: the cutoff of {@link
      * OutboxAdmin#cleanupProcessed(Duration, int, LongConsumer)}, and in {@link
-     * OutboxAdmin#status()} which events are due, the oldest pending event's age and the last
-     * minute's throughput. Defaults to the system clock in UTC.
+     * OutboxAdmin#status()} which events are due, how long the longest-waiting due event has waited
+     * and the last minute's throughput. Defaults to the system clock in UTC.
      *
      * @throws NullPointerException if {@code clock} is null
      */

@@ -58,7 +58,7 @@ final class BacklogGauges {
                 OutboxStatus::deadLetters),
             gauge(
                 MeterNames.OLDEST_PENDING_AGE,
-                "Age of the oldest pending event, 0 when none is pending",
+                "How long the longest-waiting due event has waited, 0 when none is due",
                 "seconds",
                 tags,
                 s -> s.oldestPendingAge().map(BacklogGauges::seconds).orElse(0.0)));
