@@ -15,9 +15,9 @@ import javax.sql.DataSource;
 
 /**
  * The reference point: a hand-written JDBC relay doing the same cycle as txoutbox (claim a batch
- * with the same columns, FOR UPDATE SKIP LOCKED, then one UPDATE ... WHERE id = ANY(?), commit)
- * with no publisher at all. Plain SQL on purpose: it measures what the database allows, without
- * jOOQ or the relay's own work.
+ * with the same columns, FOR UPDATE SKIP LOCKED, then one UPDATE or DELETE ... WHERE id = ANY(?),
+ * commit) with no publisher at all. Plain SQL on purpose: it measures what the database allows,
+ * without jOOQ or the relay's own work.
  */
 final class JdbcBaselineRelay {
 
@@ -32,16 +32,22 @@ final class JdbcBaselineRelay {
       "update "
           + BenchDatabase.SCHEMA
           + ".outbox_events set processed_at = now() where id = any(?)";
+  private static final String DELETE =
+      "delete from " + BenchDatabase.SCHEMA + ".outbox_events where id = any(?)";
 
   private JdbcBaselineRelay() {}
 
-  /** Drains the outbox with {@code workers} threads; returns the number of events marked. */
-  static long drain(DataSource dataSource, int workers, int batchSize) throws Exception {
+  /**
+   * Drains the outbox with {@code workers} threads, marking or deleting each batch; returns the
+   * number of events completed.
+   */
+  static long drain(DataSource dataSource, int workers, int batchSize, boolean delete)
+      throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(workers);
     try {
       List<Future<Long>> results = new ArrayList<>();
       for (int i = 0; i < workers; i++) {
-        results.add(pool.submit(() -> loop(dataSource, batchSize)));
+        results.add(pool.submit(() -> loop(dataSource, batchSize, delete)));
       }
       long total = 0;
       for (Future<Long> f : results) {
@@ -53,12 +59,13 @@ final class JdbcBaselineRelay {
     }
   }
 
-  private static long loop(DataSource dataSource, int batchSize) throws SQLException {
+  private static long loop(DataSource dataSource, int batchSize, boolean delete)
+      throws SQLException {
     long total = 0;
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try (PreparedStatement claim = c.prepareStatement(CLAIM);
-          PreparedStatement mark = c.prepareStatement(MARK)) {
+          PreparedStatement mark = c.prepareStatement(delete ? DELETE : MARK)) {
         while (true) {
           claim.setInt(1, batchSize);
           List<UUID> ids = new ArrayList<>(batchSize);
