@@ -97,16 +97,21 @@ final class RenderedOnce {
   PreparedStatement prepare(Connection connection, List<?> values) throws SQLException {
     PreparedStatement statement = connection.prepareStatement(sql);
     try {
+      int index = 0;
       for (int i = 0; i < slots.length; i++) {
+        if (params.get(i).isInline()) {
+          continue; // in the SQL text
+        }
+        index++;
         if (slots[i] < 0) {
           throw new IllegalStateException(
-              "bind value " + (i + 1) + " must be a sentinel but was " + params.get(i));
+              "bind value " + index + " must be a sentinel but was " + params.get(i));
         }
         Object value = values.get(slots[i]);
         if (value instanceof UUID[] ids) {
-          statement.setArray(i + 1, connection.createArrayOf("uuid", ids));
+          statement.setArray(index, connection.createArrayOf("uuid", ids));
         } else {
-          statement.setObject(i + 1, value);
+          statement.setObject(index, value);
         }
       }
       return statement;
