@@ -14,34 +14,57 @@ import java.util.concurrent.Future;
 import javax.sql.DataSource;
 
 /**
- * The reference point: a hand-written JDBC relay doing the same cycle as txoutbox (claim a batch
- * with the same columns, FOR UPDATE SKIP LOCKED, then one UPDATE ... WHERE id = ANY(?), commit)
- * with no publisher at all. Plain SQL on purpose: it measures what the database allows, without
- * jOOQ or the relay's own work.
+ * The reference point: a hand-written JDBC relay doing the same cycle as txoutbox (the same claim
+ * statement, FOR UPDATE SKIP LOCKED, then one UPDATE or DELETE ... WHERE id = ANY(?), commit) with
+ * no publisher at all. Plain SQL on purpose: it measures what the database allows, without jOOQ or
+ * the relay's own work.
  */
 final class JdbcBaselineRelay {
 
-  private static final String CLAIM =
-      "select id, seq, aggregate_type, aggregate_id, event_type, payload, headers, created_at,"
-          + " attempts from "
+  private static final String COLUMNS =
+      "id, seq, aggregate_type, aggregate_id, event_type, payload, headers, created_at, attempts";
+  private static final String PENDING =
+      " from "
           + BenchDatabase.SCHEMA
-          + ".outbox_events where processed_at is null and dead_lettered_at is null"
-          + " and (retry_after is null or retry_after <= now()) order by seq limit ?"
-          + " for update skip locked";
+          + ".outbox_events where processed_at is null and dead_lettered_at is null";
+
+  /**
+   * The relay's claim (RelayStore.claimQuery): the due waiting rows by retry_after from
+   * outbox_events_waiting_idx, then ready rows by seq from outbox_events_ready_idx. The schema has
+   * no index for a single "retry_after is null or retry_after <= now() order by seq" query any
+   * more, which sorted the whole backlog on every claim.
+   */
+  private static final String CLAIM =
+      "with due as (select "
+          + COLUMNS
+          + PENDING
+          + " and retry_after is not null and retry_after <= now() order by retry_after limit ?"
+          + " for update skip locked), ready as (select "
+          + COLUMNS
+          + PENDING
+          + " and retry_after is null order by seq limit (? - (select count(*) from due))"
+          + " for update skip locked) select * from due union all select * from ready";
+
   private static final String MARK =
       "update "
           + BenchDatabase.SCHEMA
           + ".outbox_events set processed_at = now() where id = any(?)";
+  private static final String DELETE =
+      "delete from " + BenchDatabase.SCHEMA + ".outbox_events where id = any(?)";
 
   private JdbcBaselineRelay() {}
 
-  /** Drains the outbox with {@code workers} threads; returns the number of events marked. */
-  static long drain(DataSource dataSource, int workers, int batchSize) throws Exception {
+  /**
+   * Drains the outbox with {@code workers} threads, marking or deleting each batch; returns the
+   * number of events completed.
+   */
+  static long drain(DataSource dataSource, int workers, int batchSize, boolean delete)
+      throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(workers);
     try {
       List<Future<Long>> results = new ArrayList<>();
       for (int i = 0; i < workers; i++) {
-        results.add(pool.submit(() -> loop(dataSource, batchSize)));
+        results.add(pool.submit(() -> loop(dataSource, batchSize, delete)));
       }
       long total = 0;
       for (Future<Long> f : results) {
@@ -53,14 +76,16 @@ final class JdbcBaselineRelay {
     }
   }
 
-  private static long loop(DataSource dataSource, int batchSize) throws SQLException {
+  private static long loop(DataSource dataSource, int batchSize, boolean delete)
+      throws SQLException {
     long total = 0;
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try (PreparedStatement claim = c.prepareStatement(CLAIM);
-          PreparedStatement mark = c.prepareStatement(MARK)) {
+          PreparedStatement mark = c.prepareStatement(delete ? DELETE : MARK)) {
         while (true) {
           claim.setInt(1, batchSize);
+          claim.setInt(2, batchSize);
           List<UUID> ids = new ArrayList<>(batchSize);
           try (ResultSet rs = claim.executeQuery()) {
             while (rs.next()) {

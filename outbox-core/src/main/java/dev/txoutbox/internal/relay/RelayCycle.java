@@ -46,6 +46,7 @@ final class RelayCycle {
   private final Clock clock;
   private final RelayListener listener;
   private final @Nullable OrderedClaim ordered;
+  private final BatchStatements statements = new BatchStatements();
 
   RelayCycle(
       DSLContext dsl,
@@ -159,7 +160,7 @@ final class RelayCycle {
     } else {
       try {
         Claimed<OutboxMessage> claimed =
-            ordered == null ? RelayStore.claim(tx, limit, now) : ordered.claim(tx, limit, now);
+            ordered == null ? statements.claim(tx, limit, now) : ordered.claim(tx, limit, now);
         batch = claimed.events();
         full = claimed.full();
       } catch (RuntimeException e) {
@@ -175,7 +176,7 @@ final class RelayCycle {
     BatchOutcome outcome =
         BatchOutcome.of(batch, results, config, now, ThreadLocalRandom.current())
             .withUnreadable(unreadable);
-    RelayStore.complete(tx, outcome.publishedIds(), config.completionMode(), now);
+    statements.complete(tx, outcome.publishedIds(), config.completionMode(), now);
     if (outcome.answered()) {
       // The broker took some of the batch: put the others back a little later, at no attempt.
       RelayStore.defer(

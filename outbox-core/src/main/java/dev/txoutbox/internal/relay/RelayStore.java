@@ -12,6 +12,7 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
@@ -232,9 +233,14 @@ final class RelayStore {
         (String) r.get(at[3]),
         (String) r.get(at[4]),
         ((JSONB) r.get(at[5])).data(),
-        Json.readStringMap(((JSONB) r.get(at[6])).data()),
+        headers(((JSONB) r.get(at[6])).data()),
         ((OffsetDateTime) r.get(at[7])).toInstant(),
         (Integer) r.get(at[8]) + 1);
+  }
+
+  /** The headers in their JSON text; most events have none, and {@code {}} needs no parser. */
+  static Map<String, String> headers(String json) {
+    return json.equals("{}") ? Map.of() : Json.readStringMap(json);
   }
 
   /**
@@ -256,14 +262,17 @@ final class RelayStore {
     if (ids.isEmpty()) {
       return;
     }
+    completion(tx, ids.toArray(UUID[]::new), mode, now).execute();
+  }
+
+  /** The statement that marks or deletes the events {@code ids}. */
+  static Query completion(DSLContext tx, UUID[] ids, CompletionMode mode, OffsetDateTime now) {
     Condition published = OUTBOX_EVENTS.ID.eq(DSL.any(UuidArray.of(ids)));
-    Query completion =
-        switch (mode) {
-          case MARK_PROCESSED ->
-              tx.update(OUTBOX_EVENTS).set(OUTBOX_EVENTS.PROCESSED_AT, now).where(published);
-          case DELETE -> tx.deleteFrom(OUTBOX_EVENTS).where(published);
-        };
-    completion.execute();
+    return switch (mode) {
+      case MARK_PROCESSED ->
+          tx.update(OUTBOX_EVENTS).set(OUTBOX_EVENTS.PROCESSED_AT, now).where(published);
+      case DELETE -> tx.deleteFrom(OUTBOX_EVENTS).where(published);
+    };
   }
 
   /**

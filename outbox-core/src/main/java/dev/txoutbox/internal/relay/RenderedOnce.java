@@ -1,11 +1,16 @@
 package dev.txoutbox.internal.relay;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Param;
+import org.jooq.Query;
 import org.jooq.Record;
 import org.jooq.ResultQuery;
 import org.jooq.impl.DSL;
@@ -32,8 +37,21 @@ final class RenderedOnce {
    * @throws IllegalArgumentException if a sentinel does not occur in the statement
    */
   RenderedOnce(DSLContext dsl, ResultQuery<Record> statement, List<Object> sentinels) {
+    this(dsl, statement, statement.fields(), sentinels);
+  }
+
+  /**
+   * A statement without a result, for {@link #prepare} only.
+   *
+   * @throws IllegalArgumentException if a sentinel does not occur in the statement
+   */
+  RenderedOnce(DSLContext dsl, Query statement, List<Object> sentinels) {
+    this(dsl, statement, new Field<?>[0], sentinels);
+  }
+
+  private RenderedOnce(DSLContext dsl, Query statement, Field<?>[] fields, List<Object> sentinels) {
     this.sql = dsl.render(statement);
-    this.fields = statement.fields();
+    this.fields = fields;
     this.params = List.copyOf(dsl.extractParams(statement).values());
     this.slots = new int[params.size()];
     boolean[] seen = new boolean[sentinels.size()];
@@ -60,12 +78,47 @@ final class RenderedOnce {
       boolean same =
           (sentinel instanceof Number a && value instanceof Number b)
               ? a.longValue() == b.longValue()
-              : Objects.equals(sentinel, value);
+              : Objects.deepEquals(sentinel, value);
       if (same) {
         return s;
       }
     }
     return -1;
+  }
+
+  /**
+   * The statement prepared on {@code connection} with {@code values} bound where the sentinels
+   * were, for reading its result positionally: jOOQ's records cost more CPU than the database takes
+   * to claim the batch. A {@code UUID[]} is bound as a {@code uuid[]}.
+   *
+   * @throws IllegalStateException if the statement has bind values of its own, which only jOOQ
+   *     binds; see {@link #bind}
+   */
+  PreparedStatement prepare(Connection connection, List<?> values) throws SQLException {
+    PreparedStatement statement = connection.prepareStatement(sql);
+    try {
+      int index = 0;
+      for (int i = 0; i < slots.length; i++) {
+        if (params.get(i).isInline()) {
+          continue; // in the SQL text
+        }
+        index++;
+        if (slots[i] < 0) {
+          throw new IllegalStateException(
+              "bind value " + index + " must be a sentinel but was " + params.get(i));
+        }
+        Object value = values.get(slots[i]);
+        if (value instanceof UUID[] ids) {
+          statement.setArray(index, connection.createArrayOf("uuid", ids));
+        } else {
+          statement.setObject(index, value);
+        }
+      }
+      return statement;
+    } catch (SQLException | RuntimeException e) {
+      statement.close();
+      throw e;
+    }
   }
 
   /** The statement with {@code values} in place of the sentinels, in the same order. */

@@ -34,7 +34,12 @@ final class UuidArray implements Binding<UUID[], UUID[]> {
 
   /** {@code ids} as one {@code uuid[]} bind value, for {@code field.eq(DSL.any(...))}. */
   static Field<UUID[]> of(Collection<UUID> ids) {
-    return DSL.val(ids.toArray(UUID[]::new), TYPE);
+    return of(ids.toArray(UUID[]::new));
+  }
+
+  /** {@code ids} as one {@code uuid[]} bind value, for {@code field.eq(DSL.any(...))}. */
+  static Field<UUID[]> of(UUID[] ids) {
+    return DSL.val(ids, TYPE);
   }
 
   @Override

@@ -84,6 +84,45 @@ class WaitingEventsClaimPlanTest {
   }
 
   @Test
+  void theClaimRenderedOnceReadsTheBatchJooqReadsAndCompletesIt() {
+    insertReady(5);
+    insertWaiting(3, "interval '-1 minute'");
+    insertWaiting(4, "interval '1 day'");
+    BatchStatements statements = new BatchStatements();
+    OffsetDateTime now = OffsetDateTime.now();
+
+    List<OutboxMessage> jooq =
+        dsl.transactionResult(c -> RelayStore.claim(c.dsl(), 6, now).events());
+    for (int cycle = 0; cycle < 7; cycle++) { // past the driver's server-prepare threshold
+      List<OutboxMessage> rendered =
+          dsl.transactionResult(c -> statements.claim(c.dsl(), 6, now).events());
+      assertThat(rendered).as("cycle %d", cycle).isEqualTo(jooq);
+    }
+    dsl.transaction(
+        c -> {
+          List<OutboxMessage> batch = statements.claim(c.dsl(), 6, now).events();
+          statements.complete(
+              c.dsl(),
+              batch.stream().map(OutboxMessage::id).toList(),
+              dev.txoutbox.CompletionMode.DELETE,
+              now);
+        });
+    List<OutboxMessage> rest =
+        dsl.transactionResult(c -> statements.claim(c.dsl(), 100, now).events());
+    assertThat(rest).hasSize(2).doesNotContainAnyElementsOf(jooq);
+    dsl.transaction(
+        c ->
+            statements.complete(
+                c.dsl(),
+                rest.stream().map(OutboxMessage::id).toList(),
+                dev.txoutbox.CompletionMode.MARK_PROCESSED,
+                now));
+    List<OutboxMessage> none =
+        dsl.transactionResult(c -> statements.claim(c.dsl(), 100, now).events());
+    assertThat(none).isEmpty();
+  }
+
+  @Test
   void aLockedDueEventLeavesRoomForAnotherOne() {
     insertWaiting(2, "interval '-1 minute'");
     insertReady(3);
