@@ -1,5 +1,6 @@
 package dev.txoutbox.inbox;
 
+import static dev.txoutbox.inbox.model.Tables.INBOX_PROCESSED_EVENTS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -20,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.Record;
 import org.jooq.SQLDialect;
 import org.jooq.Table;
@@ -275,6 +277,36 @@ class OutboxInboxTest {
     assertThat(tables)
         .contains("inbox_processed_events", OutboxInbox.HISTORY_TABLE)
         .doesNotContain("outbox_events", "outbox_schema_history");
+  }
+
+  @Test
+  void theLiveTableMatchesTheGeneratedModel() {
+    List<String> live =
+        dsl.select(
+                DSL.field("column_name", String.class),
+                DSL.field("udt_name", String.class),
+                DSL.field("is_nullable", String.class))
+            .from("information_schema.columns")
+            .where(DSL.field("table_schema").eq(db.schema()))
+            .and(DSL.field("table_name").eq(INBOX_PROCESSED_EVENTS.getName()))
+            .orderBy(DSL.field("ordinal_position"))
+            .fetch(r -> r.value1() + " " + r.value2() + " " + r.value3());
+    List<String> generated = new ArrayList<>();
+    for (Field<?> f : INBOX_PROCESSED_EVENTS.fields()) {
+      generated.add(
+          f.getName()
+              + " "
+              + f.getDataType().getTypeName().replace("character varying", "varchar")
+              + (f.getDataType().nullable() ? " YES" : " NO"));
+    }
+
+    assertThat(live)
+        .containsExactly("consumer varchar NO", "event_id uuid NO", "processed_at timestamptz NO");
+    assertThat(generated)
+        .containsExactly(
+            "consumer varchar NO", "event_id uuid NO", "processed_at timestamp with time zone NO");
+    assertThat(INBOX_PROCESSED_EVENTS.CONSUMER.getDataType().length())
+        .isEqualTo(OutboxInbox.MAX_CONSUMER_NAME_LENGTH);
   }
 
   @Test
