@@ -6,9 +6,7 @@ import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.testing.contract.RunOrderContractTest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 
 /**
@@ -58,11 +56,7 @@ class RabbitPublisherContractTest extends RunOrderContractTest {
   }
 
   static ReceivedMessage received(Delivery delivery) {
-    Map<String, String> headers = new HashMap<>();
-    Map<String, Object> raw = delivery.getProperties().getHeaders();
-    if (raw != null) {
-      raw.forEach((name, value) -> headers.put(name, String.valueOf(value)));
-    }
-    return new ReceivedMessage(new String(delivery.getBody(), StandardCharsets.UTF_8), headers);
+    return new ReceivedMessage(
+        new String(delivery.getBody(), StandardCharsets.UTF_8), RabbitHeaders.read(delivery));
   }
 }

@@ -4,6 +4,7 @@ import dev.txoutbox.spi.OutboxHeaders;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 
 /**
@@ -42,6 +43,19 @@ public final class SqsHeaders {
   public static final String OVERFLOW_ATTRIBUTE = "outbox-headers";
 
   private SqsHeaders() {}
+
+  /**
+   * Every header of {@code message}, as {@link #read(Map)} reads its message attributes: the input
+   * of outbox-inbox's {@code InboxEvent.from(...)}. Receive with {@code
+   * messageAttributeNames("All")}, or the attributes are not there to read.
+   *
+   * @throws NullPointerException if {@code message} is null
+   * @throws IllegalArgumentException if {@value #OVERFLOW_ATTRIBUTE} is not a JSON object of
+   *     strings
+   */
+  public static Map<String, String> read(Message message) {
+    return read(Objects.requireNonNull(message, "message").messageAttributes());
+  }
 
   /**
    * Reads every header of a received message: each {@code String} (or {@code String.*}) attribute,

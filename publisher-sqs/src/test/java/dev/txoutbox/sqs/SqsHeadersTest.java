@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.txoutbox.spi.OutboxHeaders;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 
 class SqsHeadersTest {
@@ -31,6 +32,14 @@ class SqsHeadersTest {
             Map.entry(OutboxHeaders.EVENT_ID, "real-id"),
             Map.entry("tenant", "t1"),
             Map.entry("bad name", "v"));
+  }
+
+  @Test
+  void readsAReceivedMessage() {
+    Message message =
+        Message.builder().messageAttributes(Map.of(OutboxHeaders.EVENT_ID, string("id-1"))).build();
+
+    assertThat(SqsHeaders.read(message)).containsOnly(Map.entry(OutboxHeaders.EVENT_ID, "id-1"));
   }
 
   @Test

@@ -379,7 +379,7 @@ class SqsPublisherTest {
             "user-header-0",
             "user-header-1",
             SqsHeaders.OVERFLOW_ATTRIBUTE);
-    Map<String, String> read = SqsHeaders.read(received.messageAttributes());
+    Map<String, String> read = SqsHeaders.read(received);
     Map<String, String> expected = new LinkedHashMap<>(headers);
     expected.put(OutboxHeaders.EVENT_ID, sent.id().toString());
     expected.put(OutboxHeaders.EVENT_TYPE, sent.eventType());

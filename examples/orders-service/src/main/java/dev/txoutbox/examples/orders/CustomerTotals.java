@@ -5,7 +5,6 @@ import static org.jooq.impl.DSL.count;
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.sum;
-import static org.jooq.impl.DSL.table;
 
 import java.math.BigDecimal;
 import org.jooq.DSLContext;
@@ -24,9 +23,15 @@ final class CustomerTotals {
   /**
    * Whether the customers whose id starts with {@code customerPrefix} have, in {@code
    * customer_totals}, exactly {@code expectedOrders} orders and the same revenue as in {@code
-   * orders}.
+   * orders}. The two tables are in two schemas, the producer's {@code schema} and {@code
+   * consumerSchema}.
    */
-  static boolean match(DSLContext dsl, String schema, String customerPrefix, long expectedOrders) {
+  static boolean match(
+      DSLContext dsl,
+      String schema,
+      String consumerSchema,
+      String customerPrefix,
+      long expectedOrders) {
     Record2<Integer, BigDecimal> orders =
         dsl.select(count(), coalesce(sum(OrdersSchema.TOTAL_CENTS), BigDecimal.ZERO))
             .from(OrdersSchema.orders(schema))
@@ -36,7 +41,7 @@ final class CustomerTotals {
         dsl.select(
                 coalesce(sum(field(name("orders"), SQLDataType.BIGINT)), BigDecimal.ZERO),
                 coalesce(sum(field(name("total_cents"), SQLDataType.BIGINT)), BigDecimal.ZERO))
-            .from(table(name(schema, "customer_totals")))
+            .from(OrdersSchema.customerTotals(consumerSchema))
             .where(field(name("customer_id"), SQLDataType.VARCHAR).like(customerPrefix + "%"))
             .fetchOne();
     return orders.value1() == expectedOrders

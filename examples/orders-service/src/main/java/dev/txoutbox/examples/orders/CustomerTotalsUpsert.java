@@ -22,8 +22,8 @@ final class CustomerTotalsUpsert {
   private final Field<Integer> currentOrders;
   private final Field<Long> currentTotal;
 
-  CustomerTotalsUpsert(String schema) {
-    this.table = DSL.table(DSL.name(schema, "customer_totals"));
+  CustomerTotalsUpsert(String consumerSchema) {
+    this.table = OrdersSchema.customerTotals(consumerSchema);
     // In ON CONFLICT DO UPDATE, the existing row's columns are named through the table.
     this.currentOrders = DSL.field(DSL.name("customer_totals", "orders"), Integer.class);
     this.currentTotal = DSL.field(DSL.name("customer_totals", "total_cents"), Long.class);

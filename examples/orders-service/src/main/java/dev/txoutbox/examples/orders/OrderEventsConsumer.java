@@ -1,5 +1,8 @@
 package dev.txoutbox.examples.orders;
 
+import dev.txoutbox.inbox.InboxEvent;
+import dev.txoutbox.inbox.OutboxInbox;
+import dev.txoutbox.kafka.KafkaHeaders;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,11 +26,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A downstream service reading {@code order.created} events from Kafka and adding each order to its
- * customer's totals ({@code customer_totals}), exactly once per event thanks to the {@link
- * IdempotentConsumer}: an event already processed is dropped, and counted as a re-read when its
- * record was read before (the group re-joined with offsets it had not committed, as after a broker
- * outage or a rebalance) or as a broker duplicate when it is another record of the same event (the
- * relay sent it again after a lost acknowledgement).
+ * customer's totals ({@code customer_totals}), exactly once per event thanks to the consumer's
+ * {@link OutboxInbox} in its own schema: an event already processed is dropped, and counted as a
+ * re-read when its record was read before (the group re-joined with offsets it had not committed,
+ * as after a broker outage or a rebalance) or as a broker duplicate when it is another record of
+ * the same event (the relay sent it again after a lost acknowledgement).
  *
  * <p>Each poll's records are processed in one transaction: for every record, mark the event and,
  * when it is new, update the totals. After the commit the offsets are committed asynchronously; a
@@ -45,7 +48,7 @@ final class OrderEventsConsumer implements AutoCloseable {
   private final KafkaConsumer<String, byte[]> consumer;
   private final String topic;
   private final DSLContext dsl;
-  private final IdempotentConsumer idempotent;
+  private final OutboxInbox inbox;
   private final CustomerTotalsUpsert addToTotals;
   private final RunTally tally;
   private final Thread thread;
@@ -56,8 +59,8 @@ final class OrderEventsConsumer implements AutoCloseable {
       String topic,
       String groupId,
       DSLContext dsl,
-      IdempotentConsumer idempotent,
-      String schema,
+      OutboxInbox inbox,
+      String consumerSchema,
       RunTally tally) {
     this.consumer =
         new KafkaConsumer<>(
@@ -76,8 +79,8 @@ final class OrderEventsConsumer implements AutoCloseable {
             new ByteArrayDeserializer());
     this.topic = topic;
     this.dsl = dsl;
-    this.idempotent = idempotent;
-    this.addToTotals = new CustomerTotalsUpsert(schema);
+    this.inbox = inbox;
+    this.addToTotals = new CustomerTotalsUpsert(consumerSchema);
     this.tally = tally;
     this.thread = new Thread(this::run, "orders-consumer");
   }
@@ -134,18 +137,16 @@ final class OrderEventsConsumer implements AutoCloseable {
             for (ConsumerRecord<String, byte[]> record : records) {
               UUID eventId;
               try {
-                eventId = IdempotentConsumer.eventId(record);
+                eventId = InboxEvent.from(KafkaHeaders.read(record)).eventId();
               } catch (IllegalArgumentException notAnEvent) {
                 // Never processable: skip it rather than block the partition.
                 log.warn("skipping a record: {}", notAnEvent.getMessage());
                 skipped[0]++;
                 continue;
               }
-              String payload = new String(record.value(), StandardCharsets.UTF_8);
-              IdempotentConsumer.Outcome outcome =
-                  idempotent.process(tx, eventId, t -> addToTotals.apply(t, payload));
-              boolean processedNow = outcome == IdempotentConsumer.Outcome.PROCESSED;
+              boolean processedNow = inbox.firstTime(tx, OrdersModule.CONSUMER_NAME, eventId);
               if (processedNow) {
+                addToTotals.apply(tx, new String(record.value(), StandardCharsets.UTF_8));
                 processed.add(String.valueOf(record.key()));
               }
               consumed.put(

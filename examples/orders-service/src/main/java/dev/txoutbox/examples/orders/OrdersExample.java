@@ -7,6 +7,7 @@ import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.OutboxStatus;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.guice.OutboxModule;
+import dev.txoutbox.inbox.OutboxInbox;
 import dev.txoutbox.kafka.KafkaPublisher;
 import dev.txoutbox.kafka.guice.KafkaPublisherModule;
 import java.io.PrintStream;
@@ -78,10 +79,11 @@ final class OrdersExample {
 
   private Summary run() throws InterruptedException {
     OrdersSchema.migrate(dataSource, options.schema());
+    OrdersSchema.migrateConsumer(dataSource, options.consumerSchema());
     broker.ensureTopic(TOPIC, PARTITIONS);
     Injector injector =
         Guice.createInjector(
-            new OrdersModule(dataSource, options.schema(), tally),
+            new OrdersModule(dataSource, options.schema(), options.consumerSchema(), tally),
             OutboxModule.builder()
                 .schema(options.schema())
                 .relay(RELAY_CONFIG)
@@ -101,8 +103,8 @@ final class OrdersExample {
               TOPIC,
               CONSUMER_GROUP,
               injector.getInstance(DSLContext.class),
-              injector.getInstance(IdempotentConsumer.class),
-              options.schema(),
+              injector.getInstance(OutboxInbox.class),
+              options.consumerSchema(),
               tally);
       consumer.start();
       relay.start();
@@ -179,7 +181,11 @@ final class OrdersExample {
     long lost = tally.missing();
     boolean totalsMatch =
         CustomerTotals.match(
-            injector.getInstance(DSLContext.class), options.schema(), customerPrefix, written);
+            injector.getInstance(DSLContext.class),
+            options.schema(),
+            options.consumerSchema(),
+            customerPrefix,
+            written);
     String failure = null;
     if (writers.failure() != null) {
       failure = "writing orders failed: " + writers.failure();

@@ -4,21 +4,21 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import com.google.inject.multibindings.Multibinder;
-import com.google.inject.name.Named;
 import com.google.inject.name.Names;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.inbox.OutboxInbox;
 import java.util.Objects;
 import javax.sql.DataSource;
-import org.jooq.DSLContext;
 
 /**
  * The order service's own bindings: the {@link DataSource}, the schema name, the {@link
- * IdempotentConsumer} of the downstream consumer and a {@link RelayListener} counting what the
- * relay publishes. {@code OutboxModule} and {@code KafkaPublisherModule} do the rest:
+ * OutboxInbox} of the downstream consumer (in the consumer's schema) and a {@link RelayListener}
+ * counting what the relay publishes. {@code OutboxModule} and {@code KafkaPublisherModule} do the
+ * rest:
  *
  * <pre>{@code
  * Injector injector = Guice.createInjector(
- *     new OrdersModule(dataSource, "orders_example", tally),
+ *     new OrdersModule(dataSource, "orders_example", "orders_example_consumer", tally),
  *     OutboxModule.builder().schema("orders_example").relay(relayConfig).bindDslContext().build(),
  *     new KafkaPublisherModule(KafkaPublisher.builder().bootstrapServers(servers)));
  * CreateOrder createOrder = injector.getInstance(CreateOrder.class);
@@ -29,16 +29,19 @@ final class OrdersModule extends AbstractModule {
   /** The name of the bound schema string. */
   static final String SCHEMA = "orders.schema";
 
-  /** The consumer's name in {@code processed_events}. */
+  /** The consumer's name in its inbox. */
   static final String CONSUMER_NAME = "customer-totals";
 
   private final DataSource dataSource;
   private final String schema;
+  private final String consumerSchema;
   private final RelayListener relayListener;
 
-  OrdersModule(DataSource dataSource, String schema, RelayListener relayListener) {
+  OrdersModule(
+      DataSource dataSource, String schema, String consumerSchema, RelayListener relayListener) {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.schema = Objects.requireNonNull(schema, "schema");
+    this.consumerSchema = Objects.requireNonNull(consumerSchema, "consumerSchema");
     this.relayListener = Objects.requireNonNull(relayListener, "relayListener");
   }
 
@@ -51,7 +54,7 @@ final class OrdersModule extends AbstractModule {
 
   @Provides
   @Singleton
-  IdempotentConsumer idempotentConsumer(DSLContext dsl, @Named(SCHEMA) String schema) {
-    return new IdempotentConsumer(dsl, schema, CONSUMER_NAME);
+  OutboxInbox inbox() {
+    return OutboxInbox.builder().schema(consumerSchema).build();
   }
 }

@@ -1,5 +1,6 @@
 package dev.txoutbox.examples.orders;
 
+import dev.txoutbox.schema.OutboxSchema;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -10,7 +11,8 @@ import java.util.Objects;
  * @param writers threads creating orders concurrently
  * @param brokerOutage whether to stop the (embedded) broker once a third of the orders are written
  * @param outage how long the broker stays down before it is started again
- * @param schema the schema holding the outbox and the example's tables
+ * @param schema the schema holding the outbox and the order service's tables; the downstream
+ *     consumer's tables are in {@link #consumerSchema()}
  * @param drainTimeout how long to wait, after the last order is written, for every event to arrive
  */
 record RunOptions(
@@ -32,6 +34,13 @@ record RunOptions(
 
   /** Default {@code schema}. */
   static final String DEFAULT_SCHEMA = "orders_example";
+
+  /** What the consumer's schema adds to {@code schema}. */
+  static final String CONSUMER_SCHEMA_SUFFIX = "_consumer";
+
+  /** Longest {@code schema}: with the suffix, the consumer's schema name stays valid. */
+  static final int MAX_SCHEMA_LENGTH =
+      OutboxSchema.MAX_SCHEMA_NAME_LENGTH - CONSUMER_SCHEMA_SUFFIX.length();
 
   /** Default {@code drainTimeout}: 2 minutes. */
   static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofMinutes(2);
@@ -55,5 +64,22 @@ record RunOptions(
     if (drainTimeout.isNegative() || drainTimeout.isZero()) {
       throw new IllegalArgumentException("--timeout-seconds must be positive: " + drainTimeout);
     }
+    if (schema.length() > MAX_SCHEMA_LENGTH) {
+      throw new IllegalArgumentException(
+          "--schema must be at most "
+              + MAX_SCHEMA_LENGTH
+              + " characters, so that the consumer's schema <schema>"
+              + CONSUMER_SCHEMA_SUFFIX
+              + " is a valid name too, but has "
+              + schema.length());
+    }
+  }
+
+  /**
+   * The downstream consumer's schema, {@code <schema>_consumer}: its inbox and its {@code
+   * customer_totals}. In a real deployment it is in the consumer's own database.
+   */
+  String consumerSchema() {
+    return schema + CONSUMER_SCHEMA_SUFFIX;
   }
 }

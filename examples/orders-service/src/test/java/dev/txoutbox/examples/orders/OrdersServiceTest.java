@@ -9,6 +9,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
@@ -22,7 +25,8 @@ class OrdersServiceTest {
   @Test
   @Timeout(240)
   void theCommandDeliversEveryOrderAndExitsWithZero() {
-    try (TestDatabase db = TestDatabase.createEmpty("orders_cli", 2)) {
+    try (TestDatabase db = TestDatabase.createEmpty("orders_cli", 2);
+        ConsumerSchema consumer = new ConsumerSchema(db)) {
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
       PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
 
@@ -54,6 +58,7 @@ class OrdersServiceTest {
   @Timeout(300)
   void anOutageOfTheBrokerGrowsTheOutboxAndLosesNothing() throws Exception {
     try (TestDatabase db = TestDatabase.createEmpty("orders_outage", 8);
+        ConsumerSchema consumer = new ConsumerSchema(db);
         KafkaBroker broker = KafkaBroker.embedded()) {
       RunOptions options =
           // Two writers, so orders keep coming for seconds after the broker stops.
@@ -87,6 +92,29 @@ class OrdersServiceTest {
           census.records(), census.distinctEvents(), summary.reReads(), summary.brokerDuplicates());
       assertThat(census.distinctEvents()).isEqualTo(9000);
       assertThat(summary.brokerDuplicates()).isEqualTo(census.records() - census.distinctEvents());
+      // The consumer's marks are in its own schema, none in the producer's outbox schema.
+      DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+      assertThat(
+              dsl.fetchCount(
+                  DSL.table(DSL.name(options.consumerSchema(), "inbox_processed_events"))))
+          .isEqualTo(9000);
+      assertThat(dsl.fetchCount(DSL.table(DSL.name(db.schema(), "processed_events")))).isZero();
+    }
+  }
+
+  /**
+   * Drops the consumer schemas the example created next to the test schemas named {@code prefix}.
+   */
+  private static void dropConsumerSchemaOf(String prefix) {
+    try (TestDatabase db = TestDatabase.createEmpty("cleanup", 1)) {
+      DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+      for (String schema :
+          dsl.select(DSL.field("nspname", String.class))
+              .from("pg_namespace")
+              .where(DSL.field("nspname").like(prefix + "\\_%" + RunOptions.CONSUMER_SCHEMA_SUFFIX))
+              .fetch(0, String.class)) {
+        db.execute("DROP SCHEMA " + schema + " CASCADE");
+      }
     }
   }
 
@@ -127,5 +155,14 @@ class OrdersServiceTest {
         .contains("127.0.0.1:1")
         .doesNotContain("\tat ");
     assertThat(bytes.toString(StandardCharsets.UTF_8)).doesNotContain("Summary");
+  }
+
+  /** The consumer's schema the example creates next to the test's, dropped on close. */
+  private record ConsumerSchema(TestDatabase db) implements AutoCloseable {
+    @Override
+    public void close() {
+      db.execute(
+          "DROP SCHEMA IF EXISTS " + db.schema() + RunOptions.CONSUMER_SCHEMA_SUFFIX + " CASCADE");
+    }
   }
 }

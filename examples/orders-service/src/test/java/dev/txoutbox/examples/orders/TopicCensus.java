@@ -1,5 +1,7 @@
 package dev.txoutbox.examples.orders;
 
+import dev.txoutbox.inbox.InboxEvent;
+import dev.txoutbox.kafka.KafkaHeaders;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -42,7 +44,7 @@ record TopicCensus(long records, long distinctEvents) {
       while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
         for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofSeconds(1))) {
           records++;
-          events.add(IdempotentConsumer.eventId(record));
+          events.add(InboxEvent.from(KafkaHeaders.read(record)).eventId());
         }
       }
       return new TopicCensus(records, events.size());

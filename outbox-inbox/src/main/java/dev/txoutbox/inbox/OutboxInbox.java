@@ -1,0 +1,326 @@
+package dev.txoutbox.inbox;
+
+import static dev.txoutbox.inbox.model.Tables.INBOX_PROCESSED_EVENTS;
+import static org.jooq.impl.DSL.row;
+import static org.jooq.impl.DSL.select;
+
+import dev.txoutbox.inbox.model.tables.InboxProcessedEvents;
+import dev.txoutbox.schema.OutboxSchema;
+import java.sql.Connection;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Objects;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.jooq.DSLContext;
+import org.jooq.conf.MappedSchema;
+import org.jooq.conf.RenderMapping;
+import org.jooq.conf.Settings;
+import org.jooq.impl.DSL;
+
+/**
+ * The idempotent consumer: remembers, per consumer name, which event ids it processed, in a table
+ * of the consumer's own database, so that the second delivery of an event is recognised and
+ * dropped.
+ *
+ * <p>{@link #firstTime(DSLContext, String, UUID)} runs inside the consumer's own jOOQ transaction,
+ * before the consumer's work: it inserts {@code (consumer, event_id)} with {@code ON CONFLICT DO
+ * NOTHING} and says whether the row is new. The mark and the work's effects then commit together or
+ * not at all: a transaction that rolls back leaves the event unmarked and the next delivery
+ * processes it. Two deliveries of one event racing on two threads are processed once: the second
+ * insert waits for the first transaction, then finds the row (after a commit) or inserts it (after
+ * a roll-back).
+ *
+ * <pre>{@code
+ * OutboxInbox.migrate(dataSource, "shipping");
+ * OutboxInbox inbox = OutboxInbox.builder().schema("shipping").build();
+ * dsl.transaction(configuration -> {
+ *   DSLContext tx = configuration.dsl();
+ *   if (inbox.firstTime(tx, "shipping", eventId)) {
+ *     createShipment(tx, payload);
+ *   }
+ * });
+ * }</pre>
+ *
+ * <p>The table lives in the schema given to the builder; its migrations have their own classpath
+ * location ({@value #LOCATION}) and Flyway history table ({@value #HISTORY_TABLE}), so they never
+ * mix with the consumer's own migrations, or with the producer's outbox. Old marks are removed by
+ * {@link #cleanup(DSLContext, Duration, int)} in bounded chunks.
+ *
+ * <p>This class is thread-safe: it is immutable.
+ */
+public final class OutboxInbox {
+
+  /** The schema used when none is given. */
+  public static final String DEFAULT_SCHEMA = OutboxSchema.DEFAULT_SCHEMA;
+
+  /** The schema name the generated jOOQ classes carry; mapped at runtime to the real one. */
+  public static final String MODEL_SCHEMA = "inbox";
+
+  /** Classpath location of the inbox migrations. */
+  public static final String LOCATION = "classpath:db/migration/outbox-inbox";
+
+  /** Flyway history table of the inbox migrations. */
+  public static final String HISTORY_TABLE = "outbox_inbox_schema_history";
+
+  /**
+   * Longest consumer name: 255 characters as PostgreSQL counts them in the {@code consumer
+   * varchar(255)} column, that is Unicode code points (a character outside the Basic Multilingual
+   * Plane counts once, though Java holds it in two {@code char}s).
+   */
+  public static final int MAX_CONSUMER_NAME_LENGTH = 255;
+
+  /** Largest {@code chunkSize} {@link #cleanup(DSLContext, Duration, int)} accepts. */
+  public static final int MAX_CHUNK_SIZE = 100_000;
+
+  private static final InboxProcessedEvents T = INBOX_PROCESSED_EVENTS;
+
+  private final String schema;
+  private final Clock clock;
+  private final RenderMapping renderMapping;
+
+  private OutboxInbox(Builder builder) {
+    this.schema = builder.schema;
+    this.clock = builder.clock;
+    this.renderMapping =
+        new RenderMapping()
+            .withSchemata(new MappedSchema().withInput(MODEL_SCHEMA).withOutput(schema));
+  }
+
+  /** A builder with the defaults: schema {@value #DEFAULT_SCHEMA}, the UTC system clock. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Creates or upgrades the inbox table in {@code schema} of the consumer's database, creating the
+   * schema if needed. Safe to call from several processes at once: Flyway serialises them with an
+   * advisory lock.
+   *
+   * @param dataSource the consumer's database; a connection with the right to create tables
+   * @param schema the target schema, a lower-case PostgreSQL identifier (see {@link
+   *     OutboxSchema#requireSchemaName(String)})
+   * @return the number of migrations applied by this call (0 when already up to date)
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code schema} is not a valid schema name
+   */
+  public static int migrate(DataSource dataSource, String schema) {
+    Objects.requireNonNull(dataSource, "dataSource");
+    OutboxSchema.requireSchemaName(schema);
+    return Flyway.configure(OutboxInbox.class.getClassLoader())
+        .dataSource(dataSource)
+        .locations(LOCATION)
+        .table(HISTORY_TABLE)
+        .schemas(schema)
+        .defaultSchema(schema)
+        .createSchemas(true)
+        // The schema may already hold the consumer's tables: start our history at zero.
+        .baselineOnMigrate(true)
+        .baselineVersion("0")
+        .load()
+        .migrate()
+        .migrationsExecuted;
+  }
+
+  /**
+   * Marks {@code eventId} as processed by {@code consumerName} in the caller's transaction {@code
+   * tx}, and says whether this is the first time. Call it before the work, in the same transaction:
+   * when it returns {@code false} the event was processed already (or is being processed by a
+   * transaction that then committed) and the work must be skipped. One {@code INSERT … ON CONFLICT
+   * DO NOTHING}; the mark is visible to others once {@code tx} commits and disappears if it rolls
+   * back. Keyed by {@code (consumerName, eventId)}: two consumers of one event are independent.
+   *
+   * <p>While another transaction holds the mark of the same event uncommitted, this call waits for
+   * it to end.
+   *
+   * @param tx the consumer's transaction, on the consumer's database
+   * @param consumerName the consumer, 1 to {@value #MAX_CONSUMER_NAME_LENGTH} characters, not blank
+   * @param eventId the event, such as {@link InboxEvent#eventId()}
+   * @return {@code true} if the event is new for this consumer, {@code false} for a duplicate
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code consumerName} is not valid (see {@link
+   *     #requireConsumerName(String)}); nothing is written
+   * @throws IllegalStateException if {@code tx}'s connection is in auto-commit mode, where the mark
+   *     would commit before the work; nothing is written
+   * @throws org.jooq.exception.DataAccessException if the database fails
+   */
+  public boolean firstTime(DSLContext tx, String consumerName, UUID eventId) {
+    Objects.requireNonNull(tx, "tx");
+    requireConsumerName(consumerName);
+    Objects.requireNonNull(eventId, "eventId");
+    if (tx.connectionResult(Connection::getAutoCommit)) {
+      throw new IllegalStateException(
+          "OutboxInbox.firstTime(tx, ...) needs the consumer's transaction, but the connection is"
+              + " in auto-commit mode: call it inside dsl.transaction(...)");
+    }
+    return mapped(tx)
+            .insertInto(T, T.CONSUMER, T.EVENT_ID, T.PROCESSED_AT)
+            .values(consumerName, eventId, now())
+            .onConflictDoNothing()
+            .execute()
+        == 1;
+  }
+
+  /**
+   * Deletes the marks recorded more than {@code olderThan} ago (by this inbox's clock), every
+   * consumer's, in chunks of at most {@code chunkSize} rows, each chunk in a transaction of its own
+   * (see {@link #cleanupChunk(DSLContext, Duration, int)}), until a chunk comes back short. The
+   * cut-off is fixed at the start, so marks recorded meanwhile never keep it running. A duplicate
+   * delivered after its mark is gone is processed again, so keep marks longer than the broker can
+   * redeliver.
+   *
+   * @param dsl the consumer's database
+   * @return the number of marks deleted
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code olderThan} is negative or {@code chunkSize} is not 1
+   *     to {@value #MAX_CHUNK_SIZE}
+   */
+  public long cleanup(DSLContext dsl, Duration olderThan, int chunkSize) {
+    OffsetDateTime cutoff = cutoff(dsl, olderThan, chunkSize);
+    long total = 0;
+    int deleted;
+    do {
+      deleted = deleteChunk(dsl, cutoff, chunkSize);
+      total += deleted;
+    } while (deleted == chunkSize);
+    return total;
+  }
+
+  /**
+   * Deletes at most {@code chunkSize} of the oldest marks recorded more than {@code olderThan} ago,
+   * in one transaction of its own (joined as a savepoint if {@code dsl} is inside one). Rows
+   * another cleanup holds are skipped, so concurrent cleanups never wait for each other.
+   *
+   * @param dsl the consumer's database
+   * @return the number of marks deleted; less than {@code chunkSize} when no more are due
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code olderThan} is negative or {@code chunkSize} is not 1
+   *     to {@value #MAX_CHUNK_SIZE}
+   */
+  public int cleanupChunk(DSLContext dsl, Duration olderThan, int chunkSize) {
+    return deleteChunk(dsl, cutoff(dsl, olderThan, chunkSize), chunkSize);
+  }
+
+  /**
+   * Checks a consumer name before anything is written: not null, not blank, no NUL character
+   * (PostgreSQL text cannot hold it), at most {@value #MAX_CONSUMER_NAME_LENGTH} characters counted
+   * as PostgreSQL counts them (code points).
+   *
+   * @return {@code consumerName}
+   * @throws NullPointerException if {@code consumerName} is null
+   * @throws IllegalArgumentException if it breaks one of those rules
+   */
+  public static String requireConsumerName(String consumerName) {
+    Objects.requireNonNull(consumerName, "consumerName");
+    if (consumerName.isBlank()) {
+      throw new IllegalArgumentException(
+          "consumerName must not be blank but was '" + consumerName + "'");
+    }
+    if (consumerName.indexOf('\0') >= 0) {
+      throw new IllegalArgumentException(
+          "consumerName must not contain the NUL character (PostgreSQL text cannot hold it)");
+    }
+    int length = consumerName.codePointCount(0, consumerName.length());
+    if (length > MAX_CONSUMER_NAME_LENGTH) {
+      throw new IllegalArgumentException(
+          "consumerName must be at most "
+              + MAX_CONSUMER_NAME_LENGTH
+              + " characters (the consumer varchar(255) column, which counts code points) but had "
+              + length
+              + ": '"
+              + consumerName.substring(0, consumerName.offsetByCodePoints(0, 40))
+              + "…'");
+    }
+    return consumerName;
+  }
+
+  /** The schema holding this inbox's table. */
+  public String schema() {
+    return schema;
+  }
+
+  private int deleteChunk(DSLContext dsl, OffsetDateTime cutoff, int chunkSize) {
+    return dsl.transactionResult(
+        configuration ->
+            mapped(configuration.dsl())
+                .deleteFrom(T)
+                .where(
+                    row(T.CONSUMER, T.EVENT_ID)
+                        .in(
+                            select(T.CONSUMER, T.EVENT_ID)
+                                .from(T)
+                                .where(T.PROCESSED_AT.lt(cutoff))
+                                .orderBy(T.PROCESSED_AT)
+                                .limit(chunkSize)
+                                .forUpdate()
+                                .skipLocked()))
+                .execute());
+  }
+
+  private OffsetDateTime cutoff(DSLContext dsl, Duration olderThan, int chunkSize) {
+    Objects.requireNonNull(dsl, "dsl");
+    Objects.requireNonNull(olderThan, "olderThan");
+    if (olderThan.isNegative()) {
+      throw new IllegalArgumentException("olderThan must not be negative but was " + olderThan);
+    }
+    if (chunkSize < 1 || chunkSize > MAX_CHUNK_SIZE) {
+      throw new IllegalArgumentException(
+          "chunkSize must be 1 to " + MAX_CHUNK_SIZE + " but was " + chunkSize);
+    }
+    return now().minus(olderThan);
+  }
+
+  private OffsetDateTime now() {
+    return OffsetDateTime.ofInstant(clock.instant(), ZoneOffset.UTC);
+  }
+
+  /** A context on the same connection and transaction that renders the model's schema as ours. */
+  private DSLContext mapped(DSLContext tx) {
+    Settings settings = ((Settings) tx.settings().clone()).withRenderMapping(renderMapping);
+    return DSL.using(tx.configuration().derive(settings));
+  }
+
+  /**
+   * Builds an {@link OutboxInbox}. Not thread-safe; {@link #build()} copies the settings, so the
+   * builder can be reused.
+   */
+  public static final class Builder {
+
+    private String schema = DEFAULT_SCHEMA;
+    private Clock clock = Clock.systemUTC();
+
+    private Builder() {}
+
+    /**
+     * The schema holding the inbox table, in the consumer's database; the one given to {@link
+     * OutboxInbox#migrate(DataSource, String)}. Defaults to {@value OutboxInbox#DEFAULT_SCHEMA}.
+     *
+     * @throws NullPointerException if {@code schema} is null
+     * @throws IllegalArgumentException if {@code schema} is not a valid schema name (see {@link
+     *     OutboxSchema#requireSchemaName(String)})
+     */
+    public Builder schema(String schema) {
+      this.schema = OutboxSchema.requireSchemaName(schema);
+      return this;
+    }
+
+    /**
+     * The clock that stamps each mark and from which {@code cleanup}'s {@code olderThan} is
+     * measured. Defaults to the UTC system clock.
+     *
+     * @throws NullPointerException if {@code clock} is null
+     */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** A new inbox with these settings. */
+    public OutboxInbox build() {
+      return new OutboxInbox(this);
+    }
+  }
+}

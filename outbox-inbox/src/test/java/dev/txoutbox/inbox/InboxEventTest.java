@@ -1,0 +1,67 @@
+package dev.txoutbox.inbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.txoutbox.spi.OutboxHeaders;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+class InboxEventTest {
+
+  private static final UUID ID = UUID.fromString("0b9e6f43-4f7a-4bd1-9d38-5b3f7f1f2a10");
+
+  @Test
+  void readsTheIdentityHeadersAndTheTraceContext() {
+    Map<String, String> headers = new HashMap<>();
+    headers.put(OutboxHeaders.EVENT_ID, ID.toString());
+    headers.put(OutboxHeaders.EVENT_TYPE, "order.created");
+    headers.put(OutboxHeaders.AGGREGATE_TYPE, "order");
+    headers.put(OutboxHeaders.AGGREGATE_ID, "o-1");
+    headers.put(OutboxHeaders.CREATED_AT, "2026-11-30T06:50:38.123000Z");
+    headers.put("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+    headers.put("tenant", "acme");
+
+    InboxEvent event = InboxEvent.from(headers);
+    headers.clear(); // copied
+
+    assertThat(event.eventId()).isEqualTo(ID);
+    assertThat(event.eventType()).contains("order.created");
+    assertThat(event.aggregateType()).contains("order");
+    assertThat(event.aggregateId()).contains("o-1");
+    assertThat(event.createdAt()).contains(Instant.parse("2026-11-30T06:50:38.123Z"));
+    assertThat(event.traceparent())
+        .contains("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+    assertThat(event.tracestate()).isEmpty();
+    assertThat(event.header("tenant")).contains("acme");
+    assertThat(event.headers()).hasSize(7);
+  }
+
+  @Test
+  void refusesAMessageWithoutAnEventId() {
+    assertThatThrownBy(() -> InboxEvent.from(Map.of(OutboxHeaders.EVENT_TYPE, "x")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("headers must carry outbox-event-id but it was missing");
+  }
+
+  @Test
+  void refusesAnEventIdThatIsNotAUuid() {
+    assertThatThrownBy(() -> InboxEvent.from(Map.of(OutboxHeaders.EVENT_ID, "42")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("outbox-event-id must be a UUID but was '42'");
+  }
+
+  @Test
+  void refusesACreatedAtThatIsNotAnInstant() {
+    InboxEvent event =
+        InboxEvent.from(
+            Map.of(OutboxHeaders.EVENT_ID, ID.toString(), OutboxHeaders.CREATED_AT, "yesterday"));
+
+    assertThatThrownBy(event::createdAt)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("outbox-created-at must be an ISO-8601 instant but was 'yesterday'");
+  }
+}
