@@ -160,6 +160,7 @@ public final class WriterBenchmark {
       for (Case c : cases) {
         writers.put(c, new Writers(dsl, c));
       }
+      String withoutDatabase = withoutDatabase(writers);
       String start = String.format("load average at start %s", loadAverage());
       for (Case c : cases) {
         truncate(dsl);
@@ -185,6 +186,8 @@ public final class WriterBenchmark {
       }
       System.out.println(
           table(runs, threadCounts, cases, length, rounds)
+              + "\n"
+              + withoutDatabase
               + "\n"
               + start
               + "; at end "
@@ -249,6 +252,61 @@ public final class WriterBenchmark {
                 secondVsPlain));
       }
     }
+    return out.toString();
+  }
+
+  /**
+   * The JVM's work alone: the second write of {@link Case#PLAIN_INSERT} and of {@link Case#OUTBOX}
+   * on one thread against jOOQ's {@code MockConnection} (every statement answers "1 row"), so no
+   * network and no database: jOOQ's rendering and binding, the writer's validation and JSON check.
+   */
+  private static String withoutDatabase(Map<Case, Writers> writers) {
+    Writers plain = writers.get(Case.PLAIN_INSERT);
+    Writers outbox = writers.get(Case.OUTBOX);
+    if (plain == null || outbox == null) {
+      return "";
+    }
+    java.sql.Connection mock =
+        new org.jooq.tools.jdbc.MockConnection(
+            ctx -> new org.jooq.tools.jdbc.MockResult[] {new org.jooq.tools.jdbc.MockResult(1)});
+    // In a transaction, as the writer requires: the mock reports auto-commit off.
+    java.sql.Connection inTransaction =
+        (java.sql.Connection)
+            java.lang.reflect.Proxy.newProxyInstance(
+                WriterBenchmark.class.getClassLoader(),
+                new Class<?>[] {java.sql.Connection.class},
+                (proxy, method, methodArgs) -> {
+                  if (method.getName().equals("getAutoCommit")) {
+                    return false;
+                  }
+                  try {
+                    return method.invoke(mock, methodArgs);
+                  } catch (java.lang.reflect.InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+    DSLContext tx = DSL.using(inTransaction, SQLDialect.POSTGRES);
+    int n = 100_000;
+    StringBuilder out =
+        new StringBuilder(
+            String.format(
+                "Without a database (jOOQ MockConnection, one thread, %,d writes after as many"
+                    + " to warm up), thread CPU per write:%n%n| write | µs |%n|---|---:|%n",
+                n));
+    double[] micros = new double[2];
+    for (int round = 0; round < 2; round++) {
+      for (int i = 0; i < 2; i++) {
+        Writers w = i == 0 ? plain : outbox;
+        long before = THREADS.getCurrentThreadCpuTime();
+        for (int k = 0; k < n; k++) {
+          w.secondWrite(tx, k, "order-" + k);
+        }
+        micros[i] = (THREADS.getCurrentThreadCpuTime() - before) / 1e3 / n;
+      }
+    }
+    out.append(String.format("| plain jOOQ insert | %.2f |%n", micros[0]));
+    out.append(String.format("| outbox.record | %.2f |%n", micros[1]));
+    out.append(String.format("| ratio | %.2f× |%n", micros[1] / micros[0]));
     return out.toString();
   }
 
@@ -359,31 +417,35 @@ public final class WriterBenchmark {
                 .values(UUID.randomUUID(), aggregate)
                 .execute();
             long cpuStart = THREADS.getCurrentThreadCpuTime();
-            switch (kase) {
-              case ALONE -> {}
-              case PLAIN_INSERT ->
-                  t.insertInto(copy)
-                      .columns(
-                          id, aggregateType, aggregateId, eventType, payload, headers, retryAfter)
-                      .values(
-                          UUID.randomUUID(),
-                          "order",
-                          aggregate,
-                          "order.created",
-                          JSONB.valueOf(String.format(PAYLOAD, order)),
-                          JSONB.valueOf("{\"traceparent\":\"" + TRACEPARENT + "\"}"),
-                          null)
-                      .execute();
-              case OUTBOX, OUTBOX_NOTIFY ->
-                  outbox.record(
-                      t,
-                      OutboxEvent.builder("order", aggregate, "order.created")
-                          .payload(String.format(PAYLOAD, order))
-                          .header("traceparent", TRACEPARENT)
-                          .build());
-            }
+            secondWrite(t, order, aggregate);
             return THREADS.getCurrentThreadCpuTime() - cpuStart;
           });
+    }
+
+    /** What follows the business row in this case's transaction {@code t}. */
+    void secondWrite(DSLContext t, int order, String aggregate) {
+      switch (kase) {
+        case ALONE -> {}
+        case PLAIN_INSERT ->
+            t.insertInto(copy)
+                .columns(id, aggregateType, aggregateId, eventType, payload, headers, retryAfter)
+                .values(
+                    UUID.randomUUID(),
+                    "order",
+                    aggregate,
+                    "order.created",
+                    JSONB.valueOf(String.format(PAYLOAD, order)),
+                    JSONB.valueOf("{\"traceparent\":\"" + TRACEPARENT + "\"}"),
+                    null)
+                .execute();
+        case OUTBOX, OUTBOX_NOTIFY ->
+            outbox.record(
+                t,
+                OutboxEvent.builder("order", aggregate, "order.created")
+                    .payload(String.format(PAYLOAD, order))
+                    .header("traceparent", TRACEPARENT)
+                    .build());
+      }
     }
   }
 
