@@ -10,14 +10,15 @@ import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.model.tables.records.OutboxEventsRecord;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.stream.Collectors;
+import org.jooq.Configuration;
 import org.jooq.DSLContext;
-import org.jooq.QueryPart;
-import org.jooq.TableField;
+import org.jooq.InsertValuesStep7;
+import org.jooq.JSONB;
 import org.jooq.TransactionListener;
 import org.jooq.impl.DSL;
 import org.jooq.impl.DataSourceConnectionProvider;
@@ -46,24 +47,7 @@ public final class DefaultOutbox implements Outbox {
    */
   public static final int MAX_PAYLOAD_BYTES_LIMIT = 40 * 1024 * 1024;
 
-  /** The columns the writer fills; the others take their defaults. */
-  private static final List<TableField<OutboxEventsRecord, ?>> INSERTED =
-      List.of(
-          OUTBOX_EVENTS.ID,
-          OUTBOX_EVENTS.AGGREGATE_TYPE,
-          OUTBOX_EVENTS.AGGREGATE_ID,
-          OUTBOX_EVENTS.EVENT_TYPE,
-          OUTBOX_EVENTS.PAYLOAD,
-          OUTBOX_EVENTS.HEADERS,
-          OUTBOX_EVENTS.RETRY_AFTER);
-
-  private static final int COLUMNS = INSERTED.size();
-
-  /** One row's values: jOOQ binds JSONB and OffsetDateTime as text, so those are cast. */
-  private static final String ROW_PLACEHOLDERS = "(?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::timestamptz)";
-
-  private final String insertPrefix;
-  private final String insertOneRow;
+  private final String schema;
   private final EventValidator validator;
   private final boolean allowAutoCommit;
   private final boolean externallyManagedTransactions;
@@ -79,16 +63,7 @@ public final class DefaultOutbox implements Outbox {
       boolean lockPerAggregate,
       int maxPayloadBytes,
       List<Runnable> afterCommit) {
-    // The schema is a checked lower-case identifier; quoting it and the names keeps them exact.
-    this.insertPrefix =
-        "insert into \""
-            + OutboxSchema.requireSchemaName(schema)
-            + "\".\""
-            + OUTBOX_EVENTS.getName()
-            + "\" ("
-            + INSERTED.stream().map(f -> '"' + f.getName() + '"').collect(Collectors.joining(", "))
-            + ") values ";
-    this.insertOneRow = insertPrefix + ROW_PLACEHOLDERS;
+    this.schema = schema;
     this.validator = new EventValidator(serializer, headersProvider, maxPayloadBytes);
     this.allowAutoCommit = allowAutoCommit;
     this.externallyManagedTransactions = externallyManagedTransactions;
@@ -129,10 +104,10 @@ public final class DefaultOutbox implements Outbox {
 
   private List<UUID> write(DSLContext tx, Connection connection, List<EventRow> rows)
       throws SQLException {
-    // The caller's configuration (listeners, settings) on the one connection: the INSERT is plain
-    // SQL naming the schema, so no render mapping (and no copy of the settings) is needed.
-    DSLContext dsl =
-        DSL.using(tx.configuration().derive(new DefaultConnectionProvider(connection)));
+    Configuration configuration =
+        tx.configuration().derive(new DefaultConnectionProvider(connection));
+    configuration.set(OutboxSchema.withSchema(tx.settings(), schema));
+    DSLContext dsl = DSL.using(configuration);
     if (!connection.getAutoCommit()) {
       requireBoundToTransaction(tx);
       List<UUID> ids = insert(dsl, rows);
@@ -203,38 +178,34 @@ public final class DefaultOutbox implements Outbox {
     List<UUID> ids = new ArrayList<>(rows.size());
     for (int from = 0, to; from < rows.size(); from = to) {
       to = statementEnd(rows, from);
-      int count = to - from;
-      QueryPart[] binds = new QueryPart[count * COLUMNS];
-      int b = 0;
+      InsertValuesStep7<
+              OutboxEventsRecord, UUID, String, String, String, JSONB, JSONB, OffsetDateTime>
+          insert =
+              dsl.insertInto(
+                  OUTBOX_EVENTS,
+                  OUTBOX_EVENTS.ID,
+                  OUTBOX_EVENTS.AGGREGATE_TYPE,
+                  OUTBOX_EVENTS.AGGREGATE_ID,
+                  OUTBOX_EVENTS.EVENT_TYPE,
+                  OUTBOX_EVENTS.PAYLOAD,
+                  OUTBOX_EVENTS.HEADERS,
+                  OUTBOX_EVENTS.RETRY_AFTER);
       for (EventRow row : rows.subList(from, to)) {
         UUID id = UuidV7.next(now);
         ids.add(id);
-        binds[b++] = DSL.val(id, OUTBOX_EVENTS.ID);
-        binds[b++] = DSL.val(row.aggregateType(), OUTBOX_EVENTS.AGGREGATE_TYPE);
-        binds[b++] = DSL.val(row.aggregateId(), OUTBOX_EVENTS.AGGREGATE_ID);
-        binds[b++] = DSL.val(row.eventType(), OUTBOX_EVENTS.EVENT_TYPE);
-        binds[b++] = DSL.val(row.payload(), OUTBOX_EVENTS.PAYLOAD);
-        binds[b++] = DSL.val(row.headers(), OUTBOX_EVENTS.HEADERS);
-        binds[b++] = DSL.val(row.notBefore(), OUTBOX_EVENTS.RETRY_AFTER);
+        insert =
+            insert.values(
+                id,
+                row.aggregateType(),
+                row.aggregateId(),
+                row.eventType(),
+                row.payload(),
+                row.headers(),
+                row.notBefore());
       }
-      dsl.query(count == 1 ? insertOneRow : insertSql(count), (Object[]) binds).execute();
+      insert.execute();
     }
     return ids;
-  }
-
-  /**
-   * The INSERT of {@code rows} rows as plain SQL with one {@code ?} per value. Rendering jOOQ's
-   * insert model took most of the writer's CPU (its render-mapped, generated table); plain SQL
-   * still runs through jOOQ (the caller's execute listeners, settings and bindings) but renders
-   * little.
-   */
-  private String insertSql(int rows) {
-    StringBuilder sql = new StringBuilder(insertPrefix.length() + rows * ROW_PLACEHOLDERS.length());
-    sql.append(insertPrefix);
-    for (int i = 0; i < rows; i++) {
-      sql.append(i == 0 ? "" : ", ").append(ROW_PLACEHOLDERS);
-    }
-    return sql.toString();
   }
 
   /**
