@@ -18,6 +18,7 @@ import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.JSONB;
 import org.jooq.Record;
+import org.jooq.SQLDialect;
 import org.jooq.Table;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
@@ -68,6 +69,28 @@ class OutboxWriterTest {
     assertThat(row.getProcessedAt()).isNull();
     assertThat(row.getRetryAfter()).isNull();
     assertThat(id.version()).isEqualTo(7);
+  }
+
+  @Test
+  void theCallersRenderMappingAndRenderSchemaDoNotMoveTheOutboxTable() {
+    String schema = fx.db.schema();
+    // The caller's settings would send the writer's table elsewhere, or leave it unqualified.
+    org.jooq.conf.Settings moving =
+        new org.jooq.conf.Settings()
+            .withRenderMapping(
+                new org.jooq.conf.RenderMapping()
+                    .withSchemata(
+                        new org.jooq.conf.MappedSchema()
+                            .withInput(schema)
+                            .withOutput("no_such_schema")));
+    org.jooq.conf.Settings unqualified = new org.jooq.conf.Settings().withRenderSchema(false);
+    for (org.jooq.conf.Settings settings : List.of(moving, unqualified)) {
+      DSLContext caller = DSL.using(fx.db.dataSource(), SQLDialect.POSTGRES, settings);
+      caller.transaction(
+          tx -> outbox.record(tx.dsl(), "order", "o-1", "order.created", "{\"total\":42}"));
+    }
+
+    assertThat(eventCount()).isEqualTo(2);
   }
 
   @Test

@@ -7,7 +7,6 @@ import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.PayloadSerializer;
 import dev.txoutbox.schema.OutboxSchema;
-import dev.txoutbox.schema.model.tables.records.OutboxEventsRecord;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
@@ -17,9 +16,13 @@ import java.util.Objects;
 import java.util.UUID;
 import org.jooq.Configuration;
 import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.InsertValuesStep7;
 import org.jooq.JSONB;
+import org.jooq.Record;
+import org.jooq.Table;
 import org.jooq.TransactionListener;
+import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 import org.jooq.impl.DataSourceConnectionProvider;
 import org.jooq.impl.DefaultConnectionProvider;
@@ -47,7 +50,21 @@ public final class DefaultOutbox implements Outbox {
    */
   public static final int MAX_PAYLOAD_BYTES_LIMIT = 40 * 1024 * 1024;
 
-  private final String schema;
+  /*
+   * The columns by name with the generated model's types, and the table by its schema-qualified
+   * name: rendering the generated, render-mapped table took most of the writer's CPU (copying the
+   * caller's Settings for the mapping, checking all 13 generated columns for computed ones), and
+   * this renders the same INSERT as a plain jOOQ insert does.
+   */
+  private static final Field<UUID> ID = column(OUTBOX_EVENTS.ID);
+  private static final Field<String> AGGREGATE_TYPE = column(OUTBOX_EVENTS.AGGREGATE_TYPE);
+  private static final Field<String> AGGREGATE_ID = column(OUTBOX_EVENTS.AGGREGATE_ID);
+  private static final Field<String> EVENT_TYPE = column(OUTBOX_EVENTS.EVENT_TYPE);
+  private static final Field<JSONB> PAYLOAD = column(OUTBOX_EVENTS.PAYLOAD);
+  private static final Field<JSONB> HEADERS = column(OUTBOX_EVENTS.HEADERS);
+  private static final Field<OffsetDateTime> RETRY_AFTER = column(OUTBOX_EVENTS.RETRY_AFTER);
+
+  private final Table<Record> table;
   private final EventValidator validator;
   private final boolean allowAutoCommit;
   private final boolean externallyManagedTransactions;
@@ -63,7 +80,8 @@ public final class DefaultOutbox implements Outbox {
       boolean lockPerAggregate,
       int maxPayloadBytes,
       List<Runnable> afterCommit) {
-    this.schema = schema;
+    this.table =
+        DSL.table(DSL.name(OutboxSchema.requireSchemaName(schema), OUTBOX_EVENTS.getName()));
     this.validator = new EventValidator(serializer, headersProvider, maxPayloadBytes);
     this.allowAutoCommit = allowAutoCommit;
     this.externallyManagedTransactions = externallyManagedTransactions;
@@ -106,7 +124,12 @@ public final class DefaultOutbox implements Outbox {
       throws SQLException {
     Configuration configuration =
         tx.configuration().derive(new DefaultConnectionProvider(connection));
-    configuration.set(OutboxSchema.withSchema(tx.settings(), schema));
+    Settings settings = configuration.settings();
+    if (settings.getRenderMapping() != null || Boolean.FALSE.equals(settings.isRenderSchema())) {
+      // The table is named with its schema: the caller's mapping must not move it (rare: a copy).
+      configuration.set(
+          ((Settings) settings.clone()).withRenderMapping(null).withRenderSchema(true));
+    }
     DSLContext dsl = DSL.using(configuration);
     if (!connection.getAutoCommit()) {
       requireBoundToTransaction(tx);
@@ -178,18 +201,9 @@ public final class DefaultOutbox implements Outbox {
     List<UUID> ids = new ArrayList<>(rows.size());
     for (int from = 0, to; from < rows.size(); from = to) {
       to = statementEnd(rows, from);
-      InsertValuesStep7<
-              OutboxEventsRecord, UUID, String, String, String, JSONB, JSONB, OffsetDateTime>
-          insert =
-              dsl.insertInto(
-                  OUTBOX_EVENTS,
-                  OUTBOX_EVENTS.ID,
-                  OUTBOX_EVENTS.AGGREGATE_TYPE,
-                  OUTBOX_EVENTS.AGGREGATE_ID,
-                  OUTBOX_EVENTS.EVENT_TYPE,
-                  OUTBOX_EVENTS.PAYLOAD,
-                  OUTBOX_EVENTS.HEADERS,
-                  OUTBOX_EVENTS.RETRY_AFTER);
+      InsertValuesStep7<Record, UUID, String, String, String, JSONB, JSONB, OffsetDateTime> insert =
+          dsl.insertInto(
+              table, ID, AGGREGATE_TYPE, AGGREGATE_ID, EVENT_TYPE, PAYLOAD, HEADERS, RETRY_AFTER);
       for (EventRow row : rows.subList(from, to)) {
         UUID id = UuidV7.next(now);
         ids.add(id);
@@ -206,6 +220,10 @@ public final class DefaultOutbox implements Outbox {
       insert.execute();
     }
     return ids;
+  }
+
+  private static <T> Field<T> column(Field<T> generated) {
+    return DSL.field(DSL.name(generated.getName()), generated.getDataType());
   }
 
   /**
