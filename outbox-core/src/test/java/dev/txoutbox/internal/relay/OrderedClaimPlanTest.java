@@ -34,8 +34,6 @@ class OrderedClaimPlanTest {
   private static final int LIMIT = 100;
   private static final Pattern ACTUAL = Pattern.compile("actual rows=(\\d+) loops=(\\d+)");
   private static final Pattern REMOVED = Pattern.compile("Rows Removed by Filter: (\\d+)");
-  private static final Pattern BUFFERS =
-      Pattern.compile("Buffers: shared(?: hit=(\\d+))?(?: read=(\\d+))?");
 
   private TestDatabase db;
   private DSLContext dsl;
@@ -183,7 +181,7 @@ class OrderedClaimPlanTest {
               List<String> lines =
                   tx.resultQuery("explain (analyze, buffers, costs off, timing off) {0}", statement)
                       .fetch(0, String.class);
-              plan.set(new Plan(String.join("\n", lines), rowsRead(lines), buffers(lines), null));
+              plan.set(new Plan(String.join("\n", lines), rowsRead(lines), PlanFigures.buffers(lines), null));
               throw new RolledBack();
             });
       } catch (RolledBack expected) {
@@ -220,17 +218,6 @@ class OrderedClaimPlanTest {
     return rows;
   }
 
-  /** Pages the whole statement read, from its top node's buffer count. */
-  private static long buffers(List<String> lines) {
-    for (String line : lines) {
-      Matcher m = BUFFERS.matcher(line);
-      if (m.find()) {
-        long hit = m.group(1) == null ? 0 : Long.parseLong(m.group(1));
-        return hit + (m.group(2) == null ? 0 : Long.parseLong(m.group(2)));
-      }
-    }
-    throw new IllegalStateException("no buffer counts in the plan");
-  }
 
   private boolean neverAnalyzed() {
     // pg_stats is a catalog view, outside the generated model: no row until the first ANALYZE.

@@ -24,8 +24,6 @@ import org.junit.jupiter.api.Test;
 class WaitingEventsClaimPlanTest {
 
   private static final int LIMIT = 100;
-  private static final Pattern BUFFERS =
-      Pattern.compile("Buffers: shared(?: hit=(\\d+))?(?: read=(\\d+))?");
 
   private TestDatabase db;
   private DSLContext dsl;
@@ -159,20 +157,10 @@ class WaitingEventsClaimPlanTest {
           String text = String.join("\n", lines);
           Matcher top = Pattern.compile("actual rows=(\\d+)").matcher(lines.get(0));
           long rows = top.find() ? Long.parseLong(top.group(1)) : -1;
-          return new Plan(text, rows, buffers(lines));
+          return new Plan(text, rows, PlanFigures.buffers(lines));
         });
   }
 
-  private static long buffers(List<String> lines) {
-    for (String line : lines) {
-      Matcher m = BUFFERS.matcher(line);
-      if (m.find()) {
-        long hit = m.group(1) == null ? 0 : Long.parseLong(m.group(1));
-        return hit + (m.group(2) == null ? 0 : Long.parseLong(m.group(2)));
-      }
-    }
-    throw new IllegalStateException("no buffer counts in the plan");
-  }
 
   private void insertReady(int n) {
     insert(n, "'ready'", "NULL");
