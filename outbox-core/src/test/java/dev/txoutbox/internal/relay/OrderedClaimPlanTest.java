@@ -181,7 +181,9 @@ class OrderedClaimPlanTest {
               List<String> lines =
                   tx.resultQuery("explain (analyze, buffers, costs off, timing off) {0}", statement)
                       .fetch(0, String.class);
-              plan.set(new Plan(String.join("\n", lines), rowsRead(lines), PlanFigures.buffers(lines), null));
+              plan.set(
+                  new Plan(
+                      String.join("\n", lines), rowsRead(lines), PlanFigures.buffers(lines), null));
               throw new RolledBack();
             });
       } catch (RolledBack expected) {
@@ -217,7 +219,6 @@ class OrderedClaimPlanTest {
     }
     return rows;
   }
-
 
   private boolean neverAnalyzed() {
     // pg_stats is a catalog view, outside the generated model: no row until the first ANALYZE.

@@ -161,7 +161,6 @@ class WaitingEventsClaimPlanTest {
         });
   }
 
-
   private void insertReady(int n) {
     insert(n, "'ready'", "NULL");
   }
