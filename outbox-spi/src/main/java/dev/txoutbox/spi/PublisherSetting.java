@@ -58,7 +58,11 @@ public record PublisherSetting(
     }
     if (description.isBlank()) {
       throw new IllegalArgumentException(
-          "the description of setting '" + name + "' must not be blank but was");
+          "the description of setting '"
+              + name
+              + "' must not be blank but was '"
+              + description
+              + "'");
     }
   }
 

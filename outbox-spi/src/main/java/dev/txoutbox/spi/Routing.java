@@ -1,6 +1,5 @@
 package dev.txoutbox.spi;
 
-import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -80,6 +79,9 @@ public final class Routing<D> {
    * @throws IllegalStateException if it named one
    */
   public PublishResult failure() {
-    return Objects.requireNonNull(failure, "the router named a destination");
+    if (failure == null) {
+      throw new IllegalStateException("no failure: the router named destination " + destination);
+    }
+    return failure;
   }
 }

@@ -23,7 +23,9 @@ class RoutingTest {
 
     assertThat(r.routed()).isTrue();
     assertThat(r.destination()).isEqualTo("orders");
-    assertThatThrownBy(r::failure).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(r::failure)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("orders");
   }
 
   @Test
