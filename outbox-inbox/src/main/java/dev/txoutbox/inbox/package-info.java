@@ -5,4 +5,7 @@
  * delivered event read from the headers every txoutbox publisher writes. The jOOQ model generated
  * from the inbox migrations at build time is in {@code dev.txoutbox.inbox.model}.
  */
+@NullMarked
 package dev.txoutbox.inbox;
+
+import org.jspecify.annotations.NullMarked;
