@@ -78,6 +78,10 @@ final class ProducerSettings {
     config.putIfAbsent(ProducerConfig.ACKS_CONFIG, "all");
     config.putIfAbsent(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
     config.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, sendTimeoutMs);
+    // The publisher waits for every record's acknowledgement before it returns the batch, so the
+    // relay's batch is already the unit of batching: Kafka 4's default linger.ms=5 only delays that
+    // acknowledgement (8.3-8.6 ms instead of 1.9-2.3 ms per batch of 100; see the README).
+    config.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 0);
     if (!config.containsKey(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)) {
       long linger = number(config, ProducerConfig.LINGER_MS_CONFIG);
       if (!config.containsKey(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG)) {

@@ -21,6 +21,7 @@ class ProducerSettingsTest {
         .containsEntry("enable.idempotence", true)
         .containsEntry("acks", "all")
         .containsEntry("max.in.flight.requests.per.connection", 1)
+        .containsEntry("linger.ms", 0)
         .containsEntry("max.block.ms", 30_000L)
         .containsEntry("delivery.timeout.ms", 30_000);
   }
