@@ -58,6 +58,22 @@ class OutboxModuleTest {
         });
   }
 
+  /**
+   * An injector of {@code module} with a plain DSLContext of the user's (no DataSource, no
+   * after-commit wake-up) and a publisher bound.
+   */
+  private static Injector injectorWithPlainDsl(OutboxModule module) {
+    return Guice.createInjector(
+        module,
+        new AbstractModule() {
+          @Override
+          protected void configure() {
+            bind(DSLContext.class).toInstance(DSL.using(db.dataSource(), SQLDialect.POSTGRES));
+            bind(Publisher.class).toInstance(new ScriptedPublisher());
+          }
+        });
+  }
+
   @Test
   void bindsWriterRelayAndAdminFromADataSourceAndAPublisher() {
     ScriptedPublisher publisher = new ScriptedPublisher();
@@ -111,14 +127,7 @@ class OutboxModuleTest {
   @Test
   void acceptsAUserBoundDslContextInsteadOfADataSource() {
     Injector injector =
-        Guice.createInjector(
-            OutboxModule.builder().schema(db.schema()).writerOnly().build(),
-            new AbstractModule() {
-              @Override
-              protected void configure() {
-                bind(DSLContext.class).toInstance(DSL.using(db.dataSource(), SQLDialect.POSTGRES));
-              }
-            });
+        injectorWithPlainDsl(OutboxModule.builder().schema(db.schema()).writerOnly().build());
     assertThat(injector.getInstance(OutboxAdmin.class).deadLetterCount()).isZero();
     assertThat(injector.getInstance(Outbox.class)).isNotNull();
   }
@@ -195,17 +204,7 @@ class OutboxModuleTest {
   @Test
   void aUserBoundDslContextWithoutTheWakeUpIsRefusedAtInjectorCreation() {
     assertThatThrownBy(
-            () ->
-                Guice.createInjector(
-                    OutboxModule.builder().schema(db.schema()).build(),
-                    new AbstractModule() {
-                      @Override
-                      protected void configure() {
-                        bind(DSLContext.class)
-                            .toInstance(DSL.using(db.dataSource(), SQLDialect.POSTGRES));
-                        bind(Publisher.class).toInstance(new ScriptedPublisher());
-                      }
-                    }))
+            () -> injectorWithPlainDsl(OutboxModule.builder().schema(db.schema()).build()))
         .isInstanceOf(CreationException.class)
         .hasMessageContaining(
             "OutboxModule was given a DSLContext of your own without the writer's after-commit"
@@ -241,15 +240,8 @@ class OutboxModuleTest {
   @Test
   void withoutCommitWakeUpAcceptsAUserBoundDslContextWithoutTheListener() {
     Injector injector =
-        Guice.createInjector(
-            OutboxModule.builder().schema(db.schema()).withoutCommitWakeUp().build(),
-            new AbstractModule() {
-              @Override
-              protected void configure() {
-                bind(DSLContext.class).toInstance(DSL.using(db.dataSource(), SQLDialect.POSTGRES));
-                bind(Publisher.class).toInstance(new ScriptedPublisher());
-              }
-            });
+        injectorWithPlainDsl(
+            OutboxModule.builder().schema(db.schema()).withoutCommitWakeUp().build());
     OutboxRelay relay = injector.getInstance(OutboxRelay.class);
     try {
       assertThat(relay.schema()).isEqualTo(db.schema());
