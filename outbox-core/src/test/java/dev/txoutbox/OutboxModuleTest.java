@@ -8,15 +8,24 @@ import com.google.inject.AbstractModule;
 import com.google.inject.CreationException;
 import com.google.inject.Guice;
 import com.google.inject.Injector;
+import com.google.inject.Provides;
+import com.google.inject.Singleton;
+import com.google.inject.multibindings.Multibinder;
+import com.google.inject.name.Names;
 import dev.txoutbox.guice.OutboxModule;
+import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
+import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,6 +58,22 @@ class OutboxModuleTest {
         });
   }
 
+  /**
+   * An injector of {@code module} with a plain DSLContext of the user's (no DataSource, no
+   * after-commit wake-up) and a publisher bound.
+   */
+  private static Injector injectorWithPlainDsl(OutboxModule module) {
+    return Guice.createInjector(
+        module,
+        new AbstractModule() {
+          @Override
+          protected void configure() {
+            bind(DSLContext.class).toInstance(DSL.using(db.dataSource(), SQLDialect.POSTGRES));
+            bind(Publisher.class).toInstance(new ScriptedPublisher());
+          }
+        });
+  }
+
   @Test
   void bindsWriterRelayAndAdminFromADataSourceAndAPublisher() {
     ScriptedPublisher publisher = new ScriptedPublisher();
@@ -57,29 +82,13 @@ class OutboxModuleTest {
             OutboxModule.builder()
                 .schema(db.schema())
                 .bindDslContext()
-                .relay(
-                    RelayConfig.builder()
-                        .maxPollInterval(Duration.ofMinutes(5))
-                        .minPollInterval(Duration.ofMinutes(5))
-                        .build())
+                .relay(pollingEveryFiveMinutes())
                 .build(),
             publisher);
-    Outbox outbox = injector.getInstance(Outbox.class);
-    OutboxRelay relay = injector.getInstance(OutboxRelay.class);
-    DSLContext dsl = injector.getInstance(DSLContext.class);
-    assertThat(injector.getInstance(Outbox.class)).isSameAs(outbox);
-    relay.start();
-    try {
-      UUID id =
-          dsl.transactionResult(tx -> outbox.record(tx.dsl(), "order", "g", "order.created", "{}"));
-      // Polling every 5 minutes: the module's DSLContext carries the after-commit wake-up.
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> publisher.acknowledgements.containsKey(id));
-      assertThat(injector.getInstance(OutboxAdmin.class).pendingCount()).isZero();
-    } finally {
-      relay.close();
-    }
+    assertThat(injector.getInstance(Outbox.class)).isSameAs(injector.getInstance(Outbox.class));
+    // Polling every 5 minutes: the module's DSLContext carries the after-commit wake-up.
+    assertWakesTheRelay(injector, injector.getInstance(DSLContext.class), publisher);
+    assertThat(injector.getInstance(OutboxAdmin.class).pendingCount()).isZero();
   }
 
   @Test
@@ -118,14 +127,7 @@ class OutboxModuleTest {
   @Test
   void acceptsAUserBoundDslContextInsteadOfADataSource() {
     Injector injector =
-        Guice.createInjector(
-            OutboxModule.builder().schema(db.schema()).writerOnly().build(),
-            new AbstractModule() {
-              @Override
-              protected void configure() {
-                bind(DSLContext.class).toInstance(DSL.using(db.dataSource(), SQLDialect.POSTGRES));
-              }
-            });
+        injectorWithPlainDsl(OutboxModule.builder().schema(db.schema()).writerOnly().build());
     assertThat(injector.getInstance(OutboxAdmin.class).deadLetterCount()).isZero();
     assertThat(injector.getInstance(Outbox.class)).isNotNull();
   }
@@ -134,9 +136,9 @@ class OutboxModuleTest {
   void missingDatabaseFailsAtInjectorCreationSayingWhatToBind() {
     assertThatThrownBy(() -> Guice.createInjector(OutboxModule.builder().writerOnly().build()))
         .isInstanceOf(CreationException.class)
-        .hasMessageContaining("OutboxModule needs the database: bind a")
-        .hasMessageContaining("DataSource")
-        .hasMessageContaining("DSLContext");
+        .hasMessageContaining(
+            "OutboxModule needs the database: bind a DataSource (for example"
+                + " bind(DataSource.class).toInstance(hikariDataSource)) or a DSLContext");
   }
 
   @Test
@@ -155,5 +157,223 @@ class OutboxModuleTest {
         .hasMessageContaining("relay needs a")
         .hasMessageContaining("Publisher")
         .hasMessageContaining("writerOnly()");
+  }
+
+  @Test
+  void contradictorySettingsAreRefused() {
+    assertThatThrownBy(
+            () -> OutboxModule.builder().writerOnly().relay(RelayConfig.defaults()).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "relay(...) must be given to a module with a relay but the module is writerOnly()");
+    assertThatThrownBy(
+            () -> OutboxModule.builder().relay(RelayConfig.defaults()).writerOnly().build())
+        .as("in either order")
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("relay(...) must be given to a module with a relay");
+    assertThatThrownBy(() -> OutboxModule.builder().writerOnly().withoutCommitWakeUp().build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "withoutCommitWakeUp() must be given to a module with a relay but the module is"
+                + " writerOnly()");
+    assertThatThrownBy(() -> OutboxModule.builder().bindDslContext().withoutCommitWakeUp().build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "withoutCommitWakeUp() must not be combined with bindDslContext(), whose DSLContext"
+                + " carries the wake-up, but both were given");
+  }
+
+  @Test
+  void theBoundDslContextTakesTheGivenSettingsAndStillWakesTheRelay() {
+    Settings settings = new Settings().withRenderFormatted(true).withQueryTimeout(7);
+    OutboxModule module =
+        OutboxModule.builder()
+            .schema(db.schema())
+            .bindDslContext(settings)
+            .relay(pollingEveryFiveMinutes())
+            .build();
+    settings.setQueryTimeout(99); // the module keeps a copy
+    ScriptedPublisher publisher = new ScriptedPublisher();
+    Injector injector = injector(module, publisher);
+    DSLContext dsl = injector.getInstance(DSLContext.class);
+    assertThat(dsl.settings().isRenderFormatted()).isTrue();
+    assertThat(dsl.settings().getQueryTimeout()).isEqualTo(7);
+    assertWakesTheRelay(injector, dsl, publisher);
+  }
+
+  @Test
+  void aUserBoundDslContextWithoutTheWakeUpIsRefusedAtInjectorCreation() {
+    assertThatThrownBy(
+            () -> injectorWithPlainDsl(OutboxModule.builder().schema(db.schema()).build()))
+        .isInstanceOf(CreationException.class)
+        .hasMessageContaining(
+            "OutboxModule was given a DSLContext of your own without the writer's after-commit"
+                + " wake-up, so its relay would find new events only at its next poll")
+        .hasMessageContaining("dsl.configuration().set(outbox.transactionListener())")
+        .hasMessageContaining("bindDslContext()")
+        .hasMessageContaining("withoutCommitWakeUp()");
+  }
+
+  @Test
+  void aUserBoundDslContextCarryingTheWakeUpWakesTheRelay() {
+    ScriptedPublisher publisher = new ScriptedPublisher();
+    Injector injector =
+        Guice.createInjector(
+            OutboxModule.builder().schema(db.schema()).relay(pollingEveryFiveMinutes()).build(),
+            new AbstractModule() {
+              @Override
+              protected void configure() {
+                bind(Publisher.class).toInstance(publisher);
+              }
+
+              @Provides
+              @Singleton
+              DSLContext dsl(Outbox outbox) {
+                DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+                dsl.configuration().set(outbox.transactionListener());
+                return dsl;
+              }
+            });
+    assertWakesTheRelay(injector, injector.getInstance(DSLContext.class), publisher);
+  }
+
+  @Test
+  void withoutCommitWakeUpAcceptsAUserBoundDslContextWithoutTheListener() {
+    Injector injector =
+        injectorWithPlainDsl(
+            OutboxModule.builder().schema(db.schema()).withoutCommitWakeUp().build());
+    OutboxRelay relay = injector.getInstance(OutboxRelay.class);
+    try {
+      assertThat(relay.schema()).isEqualTo(db.schema());
+    } finally {
+      relay.close();
+    }
+  }
+
+  @Test
+  void bindsTheUsersSerializerHeadersProviderAndRelayListeners() throws Exception {
+    ScriptedPublisher publisher = new ScriptedPublisher();
+    List<String> heard = new CopyOnWriteArrayList<>();
+    Injector injector =
+        Guice.createInjector(
+            OutboxModule.builder().schema(db.schema()).bindDslContext().build(),
+            new AbstractModule() {
+              @Override
+              protected void configure() {
+                bind(DataSource.class).toInstance(db.dataSource());
+                bind(Publisher.class).toInstance(publisher);
+                bind(PayloadSerializer.class).toInstance(p -> "{\"amount\":" + p + "}");
+                bind(HeadersProvider.class).toInstance(() -> Map.of("tenant", "acme"));
+                Multibinder<RelayListener> listeners =
+                    Multibinder.newSetBinder(binder(), RelayListener.class);
+                listeners.addBinding().toInstance(recording("first", heard));
+                listeners.addBinding().toInstance(recording("second", heard));
+              }
+            });
+    Outbox outbox = injector.getInstance(Outbox.class);
+    OutboxRelay relay = injector.getInstance(OutboxRelay.class);
+    try {
+      UUID id =
+          injector
+              .getInstance(DSLContext.class)
+              .transactionResult(tx -> outbox.record(tx.dsl(), "order", "s", "order.paid", 42));
+      assertThat(relay.runOnce()).isEqualTo(1);
+      OutboxMessage sent = publisher.acknowledged.peek();
+      assertThat(sent.id()).isEqualTo(id);
+      assertThat(sent.payload()).isEqualTo("{\"amount\": 42}");
+      assertThat(sent.headers()).containsEntry("tenant", "acme");
+      assertThat(heard).containsExactlyInAnyOrder("first " + id, "second " + id);
+    } finally {
+      relay.close();
+    }
+  }
+
+  @Test
+  void aNonBindingAnnotationIsRefused() {
+    assertThatThrownBy(() -> OutboxModule.builder().annotatedWith(Deprecated.class))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not a binding annotation");
+  }
+
+  @Test
+  void aQualifiedModuleSaysWhichAnnotationItsMissingBindingsNeed() {
+    assertThatThrownBy(
+            () ->
+                Guice.createInjector(
+                    OutboxModule.builder().annotatedWith(Names.named("billing")).build(),
+                    new AbstractModule() {
+                      @Override
+                      protected void configure() {
+                        bind(DataSource.class).toInstance(db.dataSource()); // unqualified
+                        bind(Publisher.class).toInstance(new ScriptedPublisher());
+                      }
+                    }))
+        .isInstanceOf(CreationException.class)
+        .hasMessageContaining(
+            "OutboxModule @Named(\"billing\") needs the database: bind a DataSource annotated"
+                + " with @Named(\"billing\") (for example"
+                + " bind(DataSource.class).annotatedWith(...).toInstance(hikariDataSource)) or a"
+                + " DSLContext annotated with @Named(\"billing\")");
+    assertThatThrownBy(
+            () ->
+                Guice.createInjector(
+                    OutboxModule.builder().annotatedWith(Names.named("billing")).build(),
+                    new AbstractModule() {
+                      @Override
+                      protected void configure() {
+                        bind(DataSource.class)
+                            .annotatedWith(Names.named("billing"))
+                            .toInstance(db.dataSource());
+                        bind(Publisher.class).toInstance(new ScriptedPublisher()); // unqualified
+                      }
+                    }))
+        .isInstanceOf(CreationException.class)
+        .hasMessageContaining(
+            "OutboxModule @Named(\"billing\")'s relay needs a Publisher annotated with"
+                + " @Named(\"billing\")");
+  }
+
+  private static RelayListener recording(String name, List<String> heard) {
+    return new RelayListener() {
+      @Override
+      public void published(OutboxMessage message) {
+        heard.add(name + " " + message.id());
+      }
+    };
+  }
+
+  private static RelayConfig pollingEveryFiveMinutes() {
+    return RelayConfig.builder()
+        .maxPollInterval(Duration.ofMinutes(5))
+        .minPollInterval(Duration.ofMinutes(5))
+        .build();
+  }
+
+  /**
+   * With polling every 5 minutes, an event recorded through {@code dsl} arrives only if its commit
+   * wakes the relay. A first event, there before the relay starts, is published by its first cycle;
+   * once it is acknowledged, that cycle has claimed, so the relay then waits for 5 minutes unless
+   * woken (a wake-up arriving before it waits is not lost).
+   */
+  private static void assertWakesTheRelay(
+      Injector injector, DSLContext dsl, ScriptedPublisher publisher) {
+    Outbox outbox = injector.getInstance(Outbox.class);
+    OutboxRelay relay = injector.getInstance(OutboxRelay.class);
+    UUID first =
+        DSL.using(db.dataSource(), SQLDialect.POSTGRES)
+            .transactionResult(tx -> outbox.record(tx.dsl(), "order", "w", "order.created", "{}"));
+    relay.start();
+    try {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> publisher.acknowledgements.containsKey(first));
+      UUID id =
+          dsl.transactionResult(tx -> outbox.record(tx.dsl(), "order", "w", "order.paid", "{}"));
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> publisher.acknowledgements.containsKey(id));
+    } finally {
+      relay.close();
+    }
   }
 }

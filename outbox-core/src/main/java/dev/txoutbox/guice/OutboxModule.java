@@ -1,9 +1,7 @@
 package dev.txoutbox.guice;
 
 import com.google.inject.AbstractModule;
-import com.google.inject.Inject;
-import com.google.inject.Provider;
-import com.google.inject.Provides;
+import com.google.inject.Binder;
 import com.google.inject.Singleton;
 import com.google.inject.multibindings.Multibinder;
 import com.google.inject.multibindings.OptionalBinder;
@@ -14,62 +12,108 @@ import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.PayloadSerializer;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.RoutingPublisher;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.spi.Publisher;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.lang.annotation.Annotation;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.Set;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
-import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
+import org.jooq.conf.Settings;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Binds {@link Outbox}, {@link OutboxAdmin} and (unless {@link Builder#writerOnly()}) {@link
  * OutboxRelay} as singletons, made with the same public builders a plain-Java user calls.
  *
- * <p>You bind a {@link DataSource} or a {@link DSLContext} (or both) and, for the relay, a {@link
- * Publisher} (a broker plugin's module does that). Optional: a {@link PayloadSerializer}, a {@link
- * HeadersProvider}, and {@link RelayListener}s through {@code Multibinder.newSetBinder(binder(),
- * RelayListener.class)}. A missing binding fails injector creation with a message saying what to
- * bind.
+ * <h2>What you bind</h2>
  *
- * <p>With {@link Builder#bindDslContext()}, you bind only a {@code DataSource} and this module
- * binds a {@code DSLContext} on it with the writer's {@link Outbox#transactionListener()}
- * installed, so transactions run through it wake the relay the moment they commit. A {@code
- * DSLContext} of your own gets the same by {@code configuration.set(outbox.transactionListener())};
- * without it the relay finds events at its next poll. The relay is not started for you: call {@code
- * injector.getInstance(OutboxRelay.class).start()} and close it at shutdown.
+ * <ul>
+ *   <li>The database: a {@link DataSource} or a {@link DSLContext} (or both; the relay and the
+ *       admin then use the {@code DataSource}).
+ *   <li>For the relay, a {@link Publisher}: a broker plugin's module binds one, or bind your own (a
+ *       {@link RoutingPublisher} to feed several brokers from one outbox).
+ *   <li>Optional: a {@link PayloadSerializer} for payloads that are objects rather than JSON, a
+ *       {@link HeadersProvider} adding headers to every event, and any number of {@link
+ *       RelayListener}s:
+ *       <pre>{@code
+ * bind(PayloadSerializer.class).toInstance(jacksonSerializer);
+ * bind(HeadersProvider.class).to(TenantHeaders.class);
+ * Multibinder.newSetBinder(binder(), RelayListener.class).addBinding().to(AlertOnDeadLetter.class);
+ * }</pre>
+ * </ul>
  *
- * <p>The outbox is located once, by {@link Builder#schema(String)}: the writer, the relay and the
+ * A missing binding fails injector creation with a message saying what to bind.
+ *
+ * <h2>The after-commit wake-up</h2>
+ *
+ * A relay in the same process publishes within milliseconds when the transactions that record
+ * events run on a {@code DSLContext} carrying the writer's {@link Outbox#transactionListener()};
+ * otherwise it finds them at its next poll. With {@link Builder#bindDslContext()} (or {@link
+ * Builder#bindDslContext(Settings)}) you bind only a {@code DataSource} and the module binds such a
+ * {@code DSLContext}. If you bind a {@code DSLContext} of your own, install the listener on it:
+ *
+ * <pre>{@code
+ * @Provides @Singleton
+ * DSLContext dsl(DataSource dataSource, Outbox outbox) {
+ *   DSLContext dsl = DSL.using(dataSource, SQLDialect.POSTGRES, mySettings);
+ *   dsl.configuration().set(outbox.transactionListener());
+ *   return dsl;
+ * }
+ * }</pre>
+ *
+ * A module with a relay refuses, at injector creation, a bound {@code DSLContext} without it,
+ * unless built with {@link Builder#withoutCommitWakeUp()}. (A {@code DSLContext} you make outside
+ * Guice from the bound {@code DataSource} cannot be checked: install the listener on it the same
+ * way.)
+ *
+ * <h2>Several outboxes</h2>
+ *
+ * Each module built with {@link Builder#annotatedWith(Annotation)} binds its outbox, admin and
+ * relay with that binding annotation, and reads every binding above with it too, so modules with
+ * different annotations (one may have none) live in one injector:
+ *
+ * <pre>{@code
+ * install(OutboxModule.builder().annotatedWith(Names.named("billing")).schema("billing").build());
+ * install(OutboxModule.builder().annotatedWith(Names.named("shipping")).schema("shipping").build());
+ * bind(DataSource.class).annotatedWith(Names.named("billing")).toInstance(dataSource);
+ * bind(DataSource.class).annotatedWith(Names.named("shipping")).toInstance(dataSource);
+ * bind(Publisher.class).annotatedWith(Names.named("billing")).toInstance(kafkaPublisher);
+ * bind(Publisher.class).annotatedWith(Names.named("shipping")).toInstance(sqsPublisher);
+ * // then: @Inject @Named("billing") Outbox billingOutbox
+ * }</pre>
+ *
+ * Two modules with the same annotation (or two without) fail with Guice's duplicate binding error.
+ *
+ * <h2>Schema and metrics</h2>
+ *
+ * The outbox is located once, by {@link Builder#schema(String)}: the writer, the relay and the
  * admin all use it, and the bound {@link OutboxAdmin} is the relay's own {@link
  * OutboxRelay#admin()} (unless {@link Builder#writerOnly()}). With {@link
  * Builder#metrics(MeterRegistry)} the relay registers its meters itself, named after its {@link
- * RelayConfig#name()}, and removes them when it is closed.
+ * RelayConfig#name()}, and removes them when it is closed. The relay is not started for you: call
+ * {@code injector.getInstance(OutboxRelay.class).start()} and close it at shutdown.
  *
  * <p>Thread-safe once built.
  */
 public final class OutboxModule extends AbstractModule {
 
-  private final String schema;
-  private final @Nullable RelayConfig relayConfig;
-  private final boolean bindDslContext;
-
-  /**
-   * Gives the relay its metrics, or does nothing. A function rather than the metrics themselves:
-   * Guice reads this class's members, which must not name a Micrometer type.
-   */
-  private final UnaryOperator<OutboxRelay.Builder> relayMetrics;
+  private final ModuleKeys keys;
+  private final OutboxWiring.Options options;
 
   private OutboxModule(Builder b) {
-    this.schema = b.schema;
-    this.relayConfig = b.relayConfig;
-    this.bindDslContext = b.bindDslContext;
-    this.relayMetrics = b.relayMetrics;
+    this.keys = b.keys;
+    this.options =
+        new OutboxWiring.Options(
+            b.schema,
+            b.writerOnly ? null : b.relayConfig,
+            b.relayMetrics,
+            b.bindDslContext,
+            b.dslSettings,
+            b.commitWakeUp);
   }
 
   /** Writer, admin and relay with default settings, in schema {@code public}. */
@@ -84,133 +128,43 @@ public final class OutboxModule extends AbstractModule {
 
   @Override
   protected void configure() {
-    OptionalBinder.newOptionalBinder(binder(), DataSource.class);
-    OptionalBinder.newOptionalBinder(binder(), Publisher.class);
-    OptionalBinder.newOptionalBinder(binder(), PayloadSerializer.class);
-    OptionalBinder.newOptionalBinder(binder(), HeadersProvider.class);
-    Multibinder.newSetBinder(binder(), RelayListener.class);
-    OptionalBinder<DSLContext> dsl = OptionalBinder.newOptionalBinder(binder(), DSLContext.class);
-    if (bindDslContext) {
-      dsl.setBinding().toProvider(WakingDsl.class).in(Singleton.class);
+    Binder binder = binder();
+    OptionalBinder.newOptionalBinder(binder, keys.of(DataSource.class));
+    OptionalBinder.newOptionalBinder(binder, keys.of(Publisher.class));
+    OptionalBinder.newOptionalBinder(binder, keys.of(PayloadSerializer.class));
+    OptionalBinder.newOptionalBinder(binder, keys.of(HeadersProvider.class));
+    Multibinder.newSetBinder(binder, keys.of(RelayListener.class));
+    OptionalBinder<DSLContext> dsl =
+        OptionalBinder.newOptionalBinder(binder, keys.of(DSLContext.class));
+    OutboxWiring wiring = new OutboxWiring(binder, keys, options);
+    if (options.bindDslContext()) {
+      dsl.setBinding().toProvider(OutboxWiring.provider(wiring::wakingDsl)).in(Singleton.class);
     }
-    requestInjection(new BindingCheck(relayConfig != null, bindDslContext));
-  }
-
-  /** A DSLContext on the bound DataSource whose commits wake the relay. */
-  private static final class WakingDsl implements Provider<DSLContext> {
-    private final Optional<DataSource> dataSource;
-    private final Outbox outbox;
-
-    @Inject
-    WakingDsl(Optional<DataSource> dataSource, Outbox outbox) {
-      this.dataSource = dataSource;
-      this.outbox = outbox;
-    }
-
-    @Override
-    public DSLContext get() {
-      DSLContext dsl =
-          DSL.using(dataSource.orElseThrow(BindingCheck::missingDatabase), SQLDialect.POSTGRES);
-      dsl.configuration().set(outbox.transactionListener());
-      return dsl;
-    }
-  }
-
-  @Provides
-  @Singleton
-  Outbox outbox(
-      Optional<PayloadSerializer> serializer,
-      Optional<HeadersProvider> headers,
-      Provider<OutboxRelay> relay) {
-    Outbox.Builder builder = Outbox.builder().schema(schema);
-    serializer.ifPresent(builder::payloadSerializer);
-    headers.ifPresent(builder::headersProvider);
-    if (relayConfig != null) {
-      builder.afterCommit(() -> relay.get().wakeUp());
-    }
-    return builder.build();
-  }
-
-  @Provides
-  @Singleton
-  OutboxAdmin admin(
-      Optional<DataSource> dataSource, Optional<DSLContext> dsl, Provider<OutboxRelay> relay) {
-    if (relayConfig != null) {
-      return relay.get().admin();
-    }
-    return dataSource.isPresent()
-        ? OutboxAdmin.create(dataSource.get(), schema)
-        : OutboxAdmin.create(dsl.orElseThrow(BindingCheck::missingDatabase), schema);
-  }
-
-  @Provides
-  @Singleton
-  OutboxRelay relay(
-      Optional<DataSource> dataSource,
-      Optional<DSLContext> dsl,
-      Optional<Publisher> publisher,
-      Set<RelayListener> listeners) {
-    if (relayConfig == null) {
-      throw new IllegalStateException(
-          "OutboxModule was built writerOnly(): it binds no OutboxRelay");
-    }
-    OutboxRelay.Builder builder =
-        OutboxRelay.builder()
-            .schema(schema)
-            .config(relayConfig)
-            .publisher(publisher.orElseThrow(BindingCheck::missingPublisher));
-    if (dataSource.isPresent()) {
-      builder.dataSource(dataSource.get());
-    } else {
-      builder.dsl(dsl.orElseThrow(BindingCheck::missingDatabase));
-    }
-    listeners.forEach(builder::listener);
-    return relayMetrics.apply(builder).build();
-  }
-
-  /** Checks at injector creation that the user bound what the module needs. */
-  private static final class BindingCheck {
-    private final boolean needsPublisher;
-    private final boolean needsDataSource;
-
-    BindingCheck(boolean needsPublisher, boolean needsDataSource) {
-      this.needsPublisher = needsPublisher;
-      this.needsDataSource = needsDataSource;
-    }
-
-    @Inject
-    void verify(
-        Optional<DataSource> dataSource,
-        Provider<Optional<DSLContext>> dsl,
-        Optional<Publisher> publisher) {
-      if (dataSource.isEmpty() && (needsDataSource || dsl.get().isEmpty())) {
-        throw missingDatabase();
-      }
-      if (needsPublisher && publisher.isEmpty()) {
-        throw missingPublisher();
-      }
-    }
-
-    static IllegalStateException missingDatabase() {
-      return new IllegalStateException(
-          "OutboxModule needs the database: bind a javax.sql.DataSource (for example"
-              + " bind(DataSource.class).toInstance(hikariDataSource)) or an org.jooq.DSLContext");
-    }
-
-    static IllegalStateException missingPublisher() {
-      return new IllegalStateException(
-          "OutboxModule's relay needs a dev.txoutbox.spi.Publisher: install a broker module such"
-              + " as KafkaPublisherModule, SqsPublisherModule or RabbitPublisherModule, or"
-              + " bind(Publisher.class) yourself; for a service that only writes events, use"
-              + " OutboxModule.builder().writerOnly()");
-    }
+    binder
+        .bind(keys.of(Outbox.class))
+        .toProvider(OutboxWiring.provider(wiring::outbox))
+        .in(Singleton.class);
+    binder
+        .bind(keys.of(OutboxAdmin.class))
+        .toProvider(OutboxWiring.provider(wiring::admin))
+        .in(Singleton.class);
+    binder
+        .bind(keys.of(OutboxRelay.class))
+        .toProvider(OutboxWiring.provider(wiring::relay))
+        .in(Singleton.class);
+    requestInjection(wiring.check());
   }
 
   /** Configures an {@link OutboxModule}. Not thread-safe. */
   public static final class Builder {
     private String schema = OutboxSchema.DEFAULT_SCHEMA;
-    private @Nullable RelayConfig relayConfig = RelayConfig.defaults();
+    private RelayConfig relayConfig = RelayConfig.defaults();
+    private boolean relayGiven;
+    private boolean writerOnly;
     private boolean bindDslContext;
+    private @Nullable Settings dslSettings;
+    private boolean commitWakeUp = true;
+    private ModuleKeys keys = ModuleKeys.unqualified();
     private UnaryOperator<OutboxRelay.Builder> relayMetrics = UnaryOperator.identity();
     private boolean metrics;
 
@@ -222,18 +176,48 @@ public final class OutboxModule extends AbstractModule {
       return this;
     }
 
+    /**
+     * Binds the outbox, admin and relay with {@code annotation}, such as {@code
+     * Names.named("billing")}, and reads the module's inputs ({@code DataSource}, {@code
+     * DSLContext}, {@code Publisher}, {@code PayloadSerializer}, {@code HeadersProvider}, the
+     * {@code RelayListener} set) with it too. Defaults to none: unqualified bindings.
+     *
+     * @throws NullPointerException if {@code annotation} is null
+     * @throws IllegalArgumentException if it is not a binding annotation ({@code @Qualifier} or
+     *     {@code @BindingAnnotation})
+     */
+    public Builder annotatedWith(Annotation annotation) {
+      this.keys = ModuleKeys.annotatedWith(Objects.requireNonNull(annotation, "annotation"));
+      return this;
+    }
+
+    /**
+     * Binds the outbox, admin and relay with the marker annotation {@code annotationType}, and
+     * reads the module's inputs with it; see {@link #annotatedWith(Annotation)}.
+     *
+     * @throws NullPointerException if {@code annotationType} is null
+     * @throws IllegalArgumentException if it is not a binding annotation
+     */
+    public Builder annotatedWith(Class<? extends Annotation> annotationType) {
+      this.keys =
+          ModuleKeys.annotatedWith(Objects.requireNonNull(annotationType, "annotationType"));
+      return this;
+    }
+
     /** The relay's configuration. Defaults to {@link RelayConfig#defaults()}. */
     public Builder relay(RelayConfig relayConfig) {
       this.relayConfig = Objects.requireNonNull(relayConfig, "relayConfig");
+      this.relayGiven = true;
       return this;
     }
 
     /**
      * Binds no relay and needs no {@link Publisher}: for services that only write events while the
-     * relay runs elsewhere, such as the {@code txoutbox relay} command.
+     * relay runs elsewhere, such as the {@code txoutbox relay} command. The bound {@code
+     * OutboxRelay} then fails with a message saying so.
      */
     public Builder writerOnly() {
-      this.relayConfig = null;
+      this.writerOnly = true;
       return this;
     }
 
@@ -261,11 +245,38 @@ public final class OutboxModule extends AbstractModule {
     }
 
     /**
-     * Also binds {@code DSLContext}: one on the bound {@code DataSource}, with the writer's
-     * after-commit wake-up installed. Do not bind a {@code DSLContext} yourself then.
+     * Also binds {@code DSLContext}: one on the bound {@code DataSource}, PostgreSQL dialect and
+     * default jOOQ settings, with the writer's after-commit wake-up installed. Do not bind a {@code
+     * DSLContext} yourself then.
      */
     public Builder bindDslContext() {
       this.bindDslContext = true;
+      this.dslSettings = null;
+      return this;
+    }
+
+    /**
+     * Like {@link #bindDslContext()}, with {@code settings} for the bound {@code DSLContext}. The
+     * module keeps a copy: changing {@code settings} afterwards changes nothing. The outbox's own
+     * statements name their schema whatever the settings' render mapping says.
+     *
+     * @throws NullPointerException if {@code settings} is null
+     */
+    public Builder bindDslContext(Settings settings) {
+      Objects.requireNonNull(settings, "settings");
+      this.bindDslContext = true;
+      this.dslSettings = (Settings) settings.clone();
+      return this;
+    }
+
+    /**
+     * The relay is not woken when this process's transactions commit; it finds events at its poll
+     * interval (or through LISTEN/NOTIFY, if its {@link RelayConfig} says so). For a bound {@code
+     * DSLContext} that records no events, such as a relay-only service whose writers run elsewhere.
+     * Defaults to woken, which a bound {@code DSLContext} must then allow (see the class comment).
+     */
+    public Builder withoutCommitWakeUp() {
+      this.commitWakeUp = false;
       return this;
     }
 
@@ -273,16 +284,32 @@ public final class OutboxModule extends AbstractModule {
      * Checks the settings and makes the module.
      *
      * @throws IllegalArgumentException if the schema is not a valid name
-     * @throws IllegalStateException if given {@link #metrics(OutboxMetrics) metrics} but built
-     *     {@link #writerOnly()}: the meters are the relay's
+     * @throws IllegalStateException if settings contradict each other: {@link #relay(RelayConfig)
+     *     relay(...)}, {@link #metrics(OutboxMetrics) metrics(...)} or {@link
+     *     #withoutCommitWakeUp()} on a {@link #writerOnly()} module (all three are about the
+     *     relay), or {@link #withoutCommitWakeUp()} with {@link #bindDslContext()} (which installs
+     *     the wake-up)
      */
     public OutboxModule build() {
       OutboxSchema.requireSchemaName(schema);
-      if (metrics && relayConfig == null) {
+      if (writerOnly) {
+        requireNoRelaySetting(metrics, "metrics(...)");
+        requireNoRelaySetting(relayGiven, "relay(...)");
+        requireNoRelaySetting(!commitWakeUp, "withoutCommitWakeUp()");
+      }
+      if (!commitWakeUp && bindDslContext) {
         throw new IllegalStateException(
-            "metrics(...) must be given to a module with a relay but the module is writerOnly()");
+            "withoutCommitWakeUp() must not be combined with bindDslContext(), whose DSLContext"
+                + " carries the wake-up, but both were given");
       }
       return new OutboxModule(this);
+    }
+
+    private static void requireNoRelaySetting(boolean given, String setting) {
+      if (given) {
+        throw new IllegalStateException(
+            setting + " must be given to a module with a relay but the module is writerOnly()");
+      }
     }
   }
 }
