@@ -133,14 +133,14 @@ public final class ClaimBenchmark {
   private static final int BLOCK = 5;
 
   /** One ordering's cycle times in milliseconds and the CPU they cost. */
-  private record Cell(List<Double> millis, CpuMeter.Sample[] cpu) {
+  record Cell(List<Double> millis, CpuMeter.Sample[] cpu) {
     double cpuMillis(boolean jvm, int cycles) {
       return (jvm ? cpu[0].jvmNanos() : cpu[0].postgresNanos()) / 1e6 / cycles;
     }
   }
 
   /** Cycle times, ordered and unordered blocks of {@value #BLOCK} cycles alternating. */
-  private static Map<Ordering, Cell> measure(HikariDataSource pool, CpuMeter meter, int cycles)
+  static Map<Ordering, Cell> measure(HikariDataSource pool, CpuMeter meter, int cycles)
       throws InterruptedException {
     Publisher noop = new NoopTarget().publisher();
     Map<Ordering, OutboxRelay> relays = new TreeMap<>();
@@ -186,13 +186,13 @@ public final class ClaimBenchmark {
     return cells;
   }
 
-  private static double percentile(List<Double> values, int p) {
+  static double percentile(List<Double> values, int p) {
     List<Double> sorted = values.stream().sorted().toList();
     return sorted.get(Math.min(sorted.size() - 1, sorted.size() * p / 100));
   }
 
   /** A fresh schema with the ordering index, whose table autovacuum never analyzes. */
-  private static void recreate(HikariDataSource pool, DSLContext dsl) {
+  static void recreate(HikariDataSource pool, DSLContext dsl) {
     dsl.dropSchemaIfExists(SCHEMA).cascade().execute();
     OutboxSchema.migrate(pool, SCHEMA);
     OutboxSchema.migrateOrderingIndex(pool, SCHEMA);
@@ -201,7 +201,21 @@ public final class ClaimBenchmark {
   }
 
   /** {@code count} pending events, the n-th of aggregate {@code order-(n % aggregates)}. */
-  private static void seed(DSLContext dsl, int count, int aggregates) {
+  static void seed(DSLContext dsl, int count, int aggregates) {
+    seed(dsl, count, aggregates, null, null);
+  }
+
+  /**
+   * {@code count} events like {@link #seed(DSLContext, int, int)}, with {@code processed_at} and
+   * {@code retry_after} set to the given SQL values (null for none): processed rows of the history,
+   * or delayed events.
+   */
+  static void seed(
+      DSLContext dsl,
+      int count,
+      int aggregates,
+      Field<java.time.OffsetDateTime> processedAt,
+      Field<java.time.OffsetDateTime> retryAfter) {
     DSLContext mapped =
         DSL.using(dsl.configuration().derive(OutboxSchema.withSchema(null, SCHEMA)));
     Field<Integer> n = DSL.field(DSL.name("g", "n"), Integer.class);
@@ -214,20 +228,24 @@ public final class ClaimBenchmark {
               OUTBOX_EVENTS.AGGREGATE_TYPE,
               OUTBOX_EVENTS.AGGREGATE_ID,
               OUTBOX_EVENTS.EVENT_TYPE,
-              OUTBOX_EVENTS.PAYLOAD)
+              OUTBOX_EVENTS.PAYLOAD,
+              OUTBOX_EVENTS.PROCESSED_AT,
+              OUTBOX_EVENTS.RETRY_AFTER)
           .select(
               DSL.select(
                       DSL.function("gen_random_uuid", java.util.UUID.class),
                       DSL.inline("order"),
                       DSL.inline("order-").concat(n.mod(aggregates)),
                       DSL.inline("order.created"),
-                      DSL.inline(JSONB.jsonb("{\"total\":{\"amount\":\"129.90\"}}")))
+                      DSL.inline(JSONB.jsonb("{\"total\":{\"amount\":\"129.90\"}}")),
+                      processedAt == null ? DSL.castNull(OUTBOX_EVENTS.PROCESSED_AT) : processedAt,
+                      retryAfter == null ? DSL.castNull(OUTBOX_EVENTS.RETRY_AFTER) : retryAfter)
                   .from(DSL.generateSeries(from + 1, Math.min(count, from + chunk)).as("g", "n")))
           .execute();
     }
   }
 
-  private static void execute(HikariDataSource pool, String sql) {
+  static void execute(HikariDataSource pool, String sql) {
     try (Connection c = pool.getConnection();
         Statement s = c.createStatement()) {
       s.execute(sql);
