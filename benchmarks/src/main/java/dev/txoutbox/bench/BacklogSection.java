@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
+import dev.txoutbox.schema.OutboxSchema;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -160,27 +161,31 @@ final class BacklogSection {
       ReportSection section,
       List<List<String>> summary)
       throws Exception {
-    List<IdlePoll> polls = new ArrayList<>();
     ClaimBenchmark.recreate(pool, dsl);
-    ClaimBenchmark.execute(pool, "VACUUM ANALYZE " + ClaimBenchmark.SCHEMA + ".outbox_events");
-    polls.add(poll("empty outbox", pool, meter, profile.idlePolls()));
     Field<OffsetDateTime> weekAhead = DSL.val(OffsetDateTime.now().plusDays(7));
     ClaimBenchmark.seed(dsl, profile.delayed(), AGGREGATES, null, weekAhead);
     ClaimBenchmark.execute(pool, "VACUUM ANALYZE " + ClaimBenchmark.SCHEMA + ".outbox_events");
-    polls.add(
-        poll(
-            String.format("%,d events delayed 7 days", profile.delayed()),
+    dsl.dropSchemaIfExists(EMPTY_SCHEMA).cascade().execute();
+    OutboxSchema.migrate(pool, EMPTY_SCHEMA);
+    ClaimBenchmark.execute(pool, "VACUUM ANALYZE " + EMPTY_SCHEMA + ".outbox_events");
+    List<IdlePoll> polls =
+        polls(
             pool,
             meter,
-            profile.idlePolls()));
+            profile.idlePolls(),
+            new String[] {
+              "empty outbox", String.format("%,d events delayed 7 days", profile.delayed())
+            },
+            new String[] {EMPTY_SCHEMA, ClaimBenchmark.SCHEMA});
     section.text(
         String.format(
             "Idle poll: the relay's `runOnce()` (unordered, batch %d) with nothing due, median of"
-                + " %d calls after 10 to warm up; CPU per poll of this JVM and of the PostgreSQL"
+                + " %d calls after 10 to warm up, the two outboxes (two schemas) interleaved in"
+                + " blocks of %d calls; CPU per poll of this JVM and of the PostgreSQL"
                 + " backends; and `EXPLAIN (ANALYZE, BUFFERS)` of the relay's claim statement (the"
                 + " plain JDBC relay's copy of it) in a rolled-back transaction. Reference: the"
                 + " empty outbox.",
-            BATCH, profile.idlePolls()));
+            BATCH, profile.idlePolls(), POLL_BLOCK));
     List<List<String>> rows = new ArrayList<>();
     IdlePoll empty = polls.get(0);
     for (IdlePoll p : polls) {
@@ -218,46 +223,70 @@ final class BacklogSection {
                 + " per poll"));
   }
 
-  private static IdlePoll poll(String label, HikariDataSource pool, CpuMeter meter, int polls)
+  /** Idle polls of the outboxes in {@code schemas}, interleaved in blocks. */
+  private static List<IdlePoll> polls(
+      HikariDataSource pool, CpuMeter meter, int polls, String[] labels, String[] schemas)
       throws Exception {
-    OutboxRelay relay =
-        OutboxRelay.builder()
-            .dataSource(pool)
-            .schema(ClaimBenchmark.SCHEMA)
-            .publisher(new NoopTarget().publisher())
-            .config(RelayConfig.builder().name("idle-poll").batchSize(BATCH).build())
-            .build();
-    for (int i = 0; i < 10; i++) {
-      relay.runOnce();
+    List<OutboxRelay> relays = new ArrayList<>();
+    for (String schema : schemas) {
+      OutboxRelay relay =
+          OutboxRelay.builder()
+              .dataSource(pool)
+              .schema(schema)
+              .publisher(new NoopTarget().publisher())
+              .config(RelayConfig.builder().name("idle-" + schema).batchSize(BATCH).build())
+              .build();
+      for (int i = 0; i < 10; i++) {
+        relay.runOnce();
+      }
+      relays.add(relay);
     }
-    double[] millis = new double[polls];
-    CpuMeter.Sample before = meter.sample();
-    for (int i = 0; i < polls; i++) {
-      long start = System.nanoTime();
-      int claimed = relay.runOnce();
-      millis[i] = (System.nanoTime() - start) / 1e6;
-      if (claimed != 0) {
-        throw new IllegalStateException(label + ": an idle poll claimed " + claimed + " events");
+    double[][] millis = new double[schemas.length][polls];
+    CpuMeter.Sample[] cpu = new CpuMeter.Sample[schemas.length];
+    java.util.Arrays.fill(cpu, new CpuMeter.Sample(0, 0));
+    for (int from = 0; from < polls; from += POLL_BLOCK) {
+      for (int r = 0; r < relays.size(); r++) {
+        CpuMeter.Sample before = meter.sample();
+        for (int i = from; i < Math.min(polls, from + POLL_BLOCK); i++) {
+          long start = System.nanoTime();
+          int claimed = relays.get(r).runOnce();
+          millis[r][i] = (System.nanoTime() - start) / 1e6;
+          if (claimed != 0) {
+            throw new IllegalStateException(
+                labels[r] + ": an idle poll claimed " + claimed + " events");
+          }
+        }
+        cpu[r] = cpu[r].plus(meter.sample().minus(before));
       }
     }
-    CpuMeter.Sample cpu = meter.sample().minus(before);
-    return new IdlePoll(
-        label,
-        Figures.median(millis),
-        cpu.jvmNanos() / 1e3 / polls,
-        cpu.postgresNanos() / 1e3 / polls,
-        explain(pool));
+    List<IdlePoll> result = new ArrayList<>();
+    for (int r = 0; r < relays.size(); r++) {
+      result.add(
+          new IdlePoll(
+              labels[r],
+              Figures.median(millis[r]),
+              cpu[r].jvmNanos() / 1e3 / polls,
+              cpu[r].postgresNanos() / 1e3 / polls,
+              explain(pool, schemas[r])));
+    }
+    return result;
   }
 
+  private static final String EMPTY_SCHEMA = "idle_empty_bench";
+  private static final int POLL_BLOCK = 100;
+
+  private static final Pattern PLANNING = Pattern.compile("Planning Time: ([0-9.]+) ms");
   private static final Pattern EXECUTION = Pattern.compile("Execution Time: ([0-9.]+) ms");
   private static final Pattern BUFFERS = Pattern.compile("Buffers: (.*)");
 
-  /** Execution time and the top node's buffers of the claim statement, as EXPLAIN reports them. */
-  private static String explain(HikariDataSource pool) throws SQLException {
+  /**
+   * Planning and execution time and the first buffers line (the top node's, or the planner's) of
+   * the claim statement, as EXPLAIN reports them.
+   */
+  private static String explain(HikariDataSource pool, String schema) throws SQLException {
     // EXPLAIN (ANALYZE, BUFFERS) takes options jOOQ's explain() does not render.
     String sql =
-        "EXPLAIN (ANALYZE, BUFFERS) "
-            + JdbcBaselineRelay.claimSql(ClaimBenchmark.SCHEMA).replace("?", "" + BATCH);
+        "EXPLAIN (ANALYZE, BUFFERS) " + JdbcBaselineRelay.claimSql(schema).replace("?", "" + BATCH);
     StringBuilder plan = new StringBuilder();
     try (Connection c = pool.getConnection()) {
       c.setAutoCommit(false);
@@ -272,9 +301,13 @@ final class BacklogSection {
       }
     }
     log.debug("idle claim plan:\n{}", plan);
+    Matcher planning = PLANNING.matcher(plan);
     Matcher time = EXECUTION.matcher(plan);
     Matcher buffers = BUFFERS.matcher(plan);
-    return (time.find() ? time.group(1) + " ms" : "no execution time")
+    return "planning "
+        + (planning.find() ? planning.group(1) + " ms" : "—")
+        + ", execution "
+        + (time.find() ? time.group(1) + " ms" : "—")
         + (buffers.find() ? ", " + buffers.group(1).trim() : ", no buffers");
   }
 }

@@ -1,7 +1,5 @@
 package dev.txoutbox.bench;
 
-import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
-
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.schema.OutboxSchema;
@@ -9,14 +7,10 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.UUID;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
-import org.jooq.Field;
-import org.jooq.JSONB;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
-import org.jooq.impl.SQLDataType;
 
 /** The benchmark's database: a pool, the outbox schema, and seeding of pending events. */
 final class BenchDatabase implements AutoCloseable {
@@ -90,52 +84,14 @@ final class BenchDatabase implements AutoCloseable {
   }
 
   /**
-   * Empties the outbox and inserts {@code count} pending events, the n-th of aggregate {@code
-   * order-(n % aggregates)}, each with the same rows the writer makes: a 180-byte JSON payload and
-   * a {@code traceparent} header. One {@code INSERT … SELECT} over {@code generate_series} per
-   * 100,000 events, so seeding costs little of a run.
+   * Empties the outbox and inserts {@code count} pending events ({@link SeedEvents}), the n-th of
+   * aggregate {@code order-(n % aggregates)}, then {@code VACUUM ANALYZE}.
    */
   void seed(int count, int aggregates) {
     dsl.truncate(DSL.table(DSL.name(SCHEMA, "outbox_events"))).execute();
-    DSLContext mapped =
-        DSL.using(dsl.configuration().derive(OutboxSchema.withSchema(null, SCHEMA)));
-    Field<Integer> n = DSL.field(DSL.name("g", "n"), Integer.class);
-    Field<String> aggregate = DSL.inline("order-").concat(n.mod(aggregates));
-    Field<JSONB> payload =
-        DSL.inline("{\"orderId\":\"")
-            .concat(aggregate)
-            .concat(
-                DSL.inline(
-                    "\",\"customer\":\"c-42\",\"total\":{\"amount\":\"129.90\",\"currency\":\"EUR\"},"
-                        + "\"lines\":[{\"sku\":\"A-1\",\"qty\":2},{\"sku\":\"B-7\",\"qty\":1}]}"))
-            .cast(SQLDataType.JSONB);
-    int chunk = 100_000;
-    for (int from = 0; from < count; from += chunk) {
-      mapped
-          .insertInto(
-              OUTBOX_EVENTS,
-              OUTBOX_EVENTS.ID,
-              OUTBOX_EVENTS.AGGREGATE_TYPE,
-              OUTBOX_EVENTS.AGGREGATE_ID,
-              OUTBOX_EVENTS.EVENT_TYPE,
-              OUTBOX_EVENTS.PAYLOAD,
-              OUTBOX_EVENTS.HEADERS)
-          .select(
-              DSL.select(
-                      DSL.function("gen_random_uuid", UUID.class),
-                      DSL.inline("order"),
-                      aggregate,
-                      DSL.inline("order.created"),
-                      payload,
-                      DSL.inline(JSONB.jsonb("{\"traceparent\":\"" + TRACEPARENT + "\"}")))
-                  .from(DSL.generateSeries(from + 1, Math.min(count, from + chunk)).as("g", "n")))
-          .execute();
-    }
+    SeedEvents.insert(dsl, SCHEMA, count, aggregates, null, null);
     vacuum();
   }
-
-  private static final String TRACEPARENT =
-      "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
   private void vacuum() {
     // VACUUM is a utility command jOOQ does not model.

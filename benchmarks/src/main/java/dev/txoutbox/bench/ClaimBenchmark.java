@@ -1,7 +1,5 @@
 package dev.txoutbox.bench;
 
-import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
-
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.Ordering;
@@ -18,7 +16,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.jooq.DSLContext;
 import org.jooq.Field;
-import org.jooq.JSONB;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.slf4j.Logger;
@@ -28,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * The time of one relay cycle (claim 100, publish to a no-op publisher, mark processed, commit) at
  * 10,000, 100,000 and 1,000,000 pending events spread over 10 and over 1,000 aggregates, on a table
  * that was never analyzed (autovacuum off for it) and on a fresh one after ANALYZE, ordered per
- * aggregate and unordered, interleaved in blocks of a few cycles.
+ * aggregate and unordered, interleaved in blocks of a few cycles. The events are {@link
+ * SeedEvents}'s.
  *
  * <pre>
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.ClaimBenchmark \
@@ -216,33 +214,7 @@ public final class ClaimBenchmark {
       int aggregates,
       Field<java.time.OffsetDateTime> processedAt,
       Field<java.time.OffsetDateTime> retryAfter) {
-    DSLContext mapped =
-        DSL.using(dsl.configuration().derive(OutboxSchema.withSchema(null, SCHEMA)));
-    Field<Integer> n = DSL.field(DSL.name("g", "n"), Integer.class);
-    int chunk = 100_000;
-    for (int from = 0; from < count; from += chunk) {
-      mapped
-          .insertInto(
-              OUTBOX_EVENTS,
-              OUTBOX_EVENTS.ID,
-              OUTBOX_EVENTS.AGGREGATE_TYPE,
-              OUTBOX_EVENTS.AGGREGATE_ID,
-              OUTBOX_EVENTS.EVENT_TYPE,
-              OUTBOX_EVENTS.PAYLOAD,
-              OUTBOX_EVENTS.PROCESSED_AT,
-              OUTBOX_EVENTS.RETRY_AFTER)
-          .select(
-              DSL.select(
-                      DSL.function("gen_random_uuid", java.util.UUID.class),
-                      DSL.inline("order"),
-                      DSL.inline("order-").concat(n.mod(aggregates)),
-                      DSL.inline("order.created"),
-                      DSL.inline(JSONB.jsonb("{\"total\":{\"amount\":\"129.90\"}}")),
-                      processedAt == null ? DSL.castNull(OUTBOX_EVENTS.PROCESSED_AT) : processedAt,
-                      retryAfter == null ? DSL.castNull(OUTBOX_EVENTS.RETRY_AFTER) : retryAfter)
-                  .from(DSL.generateSeries(from + 1, Math.min(count, from + chunk)).as("g", "n")))
-          .execute();
-    }
+    SeedEvents.insert(dsl, SCHEMA, count, aggregates, processedAt, retryAfter);
   }
 
   static void execute(HikariDataSource pool, String sql) {

@@ -102,7 +102,7 @@ public final class DrainBenchmark {
       return what() + " | " + shape();
     }
 
-    /** A chart's label, e.g. {@code ours, ordered (10 agg.) 2×500 mark}. */
+    /** A chart's label, e.g. {@code txoutbox, ordered (10 agg.) 2×500 mark}. */
     String shortLabel() {
       String name =
           switch (target) {
@@ -112,7 +112,7 @@ public final class DrainBenchmark {
             default -> target;
           };
       String ordered =
-          ordering == Ordering.NONE ? "" : String.format(", ordered (%,d agg.)", aggregates);
+          ordering == Ordering.NONE ? "" : String.format(", ordered (%d agg.)", aggregates);
       return name
           + ordered
           + " "

@@ -40,7 +40,8 @@ final class DrainSection {
                 + " unordered no-op relay), and with the real plugins (compared with the no-op relay"
                 + " of the same shape): a KRaft broker in a child JVM (3 partitions, `acks=all`,"
                 + " idempotent producer), the local RabbitMQ (durable queue, persistent messages,"
-                + " confirms), ElasticMQ in this JVM.",
+                + " confirms), ElasticMQ in this JVM. The JVM CPU counts ElasticMQ (in this JVM) but"
+                + " not the Kafka broker's JVM nor the RabbitMQ server.",
             profile.drainEvents(),
             profile.slowEvents(),
             profile.drainRounds(),

@@ -42,7 +42,10 @@ final class LatencySection {
                 + " boundary itself adds nothing the database does not already see);\n"
                 + "- **polling alone**: neither; the relay finds events by its poll.\n\n"
                 + "From idle: after the steady part, %d single event%s, each written after %d s"
-                + " without writes, when the adaptive poll has backed off to its maximum.",
+                + " without writes, when the adaptive poll has backed off to its maximum. The events/s"
+                + " column shows whether the writers kept the rate (the NOTIFY trigger's commit"
+                + " lock can hold them below it on a loaded machine). CPU per event counts the"
+                + " whole JVM, writers included, and every backend of the database.",
             LatencyBenchmark.WRITERS,
             profile.latencyRate(),
             profile.latencyLength().toSeconds(),

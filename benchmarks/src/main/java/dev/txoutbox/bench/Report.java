@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  *     [--tuning-log benchmarks/tuning-log.md]
  * </pre>
  *
- * <p>By default the full report (about 22 minutes on a quiet 2-core machine) into {@value
+ * <p>By default the full report (about 20–25 minutes on a quiet 2-core machine) into {@value
  * #DEFAULT_OUT}; {@code --quick} is a smoke run of the same code paths with small sizes (about 4
  * minutes) into {@value #QUICK_OUT}, whose figures mean little. Run from the repository's root (the
  * tuning log and git are read from there), with PostgreSQL and RabbitMQ as for {@link
@@ -44,12 +44,26 @@ public final class Report {
 
   static final List<String> SECTIONS = List.of("drain", "writer", "latency", "backlog");
 
+  static final String USAGE =
+      "Report [--quick] [--sections "
+          + String.join(",", SECTIONS)
+          + "] [--out DIR] [--tuning-log FILE]\n"
+          + "  full report into "
+          + DEFAULT_OUT
+          + " (about 20-25 minutes); --quick: a smoke run into "
+          + QUICK_OUT
+          + " (about 4 minutes)";
+
   static final String CLASS_PATH = "'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*'";
 
   private Report() {}
 
   public static void main(String[] args) {
     System.setProperty("java.awt.headless", "true");
+    if (List.of(args).contains("--help")) {
+      System.out.println(USAGE);
+      return;
+    }
     try {
       run(args);
     } catch (Exception | Error e) {
@@ -76,11 +90,7 @@ public final class Report {
           case "--tuning-log" -> tuningLog = value(args, ++i, "--tuning-log");
           default ->
               throw new IllegalArgumentException(
-                  "unknown option '"
-                      + args[i]
-                      + "'; usage: Report [--quick] [--sections "
-                      + String.join(",", SECTIONS)
-                      + "] [--out DIR] [--tuning-log FILE]");
+                  "unknown option '" + args[i] + "'; usage: " + USAGE);
         }
       }
       for (String s : sections) {

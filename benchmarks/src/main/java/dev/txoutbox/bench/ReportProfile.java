@@ -32,14 +32,14 @@ record ReportProfile(
     {1, 100}, {2, 100}, {4, 100}, {1, 500}, {2, 500}, {4, 500}
   };
 
-  /** About 22 minutes on a quiet 2-core machine. */
+  /** About 20–25 minutes on a quiet 2-core machine (estimated from --quick runs). */
   static final ReportProfile FULL =
       new ReportProfile(
           "full",
           100_000,
-          50_000,
+          40_000,
           2,
-          5_000,
+          2_000,
           SHAPES,
           Duration.ofSeconds(10),
           2,

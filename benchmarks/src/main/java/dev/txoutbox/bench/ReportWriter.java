@@ -43,7 +43,11 @@ final class ReportWriter {
       throws IOException {
     Files.createDirectories(directory);
     StringBuilder md = new StringBuilder(header.strip()).append("\n\n");
-    md.append("## Summary\n\n").append(markdown(summary)).append('\n');
+    md.append("## Summary\n\n")
+        .append(markdown(summary))
+        .append("\nThis table is also written to `")
+        .append(SUMMARY)
+        .append("` beside this report, to paste into the README.\n\n");
     for (ReportSection section : sections) {
       md.append("## ").append(section.title()).append("\n\n");
       for (ReportSection.Block block : section.blocks()) {
