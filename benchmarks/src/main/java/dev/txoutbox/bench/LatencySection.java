@@ -93,9 +93,20 @@ final class LatencySection {
               Figures.one(pg)));
       summary.add(
           List.of(
-              "commit → publish at " + profile.latencyRate() + " events/s, " + r.mode().label,
-              "p50 " + Figures.one(p50) + " ms, p99 " + Figures.one(p99) + " ms",
-              "p99.9 " + Figures.one(p999) + " ms; from idle " + idle + " ms",
+              String.format(
+                  "commit → publish at %,d events/s, %s", profile.latencyRate(), r.mode().label),
+              "p50 "
+                  + Figures.one(p50)
+                  + " ms, p99 "
+                  + Figures.one(p99)
+                  + " ms, p99.9 "
+                  + Figures.one(p999)
+                  + " ms; from idle "
+                  + idle
+                  + " ms",
+              r.mode() == LatencyBenchmark.Mode.IN_PROCESS
+                  ? ""
+                  : "p99 " + Figures.ratio(p99, inProcessP99) + " of the in-process wake-up's",
               Figures.one(jvm) + " / " + Figures.one(pg)));
     }
     section.table(

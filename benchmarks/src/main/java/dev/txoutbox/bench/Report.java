@@ -187,7 +187,9 @@ public final class Report {
         .append("`\n\n");
     out.append(
         "Every figure comes from this run; each ratio compares two figures of the same run. On a"
-            + " shared machine rates drift between runs, the CPU per event much less.\n");
+            + " shared machine rates drift between runs, the CPU per event much less. CPU is counted"
+            + " in the kernel's 10 ms ticks (PostgreSQL) and the JVM's process CPU time, so a"
+            + " figure over few events or polls is coarse.\n");
     return out.toString();
   }
 
