@@ -2,15 +2,11 @@ package dev.txoutbox.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.txoutbox.Outbox;
-import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.schema.OutboxSchema;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -24,8 +20,30 @@ final class BenchDatabase implements AutoCloseable {
   private final String url;
   private final HikariDataSource pool;
   private final DSLContext dsl;
-  private final Outbox outbox;
   private final CpuMeter cpu;
+
+  /**
+   * The database of {@code OUTBOX_BENCH_JDBC_URL} (default {@code txoutbox_bench} on the local
+   * server), user {@code OUTBOX_BENCH_DB_USER} (default {@code postgres}), password {@code
+   * OUTBOX_BENCH_DB_PASSWORD}.
+   */
+  static BenchDatabase fromEnvironment() {
+    return new BenchDatabase(url("txoutbox_bench"), user(), password());
+  }
+
+  /** {@code OUTBOX_BENCH_JDBC_URL}, or {@code database} on the local server. */
+  static String url(String database) {
+    return System.getenv()
+        .getOrDefault("OUTBOX_BENCH_JDBC_URL", "jdbc:postgresql://127.0.0.1:5432/" + database);
+  }
+
+  static String user() {
+    return System.getenv().getOrDefault("OUTBOX_BENCH_DB_USER", "postgres");
+  }
+
+  static String password() {
+    return System.getenv().getOrDefault("OUTBOX_BENCH_DB_PASSWORD", "");
+  }
 
   BenchDatabase(String url, String user, String password) {
     this.url = url;
@@ -40,13 +58,16 @@ final class BenchDatabase implements AutoCloseable {
     OutboxSchema.migrate(pool, SCHEMA);
     OutboxSchema.migrateOrderingIndex(pool, SCHEMA);
     dsl = DSL.using(pool, SQLDialect.POSTGRES);
-    outbox = Outbox.builder().schema(SCHEMA).build();
     cpu = new CpuMeter(dsl);
   }
 
   /** CPU time of this JVM and of the database's backends. */
   CpuMeter cpu() {
     return cpu;
+  }
+
+  DSLContext dsl() {
+    return dsl;
   }
 
   DataSource dataSource() {
@@ -62,25 +83,17 @@ final class BenchDatabase implements AutoCloseable {
         DSL.function("current_setting", String.class, DSL.inline("server_version")));
   }
 
-  /** Empties the outbox and writes {@code count} pending events through the writer. */
+  /**
+   * Empties the outbox and inserts {@code count} pending events ({@link SeedEvents}), the n-th of
+   * aggregate {@code order-(n % aggregates)}, then {@code VACUUM ANALYZE}.
+   */
   void seed(int count, int aggregates) {
     dsl.truncate(DSL.table(DSL.name(SCHEMA, "outbox_events"))).execute();
-    String payload =
-        "{\"orderId\":\"%s\",\"customer\":\"c-42\",\"total\":{\"amount\":\"129.90\",\"currency\":\"EUR\"},"
-            + "\"lines\":[{\"sku\":\"A-1\",\"qty\":2},{\"sku\":\"B-7\",\"qty\":1}]}";
-    int chunk = 5_000;
-    for (int from = 0; from < count; from += chunk) {
-      List<OutboxEvent> events = new ArrayList<>(chunk);
-      for (int i = from; i < Math.min(count, from + chunk); i++) {
-        String aggregateId = "order-" + (i % aggregates);
-        events.add(
-            OutboxEvent.builder("order", aggregateId, "order.created")
-                .payload(String.format(payload, aggregateId))
-                .header("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
-                .build());
-      }
-      dsl.transaction(tx -> outbox.recordAll(tx.dsl(), events));
-    }
+    SeedEvents.insert(dsl, SCHEMA, count, aggregates, null, null);
+    vacuum();
+  }
+
+  private void vacuum() {
     // VACUUM is a utility command jOOQ does not model.
     execute("VACUUM ANALYZE " + SCHEMA + ".outbox_events");
   }

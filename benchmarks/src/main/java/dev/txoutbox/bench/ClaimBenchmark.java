@@ -1,7 +1,5 @@
 package dev.txoutbox.bench;
 
-import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
-
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.Ordering;
@@ -18,7 +16,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.jooq.DSLContext;
 import org.jooq.Field;
-import org.jooq.JSONB;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.slf4j.Logger;
@@ -28,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * The time of one relay cycle (claim 100, publish to a no-op publisher, mark processed, commit) at
  * 10,000, 100,000 and 1,000,000 pending events spread over 10 and over 1,000 aggregates, on a table
  * that was never analyzed (autovacuum off for it) and on a fresh one after ANALYZE, ordered per
- * aggregate and unordered, interleaved in blocks of a few cycles.
+ * aggregate and unordered, interleaved in blocks of a few cycles. The events are {@link
+ * SeedEvents}'s.
  *
  * <pre>
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.ClaimBenchmark \
@@ -133,14 +131,14 @@ public final class ClaimBenchmark {
   private static final int BLOCK = 5;
 
   /** One ordering's cycle times in milliseconds and the CPU they cost. */
-  private record Cell(List<Double> millis, CpuMeter.Sample[] cpu) {
+  record Cell(List<Double> millis, CpuMeter.Sample[] cpu) {
     double cpuMillis(boolean jvm, int cycles) {
       return (jvm ? cpu[0].jvmNanos() : cpu[0].postgresNanos()) / 1e6 / cycles;
     }
   }
 
   /** Cycle times, ordered and unordered blocks of {@value #BLOCK} cycles alternating. */
-  private static Map<Ordering, Cell> measure(HikariDataSource pool, CpuMeter meter, int cycles)
+  static Map<Ordering, Cell> measure(HikariDataSource pool, CpuMeter meter, int cycles)
       throws InterruptedException {
     Publisher noop = new NoopTarget().publisher();
     Map<Ordering, OutboxRelay> relays = new TreeMap<>();
@@ -186,13 +184,13 @@ public final class ClaimBenchmark {
     return cells;
   }
 
-  private static double percentile(List<Double> values, int p) {
+  static double percentile(List<Double> values, int p) {
     List<Double> sorted = values.stream().sorted().toList();
     return sorted.get(Math.min(sorted.size() - 1, sorted.size() * p / 100));
   }
 
   /** A fresh schema with the ordering index, whose table autovacuum never analyzes. */
-  private static void recreate(HikariDataSource pool, DSLContext dsl) {
+  static void recreate(HikariDataSource pool, DSLContext dsl) {
     dsl.dropSchemaIfExists(SCHEMA).cascade().execute();
     OutboxSchema.migrate(pool, SCHEMA);
     OutboxSchema.migrateOrderingIndex(pool, SCHEMA);
@@ -201,33 +199,25 @@ public final class ClaimBenchmark {
   }
 
   /** {@code count} pending events, the n-th of aggregate {@code order-(n % aggregates)}. */
-  private static void seed(DSLContext dsl, int count, int aggregates) {
-    DSLContext mapped =
-        DSL.using(dsl.configuration().derive(OutboxSchema.withSchema(null, SCHEMA)));
-    Field<Integer> n = DSL.field(DSL.name("g", "n"), Integer.class);
-    int chunk = 100_000;
-    for (int from = 0; from < count; from += chunk) {
-      mapped
-          .insertInto(
-              OUTBOX_EVENTS,
-              OUTBOX_EVENTS.ID,
-              OUTBOX_EVENTS.AGGREGATE_TYPE,
-              OUTBOX_EVENTS.AGGREGATE_ID,
-              OUTBOX_EVENTS.EVENT_TYPE,
-              OUTBOX_EVENTS.PAYLOAD)
-          .select(
-              DSL.select(
-                      DSL.function("gen_random_uuid", java.util.UUID.class),
-                      DSL.inline("order"),
-                      DSL.inline("order-").concat(n.mod(aggregates)),
-                      DSL.inline("order.created"),
-                      DSL.inline(JSONB.jsonb("{\"total\":{\"amount\":\"129.90\"}}")))
-                  .from(DSL.generateSeries(from + 1, Math.min(count, from + chunk)).as("g", "n")))
-          .execute();
-    }
+  static void seed(DSLContext dsl, int count, int aggregates) {
+    seed(dsl, count, aggregates, null, null);
   }
 
-  private static void execute(HikariDataSource pool, String sql) {
+  /**
+   * {@code count} events like {@link #seed(DSLContext, int, int)}, with {@code processed_at} and
+   * {@code retry_after} set to the given SQL values (null for none): processed rows of the history,
+   * or delayed events.
+   */
+  static void seed(
+      DSLContext dsl,
+      int count,
+      int aggregates,
+      Field<java.time.OffsetDateTime> processedAt,
+      Field<java.time.OffsetDateTime> retryAfter) {
+    SeedEvents.insert(dsl, SCHEMA, count, aggregates, processedAt, retryAfter);
+  }
+
+  static void execute(HikariDataSource pool, String sql) {
     try (Connection c = pool.getConnection();
         Statement s = c.createStatement()) {
       s.execute(sql);

@@ -24,14 +24,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Drains N pending events again and again, side by side in one process: a plain JDBC relay (the
- * database's ceiling for this work), the txoutbox relay with a no-op publisher, and the relay
- * publishing to Kafka, RabbitMQ and SQS (ElasticMQ). Rounds interleave every case, and the report
- * gives the median rate and its ratio to the JDBC baseline with the same workers and batch.
+ * Drains N pending events again and again, side by side in one process: the database's ceiling
+ * (claim and completion as one statement), a plain JDBC relay (the reference), the seed article's
+ * per-row relay, the txoutbox relay with a no-op publisher (unordered, and ordered per aggregate
+ * over 1,000, 10 and 1 aggregates), and the relay publishing to Kafka, RabbitMQ and SQS
+ * (ElasticMQ). Rounds interleave every case; the table gives the median rate, its ratio to the
+ * reference of the same run and CPU per event. {@link Report} runs it as the report's drain
+ * section.
  *
  * <pre>
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.DrainBenchmark \
- *     [--events 100000] [--rounds 3] [--targets jdbc,noop,ordered,kafka,rabbit,sqs]
+ *     [--events 100000] [--rounds 3] [--targets ceiling,jdbc,per-row,noop,ordered,kafka,rabbit,sqs]
  * </pre>
  *
  * <p>Database from {@code OUTBOX_BENCH_JDBC_URL} (default {@code
@@ -45,7 +48,16 @@ public final class DrainBenchmark {
   /** Aggregates the events of a case are spread over unless it says otherwise. */
   static final int DEFAULT_AGGREGATES = 1_000;
 
-  /** One measured configuration. */
+  /** The targets measured by hand-written JDBC, without the relay. */
+  static final List<String> JDBC_TARGETS = List.of("ceiling", "jdbc", "per-row");
+
+  /** The targets with a real broker. */
+  static final List<String> BROKER_TARGETS = List.of("kafka", "rabbit", "sqs");
+
+  /**
+   * One measured configuration. {@code target} is one of {@link #TARGETS} ({@code ordered} cases
+   * have target {@code noop} and {@link Ordering#PER_AGGREGATE}).
+   */
   record Case(
       String target,
       int workers,
@@ -57,19 +69,62 @@ public final class DrainBenchmark {
       this(target, workers, batchSize, mode, Ordering.NONE, DEFAULT_AGGREGATES);
     }
 
-    String label() {
-      return target
-          + (ordering == Ordering.NONE
-              ? ""
-              : String.format(
-                  ", ordered per aggregate (%,d aggregate%s)",
-                  aggregates, aggregates == 1 ? "" : "s"))
-          + " | "
-          + workers
-          + " | "
+    /** What is measured, e.g. {@code txoutbox relay, no-op publisher}. */
+    String what() {
+      String name =
+          switch (target) {
+            case "ceiling" -> "database ceiling (claim + complete as one statement)";
+            case "jdbc" -> "plain JDBC relay";
+            case "per-row" -> "per-row relay (one UPDATE per event)";
+            case "noop" -> "txoutbox, no-op publisher";
+            case "kafka" -> "txoutbox, Kafka (KRaft, acks=all)";
+            case "rabbit" -> "txoutbox, RabbitMQ (confirms)";
+            case "sqs" -> "txoutbox, SQS (ElasticMQ)";
+            default -> throw new IllegalArgumentException("unknown target " + target);
+          };
+      return ordering == Ordering.NONE
+          ? name
+          : String.format(
+              "%s, ordered per aggregate (%,d aggregate%s)",
+              name, aggregates, aggregates == 1 ? "" : "s");
+    }
+
+    /** Workers × batch and the completion, e.g. {@code 2 × 500, mark}. */
+    String shape() {
+      return workers
+          + " × "
           + batchSize
-          + " | "
+          + ", "
           + (mode == CompletionMode.DELETE ? "delete" : "mark");
+    }
+
+    String label() {
+      return what() + " | " + shape();
+    }
+
+    /** A chart's label, e.g. {@code txoutbox, ordered (10 agg.) 2×500 mark}. */
+    String shortLabel() {
+      String name =
+          switch (target) {
+            case "ceiling" -> "ceiling";
+            case "jdbc" -> "plain JDBC";
+            case "noop" -> "txoutbox";
+            default -> target;
+          };
+      String ordered =
+          ordering == Ordering.NONE ? "" : String.format(", ordered (%d agg.)", aggregates);
+      return name
+          + ordered
+          + " "
+          + workers
+          + "×"
+          + batchSize
+          + (mode == CompletionMode.DELETE ? " delete" : " mark");
+    }
+
+    /** The same shape measured on another target, unordered. */
+    Case on(String other) {
+      return new Case(other, workers, batchSize, mode);
     }
   }
 
@@ -77,10 +132,14 @@ public final class DrainBenchmark {
   record Measurement(double rate, double jvmMicros, double postgresMicros) {}
 
   /**
-   * The targets: {@code ordered} is the no-op publisher unordered and ordered per aggregate over
-   * 1,000, 10 and 1 aggregates, 2 workers of 500.
+   * The targets: {@code ordered} is the no-op publisher ordered per aggregate over 1,000, 10 and 1
+   * aggregates, 2 workers of 500.
    */
-  static final List<String> TARGETS = List.of("jdbc", "noop", "ordered", "kafka", "rabbit", "sqs");
+  static final List<String> TARGETS =
+      List.of("ceiling", "jdbc", "per-row", "noop", "ordered", "kafka", "rabbit", "sqs");
+
+  /** Workers × batch of the command line's no-op and baseline cases. */
+  static final int[][] SHAPES = {{1, 100}, {2, 100}, {1, 500}, {2, 500}};
 
   private DrainBenchmark() {}
 
@@ -106,112 +165,157 @@ public final class DrainBenchmark {
             "--targets takes " + String.join(", ", TARGETS) + ", but got '" + target + "'");
       }
     }
-    String url =
-        System.getenv()
-            .getOrDefault(
-                "OUTBOX_BENCH_JDBC_URL", "jdbc:postgresql://127.0.0.1:5432/txoutbox_bench");
-    String amqp =
-        System.getenv().getOrDefault("OUTBOX_BENCH_AMQP_URI", "amqp://guest:guest@127.0.0.1:5672");
+    List<Case> cases = new ArrayList<>();
+    for (String target : targets) {
+      cases.addAll(cases(target, SHAPES));
+    }
+    try (BenchDatabase db = BenchDatabase.fromEnvironment();
+        Targets started = Targets.start(targets)) {
+      Map<Case, List<Measurement>> runs = measure(db, started, cases, c -> events, rounds, 0);
+      writeReport("drain", report(runs, events, rounds, db.serverVersion()));
+    }
+  }
 
-    Map<String, List<Measurement>> rates = new LinkedHashMap<>();
-    try (BenchDatabase db =
-        new BenchDatabase(
-            url,
-            System.getenv().getOrDefault("OUTBOX_BENCH_DB_USER", "postgres"),
-            System.getenv().getOrDefault("OUTBOX_BENCH_DB_PASSWORD", ""))) {
-      Map<String, Target> started = new LinkedHashMap<>();
+  /** The cases of {@code target} ({@link #TARGETS}) for the workers × batch {@code shapes}. */
+  static List<Case> cases(String target, int[][] shapes) {
+    List<Case> cases = new ArrayList<>();
+    switch (target) {
+      case "ordered" -> {
+        for (int aggregates : new int[] {1_000, 10, 1}) {
+          cases.add(
+              new Case(
+                  "noop",
+                  2,
+                  500,
+                  CompletionMode.MARK_PROCESSED,
+                  Ordering.PER_AGGREGATE,
+                  aggregates));
+        }
+      }
+      case "per-row" -> {
+        for (int[] wb : shapes) {
+          if (wb[1] == 100) {
+            cases.add(new Case(target, wb[0], wb[1], CompletionMode.MARK_PROCESSED));
+          }
+        }
+      }
+      case "ceiling", "jdbc", "noop" -> {
+        for (CompletionMode mode : CompletionMode.values()) {
+          for (int[] wb : shapes) {
+            cases.add(new Case(target, wb[0], wb[1], mode));
+          }
+        }
+      }
+      default -> {
+        cases.add(new Case(target, 1, 100, CompletionMode.MARK_PROCESSED));
+        cases.add(new Case(target, 2, 500, CompletionMode.MARK_PROCESSED));
+      }
+    }
+    return cases;
+  }
+
+  /**
+   * Measures every case in {@code rounds} interleaved rounds, each run on a freshly seeded outbox
+   * of {@code events.applyAsInt(case)} pending events, after a warm-up round of every case with
+   * {@code warmupEvents} (none if 0) that is not counted.
+   *
+   * @param targets the started targets of the relay cases (JDBC cases need none)
+   * @return the runs of each case, in the order of {@code cases}
+   * @throws IllegalStateException if a run did not complete every event
+   */
+  static Map<Case, List<Measurement>> measure(
+      BenchDatabase db,
+      Targets targets,
+      List<Case> cases,
+      java.util.function.ToIntFunction<Case> events,
+      int rounds,
+      int warmupEvents)
+      throws Exception {
+    Map<Case, List<Measurement>> runs = new LinkedHashMap<>();
+    for (int round = warmupEvents > 0 ? 0 : 1; round <= rounds; round++) {
+      log.info(round == 0 ? "drain warm-up" : "drain round {} of {}", round, rounds);
+      for (Case c : cases) {
+        int n = round == 0 ? warmupEvents : events.applyAsInt(c);
+        db.seed(n, c.aggregates());
+        CpuMeter.Sample cpu = db.cpu().sample();
+        long start = System.nanoTime();
+        long drained;
+        long nanos;
+        if (JDBC_TARGETS.contains(c.target())) {
+          JdbcBaselineRelay.Cycle cycle =
+              switch (c.target()) {
+                case "ceiling" -> JdbcBaselineRelay.Cycle.CEILING;
+                case "per-row" -> JdbcBaselineRelay.Cycle.PER_ROW;
+                default -> JdbcBaselineRelay.Cycle.BATCH;
+              };
+          drained =
+              JdbcBaselineRelay.drain(
+                  db.dataSource(),
+                  cycle,
+                  c.workers(),
+                  c.batchSize(),
+                  c.mode() == CompletionMode.DELETE);
+          nanos = System.nanoTime() - start;
+        } else {
+          Target target = targets.get(c.target());
+          // From relay.start() to the last commit: not the publisher's creation nor the close.
+          nanos = relayDrain(db, target, c, n);
+          target.afterRun();
+          drained = n;
+        }
+        CpuMeter.Sample spent = db.cpu().sample().minus(cpu);
+        if (round > 0) {
+          record(runs, c, drained, n, nanos, spent);
+        }
+      }
+    }
+    return runs;
+  }
+
+  /** The started targets of a run by key; closes them all. */
+  static final class Targets implements AutoCloseable {
+    private final Map<String, Target> started = new LinkedHashMap<>();
+
+    /** Starts the relay targets among {@code keys}; JDBC targets need nothing. */
+    static Targets start(List<String> keys) throws Exception {
+      Targets t = new Targets();
       try {
-        if (targets.contains("noop")) {
-          started.put("noop", new NoopTarget());
+        for (String key : keys) {
+          t.add(key);
         }
-        if (targets.contains("ordered")) {
-          started.put("ordered", new NoopTarget());
-        }
-        if (targets.contains("kafka")) {
-          started.put("kafka", new KafkaTarget());
-        }
-        if (targets.contains("rabbit")) {
-          started.put("rabbit", new RabbitTarget(amqp));
-        }
-        if (targets.contains("sqs")) {
-          started.put("sqs", new SqsTarget());
-        }
-        for (int round = 1; round <= rounds; round++) {
-          log.info("round {} of {}", round, rounds);
-          if (targets.contains("jdbc")) {
-            for (Case c : baselineCases()) {
-              db.seed(events, c.aggregates());
-              CpuMeter.Sample cpu = db.cpu().sample();
-              long start = System.nanoTime();
-              long drained =
-                  JdbcBaselineRelay.drain(
-                      db.dataSource(),
-                      c.workers(),
-                      c.batchSize(),
-                      c.mode() == CompletionMode.DELETE);
-              long nanos = System.nanoTime() - start;
-              record(rates, c, drained, events, nanos, db.cpu().sample().minus(cpu));
-            }
-          }
-          for (Map.Entry<String, Target> t : started.entrySet()) {
-            for (Case c : cases(t.getKey(), t.getValue().name())) {
-              db.seed(events, c.aggregates());
-              CpuMeter.Sample cpu = db.cpu().sample();
-              long nanos = relayDrain(db, t.getValue(), c, events);
-              record(rates, c, events, events, nanos, db.cpu().sample().minus(cpu));
-              t.getValue().afterRun();
-            }
-          }
-        }
-      } finally {
-        started.values().forEach(Target::close);
+      } catch (Exception | Error e) {
+        t.close();
+        throw e;
       }
-      writeReport("drain", report(rates, events, rounds, db.serverVersion()));
+      return t;
     }
-  }
 
-  /** The baseline in every workers × batch of the no-op cases, marking and deleting. */
-  private static List<Case> baselineCases() {
-    List<Case> cases = new ArrayList<>();
-    for (CompletionMode mode : CompletionMode.values()) {
-      for (int[] wb : NOOP_SHAPES) {
-        cases.add(new Case("jdbc baseline", wb[0], wb[1], mode));
+    /** Starts the target {@code key} (a broker, or the no-op publisher). */
+    void add(String key) throws Exception {
+      String amqp =
+          System.getenv()
+              .getOrDefault("OUTBOX_BENCH_AMQP_URI", "amqp://guest:guest@127.0.0.1:5672");
+      switch (key) {
+        case "noop", "ordered" -> started.putIfAbsent("noop", new NoopTarget());
+        case "kafka" -> started.put(key, new KafkaTarget());
+        case "rabbit" -> started.put(key, new RabbitTarget(amqp));
+        case "sqs" -> started.put(key, new SqsTarget());
+        default -> {}
       }
     }
-    return cases;
-  }
 
-  /** Workers × batch of the no-op and baseline cases. */
-  private static final int[][] NOOP_SHAPES = {{1, 100}, {2, 100}, {1, 500}, {2, 500}};
-
-  private static List<Case> cases(String key, String name) {
-    List<Case> cases = new ArrayList<>();
-    if (key.equals("ordered")) {
-      cases.add(new Case(name, 2, 500, CompletionMode.MARK_PROCESSED));
-      for (int aggregates : new int[] {1_000, 10, 1}) {
-        cases.add(
-            new Case(
-                name, 2, 500, CompletionMode.MARK_PROCESSED, Ordering.PER_AGGREGATE, aggregates));
+    Target get(String key) {
+      Target t = started.get(key);
+      if (t == null) {
+        throw new IllegalStateException("target " + key + " was not started");
       }
-    } else if (key.equals("noop")) {
-      for (CompletionMode mode : CompletionMode.values()) {
-        for (int[] wb : NOOP_SHAPES) {
-          cases.add(new Case(name, wb[0], wb[1], mode));
-        }
-      }
-      cases.add(
-          new Case(
-              name,
-              2,
-              500,
-              CompletionMode.MARK_PROCESSED,
-              Ordering.PER_AGGREGATE,
-              DEFAULT_AGGREGATES));
-    } else {
-      cases.add(new Case(name, 1, 100, CompletionMode.MARK_PROCESSED));
-      cases.add(new Case(name, 2, 500, CompletionMode.MARK_PROCESSED));
+      return t;
     }
-    return cases;
+
+    @Override
+    public void close() {
+      started.values().forEach(Target::close);
+    }
   }
 
   /**
@@ -281,7 +385,7 @@ public final class DrainBenchmark {
   }
 
   private static void record(
-      Map<String, List<Measurement>> rates,
+      Map<Case, List<Measurement>> rates,
       Case c,
       long drained,
       int expected,
@@ -295,7 +399,7 @@ public final class DrainBenchmark {
             drained / (nanos / 1e9),
             cpu.jvmNanos() / 1e3 / drained,
             cpu.postgresNanos() / 1e3 / drained);
-    rates.computeIfAbsent(c.label(), k -> new ArrayList<>()).add(m);
+    rates.computeIfAbsent(c, k -> new ArrayList<>()).add(m);
     log.info(
         "{}: {} events/s, CPU per event {} µs JVM / {} µs PostgreSQL",
         c.label(),
@@ -304,72 +408,76 @@ public final class DrainBenchmark {
         String.format("%.1f", m.postgresMicros()));
   }
 
+  /** The command line's Markdown table: each case with its reference of the same run. */
   static String report(
-      Map<String, List<Measurement>> rates, int events, int rounds, String pgVersion) {
+      Map<Case, List<Measurement>> runs, int events, int rounds, String pgVersion) {
     StringBuilder out = new StringBuilder();
     out.append("# Drain benchmark\n\n");
-    out.append("Draining ")
-        .append(events)
-        .append(" pending events, median of ")
-        .append(rounds)
-        .append(" interleaved rounds.\n\n");
-    out.append("Machine: ")
-        .append(Runtime.getRuntime().availableProcessors())
-        .append(" cores, ")
-        .append(Runtime.getRuntime().maxMemory() / (1024 * 1024))
-        .append(" MiB max heap, Java ")
-        .append(System.getProperty("java.version"))
-        .append(", ")
-        .append(System.getProperty("os.name"))
-        .append(" ")
-        .append(System.getProperty("os.arch"))
-        .append(", PostgreSQL ")
-        .append(pgVersion)
-        .append(".\n\n");
     out.append(
-        "| target | workers | batch | completion | events/s (median) | min–max | vs JDBC baseline"
-            + " | vs unordered no-op | CPU µs/event JVM | CPU µs/event PostgreSQL |\n");
-    out.append("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
-    for (Map.Entry<String, List<Measurement>> e : rates.entrySet()) {
-      List<Double> sorted = e.getValue().stream().map(Measurement::rate).sorted().toList();
-      double median = median(e.getValue(), Measurement::rate);
-      String[] parts = e.getKey().split(" \\| ");
-      String baselineKey =
-          "jdbc baseline | " + parts[1] + " | " + parts[2] + " | " + parts[3]; // same completion
-      String unorderedKey = "no-op | " + parts[1] + " | " + parts[2] + " | mark";
-      out.append("| ")
-          .append(String.join(" | ", parts))
-          .append(" | ")
-          .append(String.format("%,.0f", median))
-          .append(" | ")
-          .append(String.format("%,.0f–%,.0f", sorted.get(0), sorted.get(sorted.size() - 1)))
-          .append(" | ")
-          .append(ratio(rates, e.getKey(), baselineKey, median))
-          .append(" | ")
-          .append(
-              e.getKey().contains("ordered") ? ratio(rates, e.getKey(), unorderedKey, median) : "")
-          .append(" | ")
-          .append(String.format("%.1f", median(e.getValue(), Measurement::jvmMicros)))
-          .append(" | ")
-          .append(String.format("%.1f", median(e.getValue(), Measurement::postgresMicros)))
-          .append(" |\n");
-    }
+        String.format(
+            "Draining %,d pending events, median of %d interleaved rounds, %d cores, Java %s,"
+                + " PostgreSQL %s.%n%n",
+            events,
+            rounds,
+            Runtime.getRuntime().availableProcessors(),
+            System.getProperty("java.version"),
+            pgVersion));
+    out.append(ReportWriter.markdown(table(runs)));
     return out.toString();
   }
 
-  private static String ratio(
-      Map<String, List<Measurement>> rates, String key, String reference, double median) {
-    List<Measurement> base = rates.get(reference);
-    if (base == null || key.equals(reference)) {
-      return "";
+  /**
+   * Every case's median events/s, its ratio to its reference in the same runs (the plain JDBC relay
+   * of the same shape; for ordered cases the unordered no-op relay; for a broker the no-op relay)
+   * and CPU µs per event.
+   */
+  static ReportSection.Table table(Map<Case, List<Measurement>> runs) {
+    List<List<String>> rows = new ArrayList<>();
+    for (Map.Entry<Case, List<Measurement>> e : runs.entrySet()) {
+      Case c = e.getKey();
+      Case reference = reference(c);
+      double rate = Figures.median(e.getValue(), Measurement::rate);
+      List<Measurement> ref = reference == null ? null : runs.get(reference);
+      rows.add(
+          List.of(
+              c.what(),
+              c.shape(),
+              Figures.rate(rate),
+              String.format(
+                  "%s–%s",
+                  Figures.rate(
+                      e.getValue().stream().mapToDouble(Measurement::rate).min().orElse(0)),
+                  Figures.rate(
+                      e.getValue().stream().mapToDouble(Measurement::rate).max().orElse(0))),
+              ref == null
+                  ? ""
+                  : Figures.ratio(rate, Figures.median(ref, Measurement::rate))
+                      + " of "
+                      + reference.what(),
+              Figures.one(Figures.median(e.getValue(), Measurement::jvmMicros)),
+              Figures.one(Figures.median(e.getValue(), Measurement::postgresMicros))));
     }
-    return String.format("%.2f×", median / median(base, Measurement::rate));
+    return new ReportSection.Table(
+        List.of(
+            "case",
+            "workers × batch",
+            "events/s (median)",
+            "min–max",
+            "vs reference, same run",
+            "JVM CPU µs/event",
+            "PostgreSQL CPU µs/event"),
+        rows);
   }
 
-  private static double median(
-      List<Measurement> runs, java.util.function.ToDoubleFunction<Measurement> value) {
-    List<Double> sorted = runs.stream().map(value::applyAsDouble).sorted().toList();
-    return sorted.get(sorted.size() / 2);
+  /** The case {@code c} is compared with, or null for the plain JDBC relay itself. */
+  static Case reference(Case c) {
+    if (c.target().equals("jdbc")) {
+      return null;
+    }
+    if (c.ordering() != Ordering.NONE || BROKER_TARGETS.contains(c.target())) {
+      return c.on("noop");
+    }
+    return c.on("jdbc");
   }
 
   /** Prints {@code report} and writes it to {@code benchmarks/results/<kind>-<time>.md}. */

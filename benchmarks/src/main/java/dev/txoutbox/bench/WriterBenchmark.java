@@ -5,9 +5,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.schema.OutboxSchema;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -145,13 +142,47 @@ public final class WriterBenchmark {
         Arrays.stream(options.getOrDefault("cases", "alone,plain,outbox,notify").split(","))
             .map(Case::of)
             .toList();
-    int maxThreads = Arrays.stream(threadCounts).max().orElse(1);
-    String url =
-        System.getenv()
-            .getOrDefault("OUTBOX_BENCH_JDBC_URL", "jdbc:postgresql://127.0.0.1:5432/" + DATABASE);
-    String user = System.getenv().getOrDefault("OUTBOX_BENCH_DB_USER", "postgres");
-    String password = System.getenv().getOrDefault("OUTBOX_BENCH_DB_PASSWORD", "");
+    String start = String.format("load average at start %s", MachineInfo.currentLoadAverage());
+    Measured m = measure(threadCounts, cases, length, rounds, Duration.ofSeconds(5), true);
+    System.out.println(
+        table(m.runs(), threadCounts, cases, length, rounds)
+            + "\n"
+            + m.withoutDatabase()
+            + "\n"
+            + start
+            + "; at end "
+            + MachineInfo.currentLoadAverage()
+            + "; PostgreSQL "
+            + m.serverVersion()
+            + "; "
+            + Runtime.getRuntime().availableProcessors()
+            + " cores; JDK "
+            + Runtime.version());
+  }
 
+  /**
+   * The runs of each writer count and case (keyed {@code "<threads>/<case key>"}), the mock
+   * comparison (empty unless {@code mock}) and the server's version.
+   */
+  record Measured(Map<String, List<Run>> runs, String withoutDatabase, String serverVersion) {}
+
+  /**
+   * Runs every case at every writer count for {@code length}, in {@code rounds} interleaved rounds,
+   * after a {@code warmup} of each case at the highest writer count, on the database of {@link
+   * BenchDatabase#url(String) OUTBOX_BENCH_JDBC_URL} or {@value #DATABASE}.
+   */
+  static Measured measure(
+      int[] threadCounts,
+      List<Case> cases,
+      Duration length,
+      int rounds,
+      Duration warmup,
+      boolean mock)
+      throws Exception {
+    int maxThreads = Arrays.stream(threadCounts).max().orElse(1);
+    String url = BenchDatabase.url(DATABASE);
+    String user = BenchDatabase.user();
+    String password = BenchDatabase.password();
     try (BenchDatabase db = new BenchDatabase(url, user, password);
         HikariDataSource pool = pool(url, user, password, maxThreads + 2)) {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
@@ -160,11 +191,10 @@ public final class WriterBenchmark {
       for (Case c : cases) {
         writers.put(c, new Writers(dsl, c));
       }
-      String withoutDatabase = withoutDatabase(writers);
-      String start = String.format("load average at start %s", loadAverage());
+      String withoutDatabase = mock ? withoutDatabase(writers) : "";
       for (Case c : cases) {
         truncate(dsl);
-        writers.get(c).flatOut(maxThreads, Duration.ofSeconds(5), db.cpu()); // warm-up
+        writers.get(c).flatOut(maxThreads, warmup, db.cpu());
       }
       Map<String, List<Run>> runs = new java.util.LinkedHashMap<>();
       for (int round = 0; round < rounds; round++) {
@@ -184,20 +214,7 @@ public final class WriterBenchmark {
           }
         }
       }
-      System.out.println(
-          table(runs, threadCounts, cases, length, rounds)
-              + "\n"
-              + withoutDatabase
-              + "\n"
-              + start
-              + "; at end "
-              + loadAverage()
-              + "; PostgreSQL "
-              + db.serverVersion()
-              + "; "
-              + Runtime.getRuntime().availableProcessors()
-              + " cores; JDK "
-              + Runtime.version());
+      return new Measured(runs, withoutDatabase, db.serverVersion());
     }
   }
 
@@ -316,31 +333,28 @@ public final class WriterBenchmark {
     return out.toString();
   }
 
-  private static double jvmMicros(Run r) {
+  static double jvmMicros(Run r) {
     return r.cpu().jvmNanos() / 1e3 / Math.max(1, r.commits());
   }
 
-  private static double secondWriteMicros(Run r) {
+  static double secondWriteMicros(Run r) {
     return r.secondWriteCpuNanos() / 1e3 / Math.max(1, r.commits());
   }
 
-  private static double pgMicros(Run r) {
+  static double pgMicros(Run r) {
     return r.cpu().postgresNanos() / 1e3 / Math.max(1, r.commits());
   }
 
   private static double median(List<Run> runs, java.util.function.ToDoubleFunction<Run> f) {
-    double[] v = runs.stream().mapToDouble(f).sorted().toArray();
-    return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    return Figures.median(runs, f);
   }
 
   private static double median(double[] values) {
-    double[] v = values.clone();
-    Arrays.sort(v);
-    return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    return Figures.median(values);
   }
 
-  private static long percentile(long[] sorted, double p) {
-    return sorted.length == 0 ? 0 : sorted[(int) Math.min(sorted.length - 1, p * sorted.length)];
+  static long percentile(long[] sorted, double p) {
+    return Figures.percentile(sorted, p);
   }
 
   /** The writer threads of one case. */
@@ -494,13 +508,5 @@ public final class WriterBenchmark {
     config.setMaximumPoolSize(size);
     config.setPoolName("writers");
     return new HikariDataSource(config);
-  }
-
-  private static String loadAverage() {
-    try {
-      return Files.readString(Path.of("/proc/loadavg")).trim();
-    } catch (IOException e) {
-      return "unknown";
-    }
   }
 }
