@@ -12,8 +12,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code java -jar target/txoutbox.jar ...} as a child process, its output kept in files (no pipe
- * can fill up and stall it).
+ * {@code java -jar target/txoutbox.jar ...} (or another txoutbox command) as a child process, its
+ * output kept in files (no pipe can fill up and stall it).
  */
 final class JarProcess implements AutoCloseable {
 
@@ -43,6 +43,21 @@ final class JarProcess implements AutoCloseable {
     command.add("-jar");
     command.add(jar().toString());
     command.addAll(List.of(args));
+    return exec(command, env);
+  }
+
+  /**
+   * Runs {@code command} (such as a distribution's {@code bin/txoutbox}) to completion, with the
+   * outbox variables and {@code JAVA_HOME} and {@code JAVA_OPTS} removed from the environment
+   * before {@code env} is added.
+   */
+  static JarProcess runCommand(List<String> command, Map<String, String> env) throws Exception {
+    JarProcess p = exec(command, env);
+    p.waitFor();
+    return p;
+  }
+
+  private static JarProcess exec(List<String> command, Map<String, String> env) throws IOException {
     Path out = Files.createTempFile("txoutbox-out", ".txt");
     Path err = Files.createTempFile("txoutbox-err", ".txt");
     ProcessBuilder pb =
@@ -53,6 +68,8 @@ final class JarProcess implements AutoCloseable {
     pb.environment().remove("OUTBOX_JDBC_URL");
     pb.environment().remove("OUTBOX_DB_USER");
     pb.environment().remove("OUTBOX_DB_PASSWORD");
+    pb.environment().remove("JAVA_HOME");
+    pb.environment().remove("JAVA_OPTS");
     pb.environment().putAll(env);
     return new JarProcess(pb.start(), out, err);
   }
