@@ -10,6 +10,7 @@ import com.google.inject.Guice;
 import com.google.inject.Injector;
 import dev.txoutbox.guice.OutboxModule;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -51,7 +52,7 @@ class OutboxModuleTest {
 
   @Test
   void bindsWriterRelayAndAdminFromADataSourceAndAPublisher() {
-    ScriptedPublisher publisher = new ScriptedPublisher();
+    RecordingPublisher publisher = new RecordingPublisher();
     Injector injector =
         injector(
             OutboxModule.builder()
@@ -73,9 +74,7 @@ class OutboxModuleTest {
       UUID id =
           dsl.transactionResult(tx -> outbox.record(tx.dsl(), "order", "g", "order.created", "{}"));
       // Polling every 5 minutes: the module's DSLContext carries the after-commit wake-up.
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> publisher.acknowledgements.containsKey(id));
+      await().atMost(Duration.ofSeconds(30)).until(() -> publisher.publishCounts().containsKey(id));
       assertThat(injector.getInstance(OutboxAdmin.class).pendingCount()).isZero();
     } finally {
       relay.close();
@@ -92,7 +91,7 @@ class OutboxModuleTest {
                 .relay(RelayConfig.builder().name("guiced").build())
                 .metrics(registry)
                 .build(),
-            new ScriptedPublisher());
+            new RecordingPublisher());
     OutboxRelay relay = injector.getInstance(OutboxRelay.class);
     try {
       assertThat(relay.schema()).isEqualTo(db.schema());

@@ -10,6 +10,7 @@ import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -110,7 +111,7 @@ class RelayStartLineTest {
   @Test
   void aRelayWithoutMetricsOrNotificationsSaysSo() {
     relay =
-        TestSupport.relayBuilder(db, new ScriptedPublisher())
+        TestSupport.relayBuilder(db, new RecordingPublisher())
             .config(RelayConfig.builder().name("plain").build())
             .listenForNotifications(true)
             .build();
