@@ -197,6 +197,22 @@ class OutboxRelayTest {
   }
 
   @Test
+  void aFailedPublishIsRetriedOnceTheTestClockPassesItsBackoff() throws Exception {
+    UUID id = write(1, "later").get(0);
+    TestClock clock = TestClock.now();
+    RecordingPublisher publisher = new RecordingPublisher().failNext(1);
+    OutboxRelay relay = relay(publisher, RelayConfig.defaults(), clock);
+
+    OutboxRelay.DrainResult first = relay.drain();
+    assertThat(first.published()).isEmpty();
+    assertThat(first.retried()).isEqualTo(1);
+
+    clock.advance(Duration.ofMinutes(1));
+    assertThat(relay.drain().published()).containsExactly(id);
+    assertThat(publisher.attempts()).extracting(a -> a.message().attempt()).containsExactly(1, 2);
+  }
+
+  @Test
   void drainStopsWhenTheBrokerIsUnavailableLeavingEventsPendingAtNoAttempt() throws Exception {
     List<UUID> ids = writeEach(4, "outage");
     RecordingPublisher publisher =

@@ -209,6 +209,13 @@ public final class RecordingPublisher implements Publisher {
     }
   }
 
+  /** Every message it was given, whatever it answered, in the order they came. */
+  public List<OutboxMessage> attempted() {
+    synchronized (lock) {
+      return attempts.stream().map(Attempt::message).toList();
+    }
+  }
+
   /**
    * The messages it acknowledged, in the order it acknowledged them (a duplicate appears twice).
    */
