@@ -124,6 +124,6 @@ class RelayStartLineTest {
         .extracting(ILoggingEvent::getFormattedMessage)
         .asString()
         .contains(
-            "publisher scripted; metrics off; notifications on channel txoutbox_" + db.schema());
+            "publisher recording; metrics off; notifications on channel txoutbox_" + db.schema());
   }
 }

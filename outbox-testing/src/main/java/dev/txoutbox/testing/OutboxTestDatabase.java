@@ -51,9 +51,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * skips the first two; {@link Builder#embedded()} does the same for one test class.
  *
  * <p>Each test class gets a uniquely named schema, so classes running in parallel never see each
- * other's rows; tests within a class share it ({@link #truncateOutbox()} between them if needed).
- * The time it took to hand over the schema is logged through {@link System.Logger} at INFO and
- * returned by {@link #readyIn()}.
+ * other's rows; tests within a class, and its {@code @Nested} classes, share it ({@link
+ * #truncateOutbox()} between them if needed). The time it took to hand over the schema is logged
+ * through {@link System.Logger} at INFO and returned by {@link #readyIn()}.
  *
  * <p>This class is thread-safe once its class's tests run.
  */
@@ -85,6 +85,9 @@ public final class OutboxTestDatabase
   private volatile DSLContext dsl;
   private volatile Duration readyIn;
 
+  /** Classes running under this extension: its own and the {@code @Nested} ones inside it. */
+  private int depth;
+
   private OutboxTestDatabase(Builder b) {
     this.poolSize = b.poolSize;
     this.prefix = b.prefix;
@@ -102,7 +105,10 @@ public final class OutboxTestDatabase
   }
 
   @Override
-  public void beforeAll(ExtensionContext context) {
+  public synchronized void beforeAll(ExtensionContext context) {
+    if (depth++ > 0) {
+      return; // a @Nested class shares its enclosing class's schema
+    }
     long started = System.nanoTime();
     server = embedded ? TestServer.embedded() : TestServer.forThisJvm();
     long serverReady = System.nanoTime();
@@ -142,7 +148,10 @@ public final class OutboxTestDatabase
   }
 
   @Override
-  public void afterAll(ExtensionContext context) {
+  public synchronized void afterAll(ExtensionContext context) {
+    if (--depth > 0) {
+      return;
+    }
     HikariDataSource pool = dataSource;
     if (pool == null) {
       return;
@@ -152,6 +161,7 @@ public final class OutboxTestDatabase
     } finally {
       pool.close();
       dataSource = null;
+      dsl = null;
     }
   }
 

@@ -8,6 +8,8 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jooq.impl.DSL;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
@@ -17,6 +19,22 @@ import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
 class OutboxTestDatabaseTest {
 
   @RegisterExtension static final OutboxTestDatabase db = OutboxTestDatabase.create();
+
+  private static String schemaOfTheClass;
+
+  @BeforeAll
+  static void remember() {
+    schemaOfTheClass = db.schema();
+  }
+
+  @Nested
+  class ANestedClass {
+    @Test
+    void sharesTheSchemaOfItsEnclosingClass() {
+      assertThat(db.schema()).isEqualTo(schemaOfTheClass);
+      assertThat(db.dsl().fetchCount(OUTBOX_EVENTS)).isZero();
+    }
+  }
 
   @Test
   void handsTheClassAMigratedSchemaOfItsOwnOnTheLocalService() {
