@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.UUID;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jspecify.annotations.Nullable;
@@ -60,7 +61,18 @@ public interface OutboxRelay extends AutoCloseable {
   }
 
   /**
-   * Starts the worker threads ({@code outbox-relay-<name>-worker-<n>}).
+   * Starts the worker threads ({@code outbox-relay-<name>-worker-<n>}) and returns.
+   *
+   * <p>The workers are daemon threads: they never keep the JVM alive, so a JVM that exits without
+   * {@link #close()} does not hang on them (an unfinished batch rolls back with its connection, and
+   * nothing is lost). A {@code main} whose only work is the relay must therefore wait for it
+   * itself, or it exits at once:
+   *
+   * <pre>{@code
+   * relay.closeOnShutdown(); // SIGTERM or Ctrl-C closes the relay cleanly
+   * relay.start();
+   * relay.awaitTermination(); // returns once the relay is closed
+   * }</pre>
    *
    * @throws IllegalStateException if already started or closed
    */
@@ -87,14 +99,76 @@ public interface OutboxRelay extends AutoCloseable {
   OutboxAdmin admin();
 
   /**
-   * Runs one claim-publish-complete cycle on the calling thread, whether or not the relay is
-   * started; for tools and tests that drive the relay by hand.
+   * Runs one claim-publish-complete cycle of at most {@code batchSize} events on the calling
+   * thread, whether or not the relay is started; for tools that drive the relay by hand. Tests
+   * usually want {@link #drain()}, which reports what was published.
    *
-   * @return the number of events claimed
+   * @return the number of events <em>claimed</em>, whatever became of them: published, failed
+   *     (retried later or dead-lettered) or not sent because the broker was unavailable. It is not
+   *     the number published: {@code runOnce() == 1} holds when the publisher failed the event.
    * @throws InterruptedException if interrupted while publishing; the batch is rolled back and the
    *     thread's interrupt flag is cleared, as with every {@code InterruptedException}
    */
   int runOnce() throws InterruptedException;
+
+  /**
+   * Publishes everything due, synchronously on the calling thread, and says what became of it: the
+   * synchronous drain for tests. Runs cycles of {@code batchSize} events until one claims nothing
+   * due, or makes no progress (nothing published, retried or dead-lettered: the broker was
+   * unavailable to the whole batch, whose events stay pending at no attempt). "Due" is decided by
+   * the relay's {@link Builder#clock(Clock) clock}: with a clock the test moves, an event delayed
+   * or backed off stays pending until the clock passes its time, and a later drain publishes it.
+   *
+   * <p>With the system clock and a short backoff, a retried event may come due again within the
+   * same drain and be attempted again, up to {@link RelayConfig#maxAttempts()}; each attempt counts
+   * once in {@link DrainResult#retried()}. In the per-aggregate orderings, up to {@value
+   * DrainResult#MAX_EMPTY_FULL_CYCLES} consecutive cycles that pass over only blocked aggregates
+   * are run before stopping, so due events behind up to that many batches of blocked aggregates are
+   * reached.
+   *
+   * <pre>{@code
+   * DrainResult drained = relay.drain();
+   * assertThat(drained.published()).containsExactly(eventId);
+   * }</pre>
+   *
+   * @return what was published, retried and dead-lettered
+   * @throws IllegalStateException if the relay is {@link #start() started} and not yet closed: its
+   *     workers would publish events concurrently and the result would miss them. Drain a relay
+   *     that was never started, or one that was closed.
+   * @throws InterruptedException if interrupted while publishing; that batch is rolled back (the
+   *     earlier ones stay committed) and the thread's interrupt flag is cleared
+   */
+  DrainResult drain() throws InterruptedException;
+
+  /**
+   * Blocks until the relay is {@link #close() closed} (by another thread, or by the hook of {@link
+   * #closeOnShutdown()}) and its close has finished. Returns at once if it already was. Also waits
+   * for a relay that was never started, until it is closed.
+   *
+   * @throws InterruptedException if interrupted while waiting; the interrupt flag is cleared
+   */
+  void awaitTermination() throws InterruptedException;
+
+  /**
+   * Blocks until the relay is closed, as {@link #awaitTermination()}, or {@code timeout} passes.
+   *
+   * @return true if the relay is closed, false if the time ran out first
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws InterruptedException if interrupted while waiting; the interrupt flag is cleared
+   */
+  boolean awaitTermination(Duration timeout) throws InterruptedException;
+
+  /**
+   * Registers a JVM shutdown hook ({@code outbox-relay-<name>-shutdown}) that {@link #close()
+   * closes} the relay when the JVM is asked to stop (SIGTERM, SIGINT, {@code System.exit}), so the
+   * in-flight batch finishes within {@link RelayConfig#shutdownTimeout()} instead of being cut off.
+   * Calling {@link #close()} yourself removes the hook. Idempotent: a second call registers
+   * nothing.
+   *
+   * @return this relay
+   * @throws IllegalStateException if the relay is closed, or the JVM is already shutting down
+   */
+  OutboxRelay closeOnShutdown();
 
   /**
    * Closes with the configured {@link RelayConfig#shutdownTimeout()}; see {@link #close(Duration)}.
@@ -109,6 +183,112 @@ public interface OutboxRelay extends AutoCloseable {
    * also for a relay that was never started. Does not close the publisher.
    */
   void close(Duration timeout);
+
+  /**
+   * What a {@link OutboxRelay#drain()} did. Immutable and thread-safe.
+   *
+   * <p>A final class with accessors rather than a record, so that a count can be added later
+   * without breaking callers.
+   */
+  final class DrainResult {
+
+    /**
+     * How many consecutive cycles that claim nothing but pass over a full batch of blocked
+     * aggregates (per-aggregate orderings only) a drain runs before it stops: 10.
+     */
+    public static final int MAX_EMPTY_FULL_CYCLES = 10;
+
+    private final List<UUID> published;
+    private final int retried;
+    private final int deadLettered;
+    private final int unavailable;
+    private final int cycles;
+
+    private DrainResult(
+        List<UUID> published, int retried, int deadLettered, int unavailable, int cycles) {
+      this.published = List.copyOf(published);
+      this.retried = retried;
+      this.deadLettered = deadLettered;
+      this.unavailable = unavailable;
+      this.cycles = cycles;
+    }
+
+    /**
+     * A result, for implementations of {@link OutboxRelay}.
+     *
+     * @throws NullPointerException if {@code published} is null or holds null
+     * @throws IllegalArgumentException if a count is negative
+     */
+    public static DrainResult of(
+        List<UUID> published, int retried, int deadLettered, int unavailable, int cycles) {
+      Objects.requireNonNull(published, "published");
+      requireCount("retried", retried);
+      requireCount("deadLettered", deadLettered);
+      requireCount("unavailable", unavailable);
+      requireCount("cycles", cycles);
+      return new DrainResult(published, retried, deadLettered, unavailable, cycles);
+    }
+
+    private static void requireCount(String name, int value) {
+      if (value < 0) {
+        throw new IllegalArgumentException(name + " must be at least 0 but was " + value);
+      }
+    }
+
+    /**
+     * The ids of the events the broker acknowledged and that were marked processed (or deleted), in
+     * the order they were published. Never an event that was claimed but failed.
+     */
+    public List<UUID> published() {
+      return published;
+    }
+
+    /** How many events were published: the size of {@link #published()}. */
+    public int publishedCount() {
+      return published.size();
+    }
+
+    /**
+     * How many attempts failed with the event scheduled for a retry after its backoff (they stay
+     * pending; with a clock that does not move they are not due again within this drain).
+     */
+    public int retried() {
+      return retried;
+    }
+
+    /** How many events became dead letters: permanent failures, or {@code maxAttempts} reached. */
+    public int deadLettered() {
+      return deadLettered;
+    }
+
+    /**
+     * How many events were not sent because the broker was unavailable; they stay pending at no
+     * attempt. A drain stops at a cycle in which the broker was unavailable to the whole batch.
+     */
+    public int unavailable() {
+      return unavailable;
+    }
+
+    /** How many claim-publish-complete cycles ran, the last one included. */
+    public int cycles() {
+      return cycles;
+    }
+
+    @Override
+    public String toString() {
+      return "DrainResult[published="
+          + published.size()
+          + ", retried="
+          + retried
+          + ", deadLettered="
+          + deadLettered
+          + ", unavailable="
+          + unavailable
+          + ", cycles="
+          + cycles
+          + "]";
+    }
+  }
 
   /** Configures an {@link OutboxRelay}. Not thread-safe. */
   final class Builder {

@@ -9,6 +9,8 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.testing.RecordingPublisher;
+import dev.txoutbox.testing.TestClock;
 import dev.txoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -43,7 +45,7 @@ class MetricsRelayTest {
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
   private final Logger relayLogger = (Logger) LoggerFactory.getLogger("dev.txoutbox.relay");
-  private MutableClock clock;
+  private TestClock clock;
   private OutboxRelay relay;
   private List<UUID> poison;
   private UUID tooLarge;
@@ -68,15 +70,15 @@ class MetricsRelayTest {
     db.execute("TRUNCATE " + db.schema() + ".outbox_events");
     logs.start();
     relayLogger.addAppender(logs);
-    clock = new MutableClock(Instant.now().truncatedTo(ChronoUnit.MILLIS));
+    clock = TestClock.at(Instant.now().truncatedTo(ChronoUnit.MILLIS));
     Outbox outbox = Outbox.builder().schema(db.schema()).build();
     write(outbox, 3, "o-ok", "order.created");
     // Two aggregates: after a failure the relay does not attempt later events of its aggregate.
     poison = new ArrayList<>(write(outbox, 1, "o-poison-1", "order.shipped"));
     poison.addAll(write(outbox, 1, "o-poison-2", "order.shipped"));
     tooLarge = write(outbox, 1, "p-big", "payment.taken").get(0);
-    ScriptedPublisher publisher =
-        new ScriptedPublisher()
+    RecordingPublisher publisher =
+        new RecordingPublisher()
             .answer(
                 m ->
                     switch (m.eventType()) {

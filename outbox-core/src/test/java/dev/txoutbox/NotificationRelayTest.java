@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.util.List;
@@ -25,7 +26,7 @@ class NotificationRelayTest {
   private HikariDataSource relayPool;
   private String application;
   private OutboxRelay relay;
-  private final ScriptedPublisher publisher = new ScriptedPublisher();
+  private final RecordingPublisher publisher = new RecordingPublisher();
 
   @BeforeEach
   void setUp() {
@@ -88,9 +89,7 @@ class NotificationRelayTest {
     // publish the second.
     for (int i = 0; i < 2; i++) {
       UUID id = writeElsewhere();
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> publisher.acknowledgements.containsKey(id));
+      await().atMost(Duration.ofSeconds(30)).until(() -> publisher.publishCounts().containsKey(id));
     }
   }
 
@@ -107,9 +106,7 @@ class NotificationRelayTest {
         .until(() -> listeners().size() == 1 && listeners().get(0) != first);
     for (int i = 0; i < 2; i++) {
       UUID id = writeElsewhere();
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> publisher.acknowledgements.containsKey(id));
+      await().atMost(Duration.ofSeconds(30)).until(() -> publisher.publishCounts().containsKey(id));
     }
     assertThat(relay.isRunning()).isTrue();
   }

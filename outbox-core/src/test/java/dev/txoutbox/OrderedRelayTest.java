@@ -9,6 +9,8 @@ import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.testing.RecordingPublisher;
+import dev.txoutbox.testing.TestClock;
 import dev.txoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
@@ -55,7 +57,7 @@ class OrderedRelayTest {
     fixture.close();
   }
 
-  private OutboxRelay relay(Publisher publisher, RelayConfig config, MutableClock clock) {
+  private OutboxRelay relay(Publisher publisher, RelayConfig config, TestClock clock) {
     return fixture.relay(publisher, config, clock);
   }
 
@@ -143,12 +145,12 @@ class OrderedRelayTest {
 
   @Test
   void aFailingEventHoldsBackOnlyItsOwnAggregate() throws Exception {
-    MutableClock clock = new MutableClock(Instant.now().truncatedTo(ChronoUnit.MILLIS));
+    TestClock clock = TestClock.at(Instant.now().truncatedTo(ChronoUnit.MILLIS));
     UUID x1 = write("x");
     UUID x2 = write("x");
     UUID y1 = write("y");
-    ScriptedPublisher publisher =
-        new ScriptedPublisher()
+    RecordingPublisher publisher =
+        new RecordingPublisher()
             .answer(
                 m ->
                     m.id().equals(x1)
@@ -159,21 +161,21 @@ class OrderedRelayTest {
 
     // The run x1, x2 and y1; x1 fails, so x2 is not attempted.
     assertThat(relay.runOnce()).isEqualTo(3);
-    assertThat(publisher.acknowledgements).containsOnlyKeys(y1);
+    assertThat(publisher.publishCounts()).containsOnlyKeys(y1);
     assertThat(attempts(x2)).isZero();
     assertThat(relay.runOnce()).as("x1 is in backoff and holds back x2").isZero();
     clock.advance(Duration.ofMinutes(10));
     publisher.answer(m -> PublishResult.published());
     assertThat(relay.runOnce()).isEqualTo(2); // the run x1, x2
-    assertThat(publisher.acknowledged).extracting(OutboxMessage::id).containsExactly(y1, x1, x2);
+    assertThat(publisher.published()).extracting(OutboxMessage::id).containsExactly(y1, x1, x2);
   }
 
   @Test
   void aDeadLetterHaltsItsAggregateUntilRequeued() throws Exception {
     UUID first = write("z");
     UUID second = write("z");
-    ScriptedPublisher publisher =
-        new ScriptedPublisher()
+    RecordingPublisher publisher =
+        new RecordingPublisher()
             .answer(
                 m ->
                     m.id().equals(first)
@@ -189,15 +191,15 @@ class OrderedRelayTest {
     publisher.answer(m -> PublishResult.published());
     admin.requeue(DeadLetterSelector.ids(first));
     assertThat(relay.runOnce()).isEqualTo(2);
-    assertThat(publisher.acknowledged).extracting(OutboxMessage::id).containsExactly(first, second);
+    assertThat(publisher.published()).extracting(OutboxMessage::id).containsExactly(first, second);
   }
 
   @Test
   void skipPolicyParksADeadLetterAndGoesOn() throws Exception {
     UUID first = write("s");
     UUID second = write("s");
-    ScriptedPublisher publisher =
-        new ScriptedPublisher()
+    RecordingPublisher publisher =
+        new RecordingPublisher()
             .answer(
                 m ->
                     m.id().equals(first)
@@ -211,7 +213,7 @@ class OrderedRelayTest {
 
     assertThat(relay.runOnce()).isEqualTo(2); // first becomes a dead letter, second waits
     assertThat(relay.runOnce()).isEqualTo(1);
-    assertThat(publisher.acknowledged).extracting(OutboxMessage::id).containsExactly(second);
+    assertThat(publisher.published()).extracting(OutboxMessage::id).containsExactly(second);
     assertThat(admin.deadLetterCount()).isEqualTo(1);
   }
 
@@ -225,12 +227,12 @@ class OrderedRelayTest {
       }
     }
     List<UUID> ids = writeAll(events);
-    ScriptedPublisher publisher = new ScriptedPublisher();
+    RecordingPublisher publisher = new RecordingPublisher();
     OutboxRelay relay = orderedRelay(publisher, 100);
 
     assertThat(relay.runOnce()).isEqualTo(33);
-    assertThat(publisher.batches).hasValue(1);
-    assertThat(publisher.acknowledged).extracting(OutboxMessage::id).containsExactlyElementsOf(ids);
+    assertThat(publisher.batches()).isEqualTo(1);
+    assertThat(publisher.published()).extracting(OutboxMessage::id).containsExactlyElementsOf(ids);
   }
 
   @Test
@@ -240,20 +242,20 @@ class OrderedRelayTest {
       events.add(OutboxEvent.of("account", "long", "account.changed", "{\"n\":" + n + "}"));
     }
     List<UUID> ids = writeAll(events);
-    ScriptedPublisher publisher = new ScriptedPublisher();
+    RecordingPublisher publisher = new RecordingPublisher();
     OutboxRelay relay = orderedRelay(publisher, 10);
 
     assertThat(relay.runOnce()).isEqualTo(10);
     assertThat(relay.runOnce()).isEqualTo(10);
     assertThat(relay.runOnce()).isEqualTo(5);
     assertThat(relay.runOnce()).isZero();
-    assertThat(publisher.acknowledged).extracting(OutboxMessage::id).containsExactlyElementsOf(ids);
+    assertThat(publisher.published()).extracting(OutboxMessage::id).containsExactlyElementsOf(ids);
   }
 
   @Test
   void aRunEndsAtItsFirstEventThatIsNotDue() throws Exception {
     Instant start = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-    MutableClock clock = new MutableClock(start);
+    TestClock clock = TestClock.at(start);
     Outbox outbox = Outbox.builder().schema(db.schema()).build();
     List<UUID> ids =
         dsl.transactionResult(
@@ -267,7 +269,7 @@ class OrderedRelayTest {
                             .notBefore(start.plus(Duration.ofMinutes(5)))
                             .build(),
                         OutboxEvent.of("account", "d", "account.changed", "{}"))));
-    ScriptedPublisher publisher = new ScriptedPublisher();
+    RecordingPublisher publisher = new RecordingPublisher();
     OutboxRelay relay =
         relay(publisher, RelayConfig.builder().ordering(Ordering.PER_AGGREGATE).build(), clock);
 
@@ -275,7 +277,7 @@ class OrderedRelayTest {
     assertThat(relay.runOnce()).as("and now holds back its aggregate").isZero();
     clock.advance(Duration.ofMinutes(6));
     assertThat(relay.runOnce()).isEqualTo(2);
-    assertThat(publisher.acknowledged).extracting(OutboxMessage::id).containsExactlyElementsOf(ids);
+    assertThat(publisher.published()).extracting(OutboxMessage::id).containsExactlyElementsOf(ids);
   }
 
   @Test
@@ -288,14 +290,14 @@ class OrderedRelayTest {
             + " VALUES (gen_random_uuid(), 'account', 'u', 'account.changed', '{}', '[]')");
     UUID second = write("u");
     UUID other = write("v");
-    ScriptedPublisher publisher = new ScriptedPublisher();
+    RecordingPublisher publisher = new RecordingPublisher();
     OutboxRelay halting = orderedRelay(publisher, 100);
 
     assertThat(halting.runOnce()).as("the unreadable one and the other aggregate's").isEqualTo(2);
     assertThat(admin.deadLetterCount()).isEqualTo(1);
     assertThat(attempts(second)).as("not attempted").isZero();
     assertThat(halting.runOnce()).as("the dead letter halts its aggregate").isZero();
-    assertThat(publisher.acknowledged).extracting(OutboxMessage::id).containsExactly(other);
+    assertThat(publisher.published()).extracting(OutboxMessage::id).containsExactly(other);
 
     OutboxRelay skipping =
         relay(
@@ -303,7 +305,7 @@ class OrderedRelayTest {
             RelayConfig.builder().ordering(Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS).build(),
             null);
     assertThat(skipping.runOnce()).isEqualTo(1);
-    assertThat(publisher.acknowledged).extracting(OutboxMessage::id).containsExactly(other, second);
+    assertThat(publisher.published()).extracting(OutboxMessage::id).containsExactly(other, second);
   }
 
   @Test
@@ -312,7 +314,7 @@ class OrderedRelayTest {
       for (Ordering ordering :
           List.of(Ordering.PER_AGGREGATE, Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS)) {
         OutboxRelay relay =
-            TestSupport.relayBuilder(bare, new ScriptedPublisher())
+            TestSupport.relayBuilder(bare, new RecordingPublisher())
                 .config(RelayConfig.builder().ordering(ordering).build())
                 .build();
         assertThatThrownBy(relay::start)
@@ -326,7 +328,7 @@ class OrderedRelayTest {
       }
       OutboxSchema.migrateOrderingIndex(bare.dataSource(), bare.schema());
       OutboxRelay relay =
-          TestSupport.relayBuilder(bare, new ScriptedPublisher())
+          TestSupport.relayBuilder(bare, new RecordingPublisher())
               .config(RelayConfig.builder().ordering(Ordering.PER_AGGREGATE).build())
               .build();
       relay.start();
@@ -344,7 +346,7 @@ class OrderedRelayTest {
               + old.schema()
               + ".outbox_events (aggregate_type, aggregate_id, seq) WHERE processed_at IS NULL");
       OutboxRelay relay =
-          TestSupport.relayBuilder(old, new ScriptedPublisher())
+          TestSupport.relayBuilder(old, new RecordingPublisher())
               .config(RelayConfig.builder().ordering(Ordering.PER_AGGREGATE).build())
               .build();
       assertThatThrownBy(relay::start)

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.txoutbox.internal.OutboxConditions;
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -216,7 +217,7 @@ class OutboxAdminRaceTest {
   @Test
   void requeueWhileARelayRunsPublishesEveryRequeuedEventExactlyOnce() throws Exception {
     List<UUID> dead = deadLetters(1_000, "order.paid");
-    ScriptedPublisher publisher = new ScriptedPublisher();
+    RecordingPublisher publisher = new RecordingPublisher();
     try (OutboxRelay relay = liveRelay(publisher)) {
       relay.start();
       List<UUID> fresh = new ArrayList<>();
@@ -230,8 +231,8 @@ class OutboxAdminRaceTest {
 
       Set<UUID> all = new HashSet<>(dead);
       all.addAll(fresh);
-      assertThat(publisher.acknowledgements).containsOnlyKeys(all);
-      assertThat(publisher.acknowledgements.values()).allMatch(n -> n.get() == 1);
+      assertThat(publisher.publishCounts()).containsOnlyKeys(all);
+      assertThat(publisher.publishCounts().values()).allMatch(n -> n == 1);
       assertThat(admin.deadLetterCount()).isZero();
       assertThat(mapped.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.PROCESSED_AT.isNotNull()))
           .isEqualTo(2_000);
@@ -241,8 +242,8 @@ class OutboxAdminRaceTest {
   @Test
   void purgeWhileARelayRunsDeletesOnlyDeadLettersAndEveryHealthyEventIsPublished()
       throws Exception {
-    ScriptedPublisher publisher =
-        new ScriptedPublisher()
+    RecordingPublisher publisher =
+        new RecordingPublisher()
             .answer(
                 m ->
                     m.eventType().equals("order.doomed")
@@ -263,15 +264,15 @@ class OutboxAdminRaceTest {
     }
 
     assertThat(purged).isEqualTo(doomed.size());
-    assertThat(publisher.acknowledgements).containsOnlyKeys(healthy);
-    assertThat(publisher.acknowledgements.values()).allMatch(n -> n.get() == 1);
+    assertThat(publisher.publishCounts()).containsOnlyKeys(healthy);
+    assertThat(publisher.publishCounts().values()).allMatch(n -> n == 1);
     assertThat(mapped.select(OUTBOX_EVENTS.ID).from(OUTBOX_EVENTS).fetch(OUTBOX_EVENTS.ID))
         .containsExactlyInAnyOrderElementsOf(healthy);
   }
 
   @Test
   void cleanupWhileARelayRunsNeverDeletesAnEventBeforeItIsPublished() throws Exception {
-    ScriptedPublisher publisher = new ScriptedPublisher();
+    RecordingPublisher publisher = new RecordingPublisher();
     List<UUID> written = new ArrayList<>();
     long deleted = 0;
     try (OutboxRelay relay = liveRelay(publisher)) {
@@ -285,8 +286,8 @@ class OutboxAdminRaceTest {
     }
     deleted += admin.cleanupProcessed(Duration.ZERO, 20, n -> {});
 
-    assertThat(publisher.acknowledgements).containsOnlyKeys(written);
-    assertThat(publisher.acknowledgements.values()).allMatch(n -> n.get() == 1);
+    assertThat(publisher.publishCounts()).containsOnlyKeys(written);
+    assertThat(publisher.publishCounts().values()).allMatch(n -> n == 1);
     assertThat(deleted).isEqualTo(written.size());
     assertThat(mapped.fetchCount(OUTBOX_EVENTS)).isZero();
   }
@@ -297,7 +298,7 @@ class OutboxAdminRaceTest {
     return OutboxAdmin.create(tx, db.schema());
   }
 
-  private OutboxRelay liveRelay(ScriptedPublisher publisher) {
+  private OutboxRelay liveRelay(RecordingPublisher publisher) {
     return TestSupport.relayBuilder(db, publisher)
         .config(
             RelayConfig.builder()

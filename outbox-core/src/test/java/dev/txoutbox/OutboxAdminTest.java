@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.testing.RecordingPublisher;
+import dev.txoutbox.testing.TestClock;
 import dev.txoutbox.testing.TestDatabase;
 import java.time.Clock;
 import java.time.Duration;
@@ -61,8 +63,8 @@ class OutboxAdminTest {
 
   /** Dead-letters every pending event of {@code eventType} through a relay, with this error. */
   private void deadLetter(String eventType, String error) throws InterruptedException {
-    ScriptedPublisher publisher =
-        new ScriptedPublisher()
+    RecordingPublisher publisher =
+        new RecordingPublisher()
             .answer(
                 m ->
                     m.eventType().equals(eventType)
@@ -126,8 +128,8 @@ class OutboxAdminTest {
     // As publisher-kafka reports a rejected record: the reason already quotes the exception.
     RuntimeException tooLarge =
         new IllegalStateException("The message is 2000000 bytes when serialized");
-    ScriptedPublisher publisher =
-        new ScriptedPublisher()
+    RecordingPublisher publisher =
+        new RecordingPublisher()
             .answer(
                 m ->
                     m.id().equals(ids.get(0))
@@ -304,7 +306,7 @@ class OutboxAdminTest {
         .set(OUTBOX_EVENTS.RETRY_AFTER, retryAfter.atOffset(ZoneOffset.UTC))
         .where(OUTBOX_EVENTS.ID.eq(later))
         .execute();
-    MutableClock clock = new MutableClock(retryAfter.minus(Duration.ofMinutes(1)));
+    TestClock clock = TestClock.at(retryAfter.minus(Duration.ofMinutes(1)));
     OutboxAdmin onClock =
         OutboxAdmin.builder().dsl(mapped).schema(db.schema()).clock(clock).build();
 

@@ -15,6 +15,7 @@ import com.google.inject.name.Names;
 import dev.txoutbox.guice.OutboxModule;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -69,14 +70,14 @@ class OutboxModuleTest {
           @Override
           protected void configure() {
             bind(DSLContext.class).toInstance(DSL.using(db.dataSource(), SQLDialect.POSTGRES));
-            bind(Publisher.class).toInstance(new ScriptedPublisher());
+            bind(Publisher.class).toInstance(new RecordingPublisher());
           }
         });
   }
 
   @Test
   void bindsWriterRelayAndAdminFromADataSourceAndAPublisher() {
-    ScriptedPublisher publisher = new ScriptedPublisher();
+    RecordingPublisher publisher = new RecordingPublisher();
     Injector injector =
         injector(
             OutboxModule.builder()
@@ -101,7 +102,7 @@ class OutboxModuleTest {
                 .relay(RelayConfig.builder().name("guiced").build())
                 .metrics(registry)
                 .build(),
-            new ScriptedPublisher());
+            new RecordingPublisher());
     OutboxRelay relay = injector.getInstance(OutboxRelay.class);
     try {
       assertThat(relay.schema()).isEqualTo(db.schema());
@@ -193,7 +194,7 @@ class OutboxModuleTest {
             .relay(pollingEveryFiveMinutes())
             .build();
     settings.setQueryTimeout(99); // the module keeps a copy
-    ScriptedPublisher publisher = new ScriptedPublisher();
+    RecordingPublisher publisher = new RecordingPublisher();
     Injector injector = injector(module, publisher);
     DSLContext dsl = injector.getInstance(DSLContext.class);
     assertThat(dsl.settings().isRenderFormatted()).isTrue();
@@ -216,7 +217,7 @@ class OutboxModuleTest {
 
   @Test
   void aUserBoundDslContextCarryingTheWakeUpWakesTheRelay() {
-    ScriptedPublisher publisher = new ScriptedPublisher();
+    RecordingPublisher publisher = new RecordingPublisher();
     Injector injector =
         Guice.createInjector(
             OutboxModule.builder().schema(db.schema()).relay(pollingEveryFiveMinutes()).build(),
@@ -252,7 +253,7 @@ class OutboxModuleTest {
 
   @Test
   void bindsTheUsersSerializerHeadersProviderAndRelayListeners() throws Exception {
-    ScriptedPublisher publisher = new ScriptedPublisher();
+    RecordingPublisher publisher = new RecordingPublisher();
     List<String> heard = new CopyOnWriteArrayList<>();
     Injector injector =
         Guice.createInjector(
@@ -278,7 +279,7 @@ class OutboxModuleTest {
               .getInstance(DSLContext.class)
               .transactionResult(tx -> outbox.record(tx.dsl(), "order", "s", "order.paid", 42));
       assertThat(relay.runOnce()).isEqualTo(1);
-      OutboxMessage sent = publisher.acknowledged.peek();
+      OutboxMessage sent = publisher.published().get(0);
       assertThat(sent.id()).isEqualTo(id);
       assertThat(sent.payload()).isEqualTo("{\"amount\": 42}");
       assertThat(sent.headers()).containsEntry("tenant", "acme");
@@ -305,7 +306,7 @@ class OutboxModuleTest {
                       @Override
                       protected void configure() {
                         bind(DataSource.class).toInstance(db.dataSource()); // unqualified
-                        bind(Publisher.class).toInstance(new ScriptedPublisher());
+                        bind(Publisher.class).toInstance(new RecordingPublisher());
                       }
                     }))
         .isInstanceOf(CreationException.class)
@@ -324,7 +325,7 @@ class OutboxModuleTest {
                         bind(DataSource.class)
                             .annotatedWith(Names.named("billing"))
                             .toInstance(db.dataSource());
-                        bind(Publisher.class).toInstance(new ScriptedPublisher()); // unqualified
+                        bind(Publisher.class).toInstance(new RecordingPublisher()); // unqualified
                       }
                     }))
         .isInstanceOf(CreationException.class)
@@ -356,7 +357,7 @@ class OutboxModuleTest {
    * woken (a wake-up arriving before it waits is not lost).
    */
   private static void assertWakesTheRelay(
-      Injector injector, DSLContext dsl, ScriptedPublisher publisher) {
+      Injector injector, DSLContext dsl, RecordingPublisher publisher) {
     Outbox outbox = injector.getInstance(Outbox.class);
     OutboxRelay relay = injector.getInstance(OutboxRelay.class);
     UUID first =
@@ -366,12 +367,10 @@ class OutboxModuleTest {
     try {
       await()
           .atMost(Duration.ofSeconds(30))
-          .until(() -> publisher.acknowledgements.containsKey(first));
+          .until(() -> publisher.publishCounts().containsKey(first));
       UUID id =
           dsl.transactionResult(tx -> outbox.record(tx.dsl(), "order", "w", "order.paid", "{}"));
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> publisher.acknowledgements.containsKey(id));
+      await().atMost(Duration.ofSeconds(30)).until(() -> publisher.publishCounts().containsKey(id));
     } finally {
       relay.close();
     }

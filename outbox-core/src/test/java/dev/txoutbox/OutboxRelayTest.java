@@ -15,10 +15,11 @@ import dev.txoutbox.schema.model.tables.records.OutboxEventsRecord;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
-import dev.txoutbox.testing.TestDatabase;
+import dev.txoutbox.testing.OutboxTestDatabase;
+import dev.txoutbox.testing.RecordingPublisher;
+import dev.txoutbox.testing.TestClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -28,37 +29,28 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.LoggerFactory;
 
 class OutboxRelayTest {
 
-  private static TestDatabase db;
-  private static DSLContext dsl;
-  private static DSLContext mapped;
+  @RegisterExtension
+  static final OutboxTestDatabase db = OutboxTestDatabase.builder().poolSize(16).build();
+
+  private DSLContext dsl;
+  private DSLContext mapped;
   private Outbox outbox;
   private OutboxAdmin admin;
   private final List<OutboxRelay> relays = new ArrayList<>();
 
-  @BeforeAll
-  static void database() {
-    db = TestDatabase.create("relay", 16);
-    dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
-    mapped = TestSupport.mapped(db);
-  }
-
-  @AfterAll
-  static void drop() {
-    db.close();
-  }
-
   @BeforeEach
   void clean() {
-    db.execute("TRUNCATE " + db.schema() + ".outbox_events");
+    db.truncateOutbox();
+    dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+    mapped = db.dsl();
     outbox = Outbox.builder().schema(db.schema()).build();
     admin = OutboxAdmin.create(db.dataSource(), db.schema());
   }
@@ -68,12 +60,19 @@ class OutboxRelayTest {
     relays.forEach(r -> r.close(Duration.ofSeconds(5)));
   }
 
+  private static OutboxRelay.Builder relayBuilder(Publisher publisher) {
+    return OutboxRelay.builder()
+        .dataSource(db.dataSource())
+        .schema(db.schema())
+        .publisher(publisher);
+  }
+
   private OutboxRelay relay(Publisher publisher, RelayConfig config) {
     return relay(publisher, config, null);
   }
 
-  private OutboxRelay relay(Publisher publisher, RelayConfig config, MutableClock clock) {
-    OutboxRelay.Builder b = TestSupport.relayBuilder(db, publisher).config(config);
+  private OutboxRelay relay(Publisher publisher, RelayConfig config, TestClock clock) {
+    OutboxRelay.Builder b = relayBuilder(publisher).config(config);
     if (clock != null) {
       b.clock(clock);
     }
@@ -112,32 +111,30 @@ class OutboxRelayTest {
     for (int i = 0; i < 10; i++) {
       ids.addAll(write(1_000, "agg-" + i));
     }
-    ScriptedPublisher publisher = new ScriptedPublisher();
+    RecordingPublisher publisher = new RecordingPublisher();
     for (int i = 0; i < 4; i++) {
       relay(publisher, RelayConfig.builder().name("r" + i).batchSize(100).build()).start();
     }
 
     await().atMost(Duration.ofMinutes(2)).until(() -> admin.pendingCount() == 0);
 
-    assertThat(publisher.acknowledgements).hasSize(10_000).containsOnlyKeys(ids);
-    assertThat(publisher.acknowledgements.values()).allMatch(n -> n.get() == 1);
-    assertThat(publisher.attempted).hasSize(10_000);
+    assertThat(publisher.publishCounts()).hasSize(10_000).containsOnlyKeys(ids);
+    assertThat(publisher.publishCounts().values()).allMatch(n -> n == 1);
+    assertThat(publisher.attempted()).hasSize(10_000);
     assertThat(mapped.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.PROCESSED_AT.isNotNull()))
         .isEqualTo(10_000);
   }
 
   @Test
   void retriesWithGrowingBackoffThenDeadLettersWhileHealthyEventsPass() throws Exception {
-    MutableClock clock = new MutableClock(Instant.now().truncatedTo(ChronoUnit.MILLIS));
+    TestClock clock = TestClock.now();
     List<UUID> poison = writeEach(3, "poison");
     List<UUID> healthy = write(5, "healthy");
-    ScriptedPublisher publisher =
-        new ScriptedPublisher()
-            .answer(
-                m ->
-                    m.aggregateId().startsWith("poison")
-                        ? PublishResult.retryable("broker said no to " + m.id())
-                        : PublishResult.published());
+    RecordingPublisher publisher =
+        new RecordingPublisher()
+            .failWhen(
+                m -> m.aggregateId().startsWith("poison"),
+                PublishResult.retryable("broker said no"));
     OutboxRelay relay =
         relay(
             publisher,
@@ -148,32 +145,112 @@ class OutboxRelayTest {
                 .build(),
             clock);
 
-    assertThat(relay.runOnce()).isEqualTo(8);
-    assertThat(publisher.acknowledgements).containsOnlyKeys(healthy);
+    OutboxRelay.DrainResult first = relay.drain();
+    assertThat(first.published()).containsExactlyElementsOf(healthy);
+    assertThat(first.retried()).isEqualTo(3);
+    assertThat(first.deadLettered()).isZero();
+    assertThat(first.cycles()).as("the second cycle finds nothing due").isEqualTo(2);
+    publisher.assertPublished().containsExactlyIds(healthy.toArray(UUID[]::new));
     assertRetry(poison, 1, clock.instant().plusSeconds(1));
 
-    assertThat(relay.runOnce()).as("nothing is due before its retry time").isZero();
+    assertThat(relay.drain().cycles()).as("nothing is due before its retry time").isEqualTo(1);
 
     clock.advance(Duration.ofSeconds(1));
-    assertThat(relay.runOnce()).isEqualTo(3);
+    assertThat(relay.drain().retried()).isEqualTo(3);
     assertRetry(poison, 2, clock.instant().plusSeconds(2));
 
     clock.advance(Duration.ofSeconds(2));
-    assertThat(relay.runOnce()).isEqualTo(3);
+    OutboxRelay.DrainResult last = relay.drain();
+    assertThat(last.published()).isEmpty();
+    assertThat(last.deadLettered()).isEqualTo(3);
     for (UUID id : poison) {
       OutboxEventsRecord r = row(id);
       assertThat(r.getAttempts()).isEqualTo(3);
       assertThat(r.getDeadLetteredAt()).isNotNull();
       assertThat(r.getProcessedAt()).isNull();
-      assertThat(r.getLastError()).isEqualTo("broker said no to " + id);
+      assertThat(r.getLastError()).isEqualTo("broker said no");
     }
     assertThat(admin.deadLetterCount()).isEqualTo(3);
     assertThat(admin.pendingCount()).isZero();
     clock.advance(Duration.ofHours(1));
     assertThat(relay.runOnce()).as("dead letters are never claimed").isZero();
-    assertThat(publisher.attempted.stream().filter(m -> m.aggregateId().startsWith("poison")))
+    assertThat(publisher.attempted().stream().filter(m -> m.aggregateId().startsWith("poison")))
         .extracting(OutboxMessage::attempt)
         .containsExactlyInAnyOrder(1, 1, 1, 2, 2, 2, 3, 3, 3);
+  }
+
+  @Test
+  void runOnceCountsClaimedEventsButDrainReportsOnlyPublishedOnes() throws Exception {
+    UUID failing = write(1, "failing").get(0);
+    UUID fine = write(1, "fine").get(0);
+    RecordingPublisher publisher = new RecordingPublisher().failWhen(m -> m.id().equals(failing));
+    OutboxRelay relay = relay(publisher, RelayConfig.defaults(), TestClock.now());
+
+    assertThat(relay.runOnce()).as("claimed, not published").isEqualTo(2);
+    UUID third = write(1, "third").get(0);
+    OutboxRelay.DrainResult drained = relay.drain();
+
+    assertThat(drained.published()).containsExactly(third);
+    assertThat(drained.publishedCount()).isEqualTo(1);
+    assertThat(drained.retried()).as("the failed event is not due again yet").isZero();
+    assertThat(publisher.publishedIds()).containsExactly(fine, third);
+  }
+
+  @Test
+  void aFailedPublishIsRetriedOnceTheTestClockPassesItsBackoff() throws Exception {
+    UUID id = write(1, "later").get(0);
+    TestClock clock = TestClock.now();
+    RecordingPublisher publisher = new RecordingPublisher().failNext(1);
+    OutboxRelay relay = relay(publisher, RelayConfig.defaults(), clock);
+
+    OutboxRelay.DrainResult first = relay.drain();
+    assertThat(first.published()).isEmpty();
+    assertThat(first.retried()).isEqualTo(1);
+
+    clock.advance(Duration.ofMinutes(1));
+    assertThat(relay.drain().published()).containsExactly(id);
+    assertThat(publisher.attempts()).extracting(a -> a.message().attempt()).containsExactly(1, 2);
+  }
+
+  @Test
+  void drainStopsWhenTheBrokerIsUnavailableLeavingEventsPendingAtNoAttempt() throws Exception {
+    List<UUID> ids = writeEach(4, "outage");
+    RecordingPublisher publisher =
+        new RecordingPublisher().answer(m -> PublishResult.brokerUnavailable("connection refused"));
+    OutboxRelay relay = relay(publisher, RelayConfig.defaults());
+
+    OutboxRelay.DrainResult drained = relay.drain();
+
+    assertThat(drained.published()).isEmpty();
+    assertThat(drained.unavailable()).isEqualTo(4);
+    assertThat(drained.cycles()).isEqualTo(1);
+    assertThat(admin.pendingCount()).isEqualTo(4);
+    assertThat(mapped.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.ATTEMPTS.gt(0))).isZero();
+
+    publisher.clearFailures();
+    assertThat(relay.drain().published()).containsExactlyInAnyOrderElementsOf(ids);
+  }
+
+  @Test
+  void drainRunsFullBatchesUntilNothingIsDueAndIsRefusedWhileTheWorkersRun() throws Exception {
+    List<UUID> ids = write(250, "many");
+    RecordingPublisher publisher = new RecordingPublisher();
+    OutboxRelay relay = relay(publisher, RelayConfig.builder().batchSize(100).build());
+
+    OutboxRelay.DrainResult drained = relay.drain();
+
+    assertThat(drained.published()).containsExactlyElementsOf(ids);
+    assertThat(drained.cycles()).as("100, 100, 50, then a claim of nothing").isEqualTo(4);
+    publisher.assertPublished().hasSize(250);
+
+    OutboxRelay running =
+        relay(new RecordingPublisher(), RelayConfig.builder().name("busy").build());
+    running.start();
+    assertThatThrownBy(running::drain)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("relay busy must not be running to drain()");
+    running.close();
+    assertThat(running.drain().published()).isEmpty();
   }
 
   private void assertRetry(List<UUID> ids, int attempts, Instant retryAfter) {
@@ -190,8 +267,8 @@ class OutboxRelayTest {
   void permanentFailureDeadLettersAtOnce() throws Exception {
     UUID bad = write(1, "too-big").get(0);
     UUID good = write(1, "fine").get(0);
-    ScriptedPublisher publisher =
-        new ScriptedPublisher()
+    RecordingPublisher publisher =
+        new RecordingPublisher()
             .answer(
                 m ->
                     m.id().equals(bad)
@@ -200,7 +277,7 @@ class OutboxRelayTest {
                         : PublishResult.published());
     AtomicInteger deadLettered = new AtomicInteger();
     OutboxRelay relay =
-        TestSupport.relayBuilder(db, publisher)
+        relayBuilder(publisher)
             .listener(
                 new RelayListener() {
                   @Override
@@ -223,8 +300,8 @@ class OutboxRelayTest {
   @Test
   void requeuedDeadLetterIsPublished() throws Exception {
     UUID id = write(1, "flaky").get(0);
-    ScriptedPublisher publisher =
-        new ScriptedPublisher().answer(m -> PublishResult.permanent("topic missing"));
+    RecordingPublisher publisher =
+        new RecordingPublisher().answer(m -> PublishResult.permanent("topic missing"));
     OutboxRelay relay = relay(publisher, RelayConfig.defaults());
     relay.runOnce();
     assertThat(admin.deadLetterCount()).isEqualTo(1);
@@ -236,15 +313,15 @@ class OutboxRelayTest {
 
     assertThat(relay.runOnce()).isEqualTo(1);
     assertThat(row(id).getProcessedAt()).isNotNull();
-    assertThat(publisher.acknowledgements).containsOnlyKeys(id);
+    assertThat(publisher.publishCounts()).containsOnlyKeys(id);
   }
 
   @Test
   void deleteModeRemovesPublishedRowsAndKeepsFailedOnes() throws Exception {
     write(10, "ok");
     UUID failing = write(1, "failing").get(0);
-    ScriptedPublisher publisher =
-        new ScriptedPublisher()
+    RecordingPublisher publisher =
+        new RecordingPublisher()
             .answer(
                 m ->
                     m.id().equals(failing)
@@ -279,11 +356,11 @@ class OutboxRelayTest {
     assertThat(relay.isRunning()).isFalse();
     assertThat(admin.pendingCount()).isEqualTo(50);
     assertThat(mapped.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.ATTEMPTS.gt(0))).isZero();
-    ScriptedPublisher healthy = new ScriptedPublisher();
+    RecordingPublisher healthy = new RecordingPublisher();
     OutboxRelay next = relay(healthy, RelayConfig.builder().batchSize(20).build());
     next.start();
     await().atMost(Duration.ofSeconds(30)).until(() -> admin.pendingCount() == 0);
-    assertThat(healthy.acknowledgements).containsOnlyKeys(ids);
+    assertThat(healthy.publishCounts()).containsOnlyKeys(ids);
   }
 
   @Test
@@ -291,7 +368,7 @@ class OutboxRelayTest {
     List<UUID> ids = write(10, "finishing");
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    ScriptedPublisher recorder = new ScriptedPublisher();
+    RecordingPublisher recorder = new RecordingPublisher();
     Publisher slow =
         messages -> {
           entered.countDown();
@@ -308,14 +385,14 @@ class OutboxRelayTest {
     closer.join();
 
     assertThat(admin.pendingCount()).isZero();
-    assertThat(recorder.acknowledgements).containsOnlyKeys(ids);
+    assertThat(recorder.publishCounts()).containsOnlyKeys(ids);
   }
 
   @Test
   void survivesAThrowingPublisherAndCarriesOn() {
     List<UUID> ids = writeEach(30, "survivor");
     AtomicInteger calls = new AtomicInteger();
-    ScriptedPublisher recorder = new ScriptedPublisher();
+    RecordingPublisher recorder = new RecordingPublisher();
     Publisher erratic =
         messages -> {
           int call = calls.incrementAndGet();
@@ -332,15 +409,15 @@ class OutboxRelayTest {
         .start();
 
     await().atMost(Duration.ofSeconds(30)).until(() -> admin.pendingCount() == 0);
-    assertThat(recorder.acknowledgements).containsOnlyKeys(ids);
+    assertThat(recorder.publishCounts()).containsOnlyKeys(ids);
     assertThat(mapped.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.ATTEMPTS.eq(1))).isEqualTo(30);
   }
 
   @Test
   void aBatchOfFailuresWarnsAboutTenEventsThenSummarises() throws Exception {
     writeEach(15, "down");
-    ScriptedPublisher publisher =
-        new ScriptedPublisher().answer(m -> PublishResult.retryable("broker unavailable"));
+    RecordingPublisher publisher =
+        new RecordingPublisher().answer(m -> PublishResult.retryable("broker unavailable"));
     Logger relayLog = (Logger) LoggerFactory.getLogger("dev.txoutbox.relay");
     var appender = new ListAppender<ILoggingEvent>();
     appender.start();
@@ -371,12 +448,12 @@ class OutboxRelayTest {
   void survivesLostDatabaseConnections() {
     String app = "relay-" + UUID.randomUUID();
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(TestDatabase.jdbcUrl());
+    config.setJdbcUrl(db.jdbcUrl());
     config.setUsername("postgres");
     config.setMaximumPoolSize(2);
     config.addDataSourceProperty("ApplicationName", app);
     try (HikariDataSource relayPool = new HikariDataSource(config)) {
-      ScriptedPublisher publisher = new ScriptedPublisher();
+      RecordingPublisher publisher = new RecordingPublisher();
       OutboxRelay relay =
           OutboxRelay.builder()
               .dataSource(relayPool)
@@ -399,14 +476,14 @@ class OutboxRelayTest {
       List<UUID> second = write(5, "after");
 
       await().atMost(Duration.ofSeconds(30)).until(() -> admin.pendingCount() == 0);
-      assertThat(publisher.acknowledgements.keySet()).containsAll(first).containsAll(second);
+      assertThat(publisher.publishCounts().keySet()).containsAll(first).containsAll(second);
       assertThat(relay.isRunning()).isTrue();
     }
   }
 
   @Test
   void wakeUpAfterCommitPublishesWithoutWaitingForThePoll() {
-    ScriptedPublisher publisher = new ScriptedPublisher();
+    RecordingPublisher publisher = new RecordingPublisher();
     OutboxRelay relay =
         relay(
             publisher,
@@ -420,19 +497,19 @@ class OutboxRelayTest {
     relay.start();
     await()
         .atMost(Duration.ofSeconds(30))
-        .until(() -> publisher.batches.get() == 0 && relay.isRunning());
+        .until(() -> publisher.batches() == 0 && relay.isRunning());
 
     UUID id =
         listening.transactionResult(
             tx -> waking.record(tx.dsl(), "order", "w", "order.created", "{}"));
 
     // The relay polls every 5 minutes: only the wake-up can publish within this wait.
-    await().atMost(Duration.ofSeconds(30)).until(() -> publisher.acknowledgements.containsKey(id));
+    await().atMost(Duration.ofSeconds(30)).until(() -> publisher.publishCounts().containsKey(id));
   }
 
   @Test
   void startTwiceOrAfterCloseIsRefusedAndCloseIsIdempotent() {
-    OutboxRelay relay = relay(new ScriptedPublisher(), RelayConfig.defaults());
+    OutboxRelay relay = relay(new RecordingPublisher(), RelayConfig.defaults());
     relay.start();
     assertThatThrownBy(relay::start)
         .isInstanceOf(IllegalStateException.class)
@@ -447,7 +524,7 @@ class OutboxRelayTest {
   @Test
   void workerThreadsAreNamedAfterTheRelay() {
     OutboxRelay relay =
-        relay(new ScriptedPublisher(), RelayConfig.builder().name("billing").workers(2).build());
+        relay(new RecordingPublisher(), RelayConfig.builder().name("billing").workers(2).build());
     relay.start();
     assertThat(Thread.getAllStackTraces().keySet())
         .extracting(Thread::getName)
@@ -456,14 +533,14 @@ class OutboxRelayTest {
 
   @Test
   void builderRejectsMissingPiecesAndConfigRejectsBadValues() {
-    assertThatThrownBy(() -> OutboxRelay.builder().publisher(new ScriptedPublisher()).build())
+    assertThatThrownBy(() -> OutboxRelay.builder().publisher(new RecordingPublisher()).build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessage(
             "the relay must be given exactly one of dataSource(...) or dsl(...) but was given"
                 + " neither");
     assertThatThrownBy(
             () ->
-                TestSupport.relayBuilder(db, new ScriptedPublisher())
+                relayBuilder(new RecordingPublisher())
                     .dsl(DSL.using(db.dataSource(), SQLDialect.POSTGRES))
                     .build())
         .isInstanceOf(IllegalStateException.class)
@@ -475,7 +552,7 @@ class OutboxRelayTest {
             () ->
                 OutboxRelay.builder()
                     .dsl(DSL.using(db.dataSource(), SQLDialect.POSTGRES))
-                    .publisher(new ScriptedPublisher())
+                    .publisher(new RecordingPublisher())
                     .listenForNotifications(true)
                     .build())
         .isInstanceOf(IllegalStateException.class)

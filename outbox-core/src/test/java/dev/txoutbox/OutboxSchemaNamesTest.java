@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.txoutbox.guice.OutboxModule;
 import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.testing.RecordingPublisher;
 import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -34,7 +35,7 @@ class OutboxSchemaNamesTest {
                   () ->
                       OutboxRelay.builder()
                           .dataSource(NEVER_CONNECTED)
-                          .publisher(new ScriptedPublisher())
+                          .publisher(new RecordingPublisher())
                           .schema(schema)
                           .build()))
           .isEqualTo(message);
@@ -51,7 +52,7 @@ class OutboxSchemaNamesTest {
     assertThat(
             OutboxRelay.builder()
                 .dataSource(NEVER_CONNECTED)
-                .publisher(new ScriptedPublisher())
+                .publisher(new RecordingPublisher())
                 .schema(schema)
                 .listenForNotifications(true)
                 .build())

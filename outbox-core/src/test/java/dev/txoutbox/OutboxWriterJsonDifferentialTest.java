@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.txoutbox.internal.json.Json;
 import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.testing.RecordingPublisher;
 import java.nio.charset.StandardCharsets;
 import java.sql.Array;
 import java.sql.Connection;
@@ -280,7 +281,7 @@ class OutboxWriterJsonDifferentialTest {
 
   /** Publishes every stored event through a relay and returns aggregate id to payload. */
   private static Map<String, String> drainWithRelay() throws InterruptedException {
-    ScriptedPublisher publisher = new ScriptedPublisher();
+    RecordingPublisher publisher = new RecordingPublisher();
     OutboxRelay relay =
         TestSupport.relayBuilder(fx.db, publisher)
             .config(RelayConfig.builder().batchSize(1000).build())
@@ -289,7 +290,7 @@ class OutboxWriterJsonDifferentialTest {
       // until the outbox is drained
     }
     Map<String, String> payloads = new HashMap<>();
-    for (OutboxMessage m : publisher.acknowledged) {
+    for (OutboxMessage m : publisher.published()) {
       payloads.put(m.aggregateId(), m.payload());
     }
     return payloads;

@@ -12,6 +12,7 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.txoutbox.internal.json.Json;
 import dev.txoutbox.schema.model.tables.records.OutboxEventsRecord;
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.util.List;
@@ -124,7 +125,7 @@ class RelayKeepsFlowingTest {
                 insertPoison(
                     "(SELECT jsonb_agg(1e131071::numeric) FROM generate_series(1, 8300))", "'{}'"));
     insertHealthy(500, "b");
-    ScriptedPublisher publisher = new ScriptedPublisher();
+    RecordingPublisher publisher = new RecordingPublisher();
     relay =
         TestSupport.relayBuilder(db, publisher)
             .config(RelayConfig.builder().batchSize(100).build())
@@ -133,8 +134,8 @@ class RelayKeepsFlowingTest {
 
     await().atMost(Duration.ofSeconds(90)).until(() -> pending() == 0);
 
-    assertThat(publisher.acknowledgements).hasSize(1000);
-    assertThat(publisher.acknowledgements.values()).allMatch(n -> n.get() == 1);
+    assertThat(publisher.publishCounts()).hasSize(1000);
+    assertThat(publisher.publishCounts().values()).allMatch(n -> n == 1);
     poison.forEach(
         (what, id) -> {
           OutboxEventsRecord r = row(id);
@@ -142,7 +143,7 @@ class RelayKeepsFlowingTest {
           assertThat(r.getLastError()).as(what).startsWith("unreadable row: ");
         });
     assertThat(row(poison.get("payload huge numbers")).getLastError()).contains("out of memory");
-    assertThat(publisher.attempted).noneMatch(m -> poison.containsValue(m.id()));
+    assertThat(publisher.attempted()).noneMatch(m -> poison.containsValue(m.id()));
   }
 
   @Test
@@ -152,8 +153,8 @@ class RelayKeepsFlowingTest {
             + db.schema()
             + ".outbox_events (id, aggregate_type, aggregate_id, event_type, payload) VALUES"
             + " (gen_random_uuid(), 'order', E'o\\n1', E'order.created\\n\\u001b[31mFAKE', '{}')");
-    ScriptedPublisher publisher =
-        new ScriptedPublisher()
+    RecordingPublisher publisher =
+        new RecordingPublisher()
             .answer(
                 m -> PublishResult.permanent("refused by amqp://app:s3cret-pw@rabbit:5672/\nnext"));
     relay = TestSupport.relayBuilder(db, publisher).build();
@@ -176,8 +177,8 @@ class RelayKeepsFlowingTest {
     insertHealthy(2000, "a");
     UUID unroutable = insertPoison("'{\"route\":\"nowhere\"}'", "'{}'");
     AtomicBoolean brokerDown = new AtomicBoolean(true);
-    ScriptedPublisher publisher =
-        new ScriptedPublisher()
+    RecordingPublisher publisher =
+        new RecordingPublisher()
             .answer(
                 m -> {
                   if (brokerDown.get()) {
@@ -202,15 +203,15 @@ class RelayKeepsFlowingTest {
     relay.start();
 
     // The whole retry budget is ~30 ms; the outage lasts until 8 probes have gone out.
-    await().atMost(Duration.ofSeconds(30)).until(() -> publisher.batches.get() >= 9);
-    int batchesDuringOutage = publisher.batches.get();
+    await().atMost(Duration.ofSeconds(30)).until(() -> publisher.batches() >= 9);
+    int batchesDuringOutage = publisher.batches();
     Set<UUID> attemptedDuringOutage =
-        publisher.attempted.stream().map(m -> m.id()).collect(Collectors.toSet());
+        publisher.attempted().stream().map(m -> m.id()).collect(Collectors.toSet());
     assertThat(mapped.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.ATTEMPTS.gt(0))).isZero();
     assertThat(mapped.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.DEAD_LETTERED_AT.isNotNull()))
         .isZero();
     // Only the first full batch of each worker and then one probe of at most 10 at a time.
-    assertThat(publisher.attempted.size())
+    assertThat(publisher.attempted().size())
         .isLessThanOrEqualTo(2 * 100 + (batchesDuringOutage - 2) * 10);
     assertThat(attemptedDuringOutage.size()).isLessThanOrEqualTo(200);
     assertThat(listener.unavailable).hasSize(1);
@@ -218,7 +219,7 @@ class RelayKeepsFlowingTest {
     brokerDown.set(false);
     await().atMost(Duration.ofSeconds(30)).until(() -> pending() == 0);
 
-    assertThat(publisher.acknowledgements).hasSize(2000);
+    assertThat(publisher.publishCounts()).hasSize(2000);
     assertThat(mapped.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.ATTEMPTS.gt(0))).isEqualTo(1);
     OutboxEventsRecord dead = row(unroutable);
     assertThat(dead.getDeadLetteredAt()).isNotNull();
@@ -236,8 +237,8 @@ class RelayKeepsFlowingTest {
   void eventsTheBrokerWasUnavailableToWhileItTookOthersAreDeferredAtNoAttempt() throws Exception {
     insertHealthy(10, "a");
     UUID stuck = insertPoison("'{}'", "'{}'");
-    ScriptedPublisher publisher =
-        new ScriptedPublisher()
+    RecordingPublisher publisher =
+        new RecordingPublisher()
             .answer(
                 m ->
                     m.id().equals(stuck)
@@ -252,7 +253,7 @@ class RelayKeepsFlowingTest {
     assertThat(r.getAttempts()).isZero();
     assertThat(r.getRetryAfter()).isNotNull();
     assertThat(r.getDeadLetteredAt()).isNull();
-    assertThat(publisher.acknowledgements).hasSize(10);
+    assertThat(publisher.publishCounts()).hasSize(10);
   }
 
   @Test
@@ -261,7 +262,7 @@ class RelayKeepsFlowingTest {
         OutboxRelay.builder()
             .dataSource(db.dataSource())
             .schema("no_such_schema_" + Long.toHexString(System.nanoTime()))
-            .publisher(new ScriptedPublisher())
+            .publisher(new RecordingPublisher())
             .build();
     assertThatThrownBy(relay::start)
         .isInstanceOf(IllegalStateException.class)

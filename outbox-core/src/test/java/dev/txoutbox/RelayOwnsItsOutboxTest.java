@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.txoutbox.metrics.OutboxMetrics;
+import dev.txoutbox.testing.RecordingPublisher;
+import dev.txoutbox.testing.TestClock;
 import dev.txoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -70,7 +72,7 @@ class RelayOwnsItsOutboxTest {
   }
 
   private OutboxRelay.Builder builder(String name) {
-    return TestSupport.relayBuilder(drained, new ScriptedPublisher())
+    return TestSupport.relayBuilder(drained, new RecordingPublisher())
         .config(RelayConfig.builder().name(name).build());
   }
 
@@ -181,7 +183,7 @@ class RelayOwnsItsOutboxTest {
 
   @Test
   void theAdminIsOnTheRelaysSchemaAndClock() {
-    MutableClock clock = new MutableClock(Instant.now().truncatedTo(ChronoUnit.MILLIS));
+    TestClock clock = TestClock.at(Instant.now().truncatedTo(ChronoUnit.MILLIS));
     OutboxRelay relay = relay(builder("clocked").clock(clock));
     Outbox outbox = Outbox.builder().relay(relay).build();
     dsl.transaction(
@@ -260,6 +262,27 @@ class RelayOwnsItsOutboxTest {
     @Override
     public int runOnce() throws InterruptedException {
       return relay.runOnce();
+    }
+
+    @Override
+    public DrainResult drain() throws InterruptedException {
+      return relay.drain();
+    }
+
+    @Override
+    public void awaitTermination() throws InterruptedException {
+      relay.awaitTermination();
+    }
+
+    @Override
+    public boolean awaitTermination(Duration timeout) throws InterruptedException {
+      return relay.awaitTermination(timeout);
+    }
+
+    @Override
+    public OutboxRelay closeOnShutdown() {
+      relay.closeOnShutdown();
+      return this;
     }
 
     @Override

@@ -10,6 +10,7 @@ import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -110,7 +111,7 @@ class RelayStartLineTest {
   @Test
   void aRelayWithoutMetricsOrNotificationsSaysSo() {
     relay =
-        TestSupport.relayBuilder(db, new ScriptedPublisher())
+        TestSupport.relayBuilder(db, new RecordingPublisher())
             .config(RelayConfig.builder().name("plain").build())
             .listenForNotifications(true)
             .build();
@@ -123,6 +124,6 @@ class RelayStartLineTest {
         .extracting(ILoggingEvent::getFormattedMessage)
         .asString()
         .contains(
-            "publisher scripted; metrics off; notifications on channel txoutbox_" + db.schema());
+            "publisher recording; metrics off; notifications on channel txoutbox_" + db.schema());
   }
 }

@@ -7,6 +7,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.testing.TestDatabase;
 import java.time.Duration;
 import java.util.List;
@@ -37,8 +38,8 @@ class RoutingRelayTest {
   @Test
   void oneTableFeedsTwoPublishersByAggregateTypeAndAnUnknownTypeBecomesADeadLetter()
       throws Exception {
-    ScriptedPublisher orders = new ScriptedPublisher();
-    ScriptedPublisher invoices = new ScriptedPublisher();
+    RecordingPublisher orders = new RecordingPublisher();
+    RecordingPublisher invoices = new RecordingPublisher();
     RoutingPublisher routing =
         RoutingPublisher.byAggregateType()
             .route("order", orders)
@@ -86,16 +87,16 @@ class RoutingRelayTest {
         .filteredOn(line -> line.startsWith("outbox relay routed starting"))
         .singleElement()
         .asString()
-        .contains("publisher routing{by aggregate type: order -> scripted, invoice -> scripted}");
+        .contains("publisher routing{by aggregate type: order -> recording, invoice -> recording}");
 
-    assertThat(orders.acknowledged)
+    assertThat(orders.published())
         .extracting(OutboxMessage::id)
         .containsExactly(ids.get(0), ids.get(3), ids.get(5));
-    assertThat(invoices.acknowledged)
+    assertThat(invoices.published())
         .extracting(OutboxMessage::id)
         .containsExactly(ids.get(1), ids.get(4));
-    assertThat(orders.batches).as("one batch per delegate").hasValue(1);
-    assertThat(invoices.batches).hasValue(1);
+    assertThat(orders.batches()).as("one batch per delegate").isEqualTo(1);
+    assertThat(invoices.batches()).isEqualTo(1);
     assertThat(admin.pendingCount()).isZero();
     assertThat(admin.deadLetters(null, 10))
         .singleElement()

@@ -20,6 +20,7 @@ import com.google.inject.name.Names;
 import dev.txoutbox.guice.OutboxModule;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.testing.TestDatabase;
 import java.lang.annotation.Retention;
 import java.lang.annotation.Target;
@@ -62,8 +63,8 @@ class SeveralOutboxModulesTest {
 
   @Test
   void twoQualifiedModulesOverTwoSchemasEachPublishToTheirOwnPublisher() throws Exception {
-    ScriptedPublisher billingPublisher = new ScriptedPublisher();
-    ScriptedPublisher shippingPublisher = new ScriptedPublisher();
+    RecordingPublisher billingPublisher = new RecordingPublisher();
+    RecordingPublisher shippingPublisher = new RecordingPublisher();
     Injector injector =
         Guice.createInjector(
             // Named: the module binds the DSLContext on the billing DataSource.
@@ -131,10 +132,10 @@ class SeveralOutboxModulesTest {
 
       assertThat(billingRelay.runOnce()).isEqualTo(2);
       assertThat(shippingRelay.runOnce()).isEqualTo(1);
-      assertThat(billingPublisher.acknowledged)
+      assertThat(billingPublisher.published())
           .extracting(OutboxMessage::id)
           .containsExactly(invoice, unqualified);
-      assertThat(shippingPublisher.acknowledged)
+      assertThat(shippingPublisher.published())
           .extracting(OutboxMessage::id)
           .containsExactly(parcel);
       assertThat(injector.getInstance(OutboxAdmin.class).pendingCount()).isZero();
@@ -177,7 +178,7 @@ class SeveralOutboxModulesTest {
                             .toInstance(DSL.using(shippingDb.dataSource(), SQLDialect.POSTGRES));
                         bind(Publisher.class)
                             .annotatedWith(Shipping.class)
-                            .toInstance(new ScriptedPublisher());
+                            .toInstance(new RecordingPublisher());
                       }
                     }))
         .isInstanceOf(CreationException.class)

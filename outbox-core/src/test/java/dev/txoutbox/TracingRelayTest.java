@@ -4,6 +4,7 @@ import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.testing.TestDatabase;
 import dev.txoutbox.tracing.OpenTelemetryHeadersProvider;
 import dev.txoutbox.tracing.TraceHeaders;
@@ -86,7 +87,7 @@ class TracingRelayTest {
 
     assertThat(storedHeader(id, "traceparent")).isEqualTo(traceparent);
 
-    ScriptedPublisher publisher = new ScriptedPublisher();
+    RecordingPublisher publisher = new RecordingPublisher();
     try (OutboxRelay relay =
         OutboxRelay.builder()
             .dataSource(db.dataSource())
@@ -95,7 +96,7 @@ class TracingRelayTest {
             .build()) {
       assertThat(relay.runOnce()).isEqualTo(1);
     }
-    OutboxMessage sent = publisher.acknowledged.peek();
+    OutboxMessage sent = publisher.published().get(0);
     assertThat(sent).isNotNull();
     assertThat(sent.headers()).containsEntry("traceparent", traceparent);
     assertThat(Span.fromContext(TraceHeaders.extract(sent.headers())).getSpanContext().getTraceId())

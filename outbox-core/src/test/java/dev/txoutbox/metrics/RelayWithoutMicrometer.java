@@ -6,10 +6,10 @@ import com.google.inject.Injector;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxRelay;
-import dev.txoutbox.ScriptedPublisher;
 import dev.txoutbox.TestSupport;
 import dev.txoutbox.guice.OutboxModule;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.testing.TestDatabase;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
@@ -26,7 +26,7 @@ public final class RelayWithoutMicrometer implements Supplier<String> {
   @Override
   public String get() {
     try (TestDatabase db = TestDatabase.create("no_micrometer")) {
-      ScriptedPublisher publisher = new ScriptedPublisher();
+      RecordingPublisher publisher = new RecordingPublisher();
       OutboxRelay relay = TestSupport.relayBuilder(db, publisher).build();
       int published;
       long pending;
@@ -35,7 +35,7 @@ public final class RelayWithoutMicrometer implements Supplier<String> {
         DSL.using(db.dataSource(), SQLDialect.POSTGRES)
             .transaction(tx -> outbox.record(tx.dsl(), "order", "o-1", "order.created", "{}"));
         relay.runOnce();
-        published = publisher.acknowledged.size();
+        published = publisher.published().size();
         pending = relay.admin().pendingCount();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();

@@ -9,10 +9,10 @@ import dev.txoutbox.DeadLetterSelector;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxEvent;
-import dev.txoutbox.ScriptedPublisher;
 import dev.txoutbox.TestSupport;
 import dev.txoutbox.internal.json.Json;
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.testing.TestDatabase;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -96,8 +96,8 @@ class ADeadLetterWithUnreadableHeadersBrokeTheListingTest {
         insertPoison(
             "(SELECT jsonb_agg(1e131071::numeric) FROM generate_series(1, 8300))",
             "'{\"tenant\":\"t-9\"}'");
-    ScriptedPublisher publisher =
-        new ScriptedPublisher().answer(m -> PublishResult.permanent("no route"));
+    RecordingPublisher publisher =
+        new RecordingPublisher().answer(m -> PublishResult.permanent("no route"));
     TestSupport.relayBuilder(db, publisher).build().runOnce();
     assertThat(mapped.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.DEAD_LETTERED_AT.isNotNull()))
         .as("the relay dead-lettered every row")

@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.OutboxRelay;
-import dev.txoutbox.ScriptedPublisher;
 import dev.txoutbox.TestSupport;
 import dev.txoutbox.schema.model.tables.records.OutboxEventsRecord;
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.testing.TestDatabase;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,8 +52,8 @@ class ANulInAFailureReasonFailedTheBatchTest {
     DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
     List<UUID> ids = dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), events));
     UUID bad = ids.get(99);
-    ScriptedPublisher publisher =
-        new ScriptedPublisher()
+    RecordingPublisher publisher =
+        new RecordingPublisher()
             .answer(
                 m ->
                     m.id().equals(bad)
@@ -65,8 +65,8 @@ class ANulInAFailureReasonFailedTheBatchTest {
     assertThat(relay.runOnce()).isEqualTo(100);
     assertThat(relay.runOnce()).isZero();
 
-    assertThat(publisher.batches.get()).isEqualTo(1);
-    assertThat(publisher.acknowledgements).hasSize(99);
+    assertThat(publisher.batches()).isEqualTo(1);
+    assertThat(publisher.publishCounts()).hasSize(99);
     OutboxEventsRecord r =
         TestSupport.mapped(db)
             .selectFrom(OUTBOX_EVENTS)

@@ -2,7 +2,6 @@ package dev.txoutbox.regressions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.txoutbox.MutableClock;
 import dev.txoutbox.OrderedFixture;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.Outbox;
@@ -11,6 +10,7 @@ import dev.txoutbox.RelayConfig;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.testing.TestClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -67,7 +67,7 @@ class LaterEventsOfAFailedRunWereCompletedTest {
                           : PublishResult.published())
               .toList();
         };
-    MutableClock clock = new MutableClock(Instant.now().truncatedTo(ChronoUnit.MILLIS));
+    TestClock clock = TestClock.at(Instant.now().truncatedTo(ChronoUnit.MILLIS));
     OutboxRelay relay =
         fixture.relay(
             careless, RelayConfig.builder().ordering(Ordering.PER_AGGREGATE).build(), clock);

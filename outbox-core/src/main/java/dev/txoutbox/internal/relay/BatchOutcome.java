@@ -168,6 +168,16 @@ final class BatchOutcome {
     return answered;
   }
 
+  /** Messages whose attempt failed and that will be retried after their backoff. */
+  int retried() {
+    return (int) fates.stream().filter(Fate::retried).count();
+  }
+
+  /** Messages that became dead letters, and rows that could not be read (dead letters too). */
+  int deadLettered() {
+    return (int) fates.stream().filter(Fate::deadLettered).count() + unreadable;
+  }
+
   /** Messages not attempted because an earlier one of their aggregate's run failed. */
   int notAttempted() {
     return (int) fates.stream().filter(f -> !f.attempted()).count();

@@ -11,7 +11,11 @@ import dev.txoutbox.spi.Publisher;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jooq.DSLContext;
 import org.jspecify.annotations.Nullable;
@@ -47,6 +51,8 @@ public final class DefaultOutboxRelay implements OutboxRelay {
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
   private final List<Thread> workers = new ArrayList<>();
   private volatile boolean stopping;
+  private final CountDownLatch terminated = new CountDownLatch(1);
+  private final AtomicReference<@Nullable Thread> shutdownHook = new AtomicReference<>();
 
   private final @Nullable NotificationListener notifications;
 
@@ -141,6 +147,68 @@ public final class DefaultOutboxRelay implements OutboxRelay {
   @Override
   public int runOnce() throws InterruptedException {
     return runCycle(config.batchSize()).claimed();
+  }
+
+  @Override
+  public DrainResult drain() throws InterruptedException {
+    if (state.get() == State.RUNNING) {
+      throw new IllegalStateException(
+          "relay "
+              + config.name()
+              + " must not be running to drain() (its workers publish concurrently) but was"
+              + " RUNNING; drain a relay that was never started, or close it first");
+    }
+    List<UUID> published = new ArrayList<>();
+    int retried = 0;
+    int deadLettered = 0;
+    int unavailable = 0;
+    int cycles = 0;
+    int emptyFull = 0;
+    while (true) {
+      RelayCycle.Result r = runCycle(config.batchSize());
+      cycles++;
+      published.addAll(r.publishedIds());
+      retried += r.retried();
+      deadLettered += r.deadLettered();
+      unavailable += r.unavailable();
+      if (r.claimed() == 0) {
+        // A full claim of nothing passed over blocked aggregates only: the next goes on from there.
+        if (!r.full() || ++emptyFull >= DrainResult.MAX_EMPTY_FULL_CYCLES) {
+          break;
+        }
+        continue;
+      }
+      emptyFull = 0;
+      if (r.publishedIds().isEmpty() && r.retried() == 0 && r.deadLettered() == 0) {
+        break; // no progress: the broker was unavailable, the events stay as they were
+      }
+    }
+    return DrainResult.of(published, retried, deadLettered, unavailable, cycles);
+  }
+
+  @Override
+  public void awaitTermination() throws InterruptedException {
+    terminated.await();
+  }
+
+  @Override
+  public boolean awaitTermination(Duration timeout) throws InterruptedException {
+    Objects.requireNonNull(timeout, "timeout");
+    return terminated.await(Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public OutboxRelay closeOnShutdown() {
+    if (state.get() == State.CLOSED) {
+      throw new IllegalStateException(
+          "relay " + config.name() + " must not be CLOSED to closeOnShutdown() but was CLOSED");
+    }
+    Thread hook = new Thread(this::close, "outbox-relay-" + config.name() + "-shutdown");
+    if (shutdownHook.compareAndSet(null, hook)) {
+      // Throws IllegalStateException itself when the JVM is already shutting down.
+      Runtime.getRuntime().addShutdownHook(hook);
+    }
+    return this;
   }
 
   private void loop() {
@@ -290,10 +358,25 @@ public final class DefaultOutboxRelay implements OutboxRelay {
     } catch (RuntimeException e) {
       log.warn("relay {}: closing its meters failed", config.name(), e);
     }
+    removeShutdownHook();
+    terminated.countDown();
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
     log.info("outbox relay {} closed", config.name());
+  }
+
+  /** Unregisters the hook of {@link #closeOnShutdown()}, unless the hook is what is closing us. */
+  private void removeShutdownHook() {
+    Thread hook = shutdownHook.get();
+    if (hook == null || hook == Thread.currentThread()) {
+      return;
+    }
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException shuttingDown) {
+      // The JVM is exiting: the hook runs and finds the relay closed (close is idempotent).
+    }
   }
 
   /**

@@ -89,7 +89,10 @@ final class RelayCycle {
    * What a cycle did, for the worker loop.
    *
    * @param claimed events claimed
-   * @param published events the broker acknowledged
+   * @param publishedIds the events the broker acknowledged, in batch order
+   * @param retried events whose attempt failed and that will be retried after their backoff
+   * @param deadLettered events that became dead letters (including rows that could not be read)
+   * @param unavailable events not sent because the broker was unavailable; they stay as they were
    * @param unavailableReason the reason when the broker was unavailable to every message of the
    *     batch, else null
    * @param answered whether the broker answered at least one message (with any outcome but
@@ -98,7 +101,10 @@ final class RelayCycle {
    */
   record Result(
       int claimed,
-      int published,
+      List<UUID> publishedIds,
+      int retried,
+      int deadLettered,
+      int unavailable,
       @Nullable String unavailableReason,
       boolean answered,
       boolean full) {}
@@ -137,7 +143,10 @@ final class RelayCycle {
     }
     return new Result(
         outcome.claimed(),
-        outcome.publishedIds().size(),
+        outcome.publishedIds(),
+        outcome.retried(),
+        outcome.deadLettered(),
+        outcome.unavailableIds().size(),
         outcome.claimed() == 0 || outcome.answered() ? null : outcome.unavailableReason(),
         outcome.answered(),
         cycle.full());
