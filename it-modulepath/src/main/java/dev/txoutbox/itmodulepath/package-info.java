@@ -1,0 +1,2 @@
+/** An application that uses txoutbox from the Java module path; not published. */
+package dev.txoutbox.itmodulepath;

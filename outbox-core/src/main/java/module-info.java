@@ -1,0 +1,34 @@
+/**
+ * The outbox writer, the relay and the admin operations ({@code dev.txoutbox}), with optional Guice
+ * glue ({@code dev.txoutbox.guice}), Micrometer metrics ({@code dev.txoutbox.metrics}) and
+ * OpenTelemetry trace propagation ({@code dev.txoutbox.tracing}). The implementation packages under
+ * {@code dev.txoutbox.internal} are not exported.
+ *
+ * <p>The publisher SPI, the schema and jOOQ appear in the API and are read by every module that
+ * reads this one. Guice, Micrometer, OpenTelemetry and the PostgreSQL driver's API are optional
+ * ({@code requires static}, so an application compiles and runs without them): an application that
+ * uses {@code dev.txoutbox.guice}, {@code dev.txoutbox.metrics} or {@code dev.txoutbox.tracing}
+ * requires the matching library itself.
+ */
+module dev.txoutbox.core {
+  requires transitive dev.txoutbox.spi;
+  requires transitive dev.txoutbox.schema;
+  requires transitive org.jooq;
+  requires transitive java.sql;
+  requires org.slf4j;
+  requires static org.jspecify;
+  requires static com.google.guice;
+  requires static micrometer.core;
+  requires static io.opentelemetry.api;
+  requires static io.opentelemetry.context;
+  requires static org.postgresql.jdbc;
+
+  exports dev.txoutbox;
+  exports dev.txoutbox.guice;
+  exports dev.txoutbox.metrics;
+  exports dev.txoutbox.tracing;
+
+  // Guice injects the module's private nested providers.
+  opens dev.txoutbox.guice to
+      com.google.guice;
+}
