@@ -15,8 +15,17 @@ import org.jooq.conf.Settings;
  *
  * <p>The migrations live in their own classpath location ({@value #LOCATION}) with their own Flyway
  * history table ({@value #HISTORY_TABLE}), so they never mix with the application's own migrations,
- * even in the same schema. The generated jOOQ classes name the schema {@value #MODEL_SCHEMA};
- * {@link #renderMapping(String)} renames it to the deployed schema at runtime.
+ * even in the same schema. The generated jOOQ classes ({@code dev.txoutbox.schema.model}, schema
+ * class {@code OutboxModel}) name the schema {@value #MODEL_SCHEMA}; {@link #renderMapping(String)}
+ * renames it to the deployed schema at runtime, and {@link OutboxTables#renderMapping()} also the
+ * tables to their prefixed names.
+ *
+ * <p>Every name the migrations create, the history tables included, follows the {@link
+ * OutboxTables#tablePrefix() table prefix} of the {@link OutboxTables} given, so several outboxes
+ * can share one schema. The prefix reaches the scripts as the Flyway placeholder {@code
+ * table_prefix}, written {@code /*{table_prefix}*}{@code /}: a comment to any other reader, so jOOQ
+ * generates the model from the same scripts and an application's own Flyway pointed at {@value
+ * #LOCATION} creates the unprefixed names.
  *
  * <p>This class is thread-safe: it holds no state.
  */
