@@ -2,6 +2,7 @@ package dev.txoutbox;
 
 import dev.txoutbox.internal.writer.DefaultOutbox;
 import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.schema.OutboxTables;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -23,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>With the relay in the same process, {@code Outbox.builder().relay(relay)} takes the relay's
- * schema instead, so the schema is named once, on the relay's builder.
+ * schema and table prefix instead, so they are named once, on the relay's builder.
  *
  * <p>This type is thread-safe.
  */
@@ -121,6 +122,7 @@ public interface Outbox {
     public static final int MAX_PAYLOAD_BYTES_LIMIT = DefaultOutbox.MAX_PAYLOAD_BYTES_LIMIT;
 
     private @Nullable String schema;
+    private @Nullable String tablePrefix;
     private @Nullable OutboxRelay relay;
     private @Nullable PayloadSerializer serializer;
     private HeadersProvider headersProvider = HeadersProvider.none();
@@ -143,10 +145,35 @@ public interface Outbox {
     }
 
     /**
+     * The prefix of the outbox's table names, for a writer whose relay runs elsewhere: {@code
+     * bill_} records into {@code <schema>.bill_outbox_events}. Checked at {@link #build()} with
+     * {@link OutboxTables#of(String, String)}. Defaults to none, or to the prefix of the {@link
+     * #relay(OutboxRelay) relay} this writer feeds.
+     *
+     * @throws NullPointerException if {@code tablePrefix} is null
+     */
+    public Builder tablePrefix(String tablePrefix) {
+      this.tablePrefix = Objects.requireNonNull(tablePrefix, "tablePrefix");
+      return this;
+    }
+
+    /**
+     * The schema and the table prefix at once; the same as {@code
+     * schema(tables.schema()).tablePrefix(tables.tablePrefix())}.
+     *
+     * @throws NullPointerException if {@code tables} is null
+     */
+    public Builder tables(OutboxTables tables) {
+      Objects.requireNonNull(tables, "tables");
+      return schema(tables.schema()).tablePrefix(tables.tablePrefix());
+    }
+
+    /**
      * The relay in this process that publishes what this writer records: the writer records into
-     * the relay's {@link OutboxRelay#schema() schema} and wakes it after each commit, as {@link
-     * #afterCommit(Runnable) afterCommit(relay::wakeUp)} would. So the schema is named once, on the
-     * relay's builder. Defaults to none.
+     * the relay's tables ({@link OutboxAdmin#tables() relay.admin().tables()}: its schema and table
+     * prefix) and wakes it after each commit, as {@link #afterCommit(Runnable)
+     * afterCommit(relay::wakeUp)} would. So the tables are named once, on the relay's builder.
+     * Defaults to none.
      *
      * @throws NullPointerException if {@code relay} is null
      */
@@ -240,31 +267,42 @@ public interface Outbox {
     /**
      * Checks the settings and makes the writer.
      *
-     * @throws IllegalArgumentException if the schema is not a valid name ({@link
-     *     OutboxSchema#requireSchemaName(String)}), or {@code maxPayloadBytes} is not between 1 and
+     * @throws IllegalArgumentException if the schema or the table prefix is not valid ({@link
+     *     OutboxTables#of(String, String)}), or {@code maxPayloadBytes} is not between 1 and
      *     {@value #MAX_PAYLOAD_BYTES_LIMIT}
-     * @throws IllegalStateException if both a {@link #schema(String) schema} and a {@link
-     *     #relay(OutboxRelay) relay} of another schema were given
+     * @throws IllegalStateException if a {@link #schema(String) schema} or a {@link
+     *     #tablePrefix(String) table prefix} was given with a {@link #relay(OutboxRelay) relay} of
+     *     another one
      */
     public Outbox build() {
-      String where = schema;
+      OutboxTables tables;
       List<Runnable> actions = new ArrayList<>(afterCommit);
       if (relay != null) {
-        if (where != null && !where.equals(relay.schema())) {
+        OutboxTables theirs = relay.admin().tables();
+        if (schema != null && !schema.equals(theirs.schema())) {
           throw new IllegalStateException(
               "schema(...) must be the schema of the relay(...) this writer feeds, '"
-                  + relay.schema()
+                  + theirs.schema()
                   + "', but was '"
-                  + where
+                  + schema
                   + "'");
         }
-        where = relay.schema();
+        if (tablePrefix != null && !tablePrefix.equals(theirs.tablePrefix())) {
+          throw new IllegalStateException(
+              "tablePrefix(...) must be the table prefix of the relay(...) this writer feeds, '"
+                  + theirs.tablePrefix()
+                  + "', but was '"
+                  + tablePrefix
+                  + "'");
+        }
+        tables = theirs;
         actions.add(relay::wakeUp);
+      } else {
+        tables =
+            OutboxTables.of(
+                schema == null ? OutboxSchema.DEFAULT_SCHEMA : schema,
+                tablePrefix == null ? "" : tablePrefix);
       }
-      if (where == null) {
-        where = OutboxSchema.DEFAULT_SCHEMA;
-      }
-      OutboxSchema.requireSchemaName(where);
       if (maxPayloadBytes < 1 || maxPayloadBytes > MAX_PAYLOAD_BYTES_LIMIT) {
         throw new IllegalArgumentException(
             "maxPayloadBytes must be between 1 and "
@@ -274,7 +312,7 @@ public interface Outbox {
                 + maxPayloadBytes);
       }
       return new DefaultOutbox(
-          where,
+          tables,
           serializer,
           headersProvider,
           allowAutoCommit,

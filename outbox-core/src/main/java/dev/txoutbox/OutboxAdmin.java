@@ -3,6 +3,7 @@ package dev.txoutbox;
 import dev.txoutbox.internal.OutboxDatabase;
 import dev.txoutbox.internal.admin.DefaultOutboxAdmin;
 import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.schema.OutboxTables;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -135,11 +136,18 @@ public interface OutboxAdmin {
    */
   long cleanupProcessed(Duration olderThan, int chunkSize, LongConsumer progress);
 
+  /**
+   * The outbox this admin works on: its schema and table prefix. A relay's admin ({@link
+   * OutboxRelay#admin()}) answers the relay's.
+   */
+  OutboxTables tables();
+
   /** Configures an {@link OutboxAdmin}. Not thread-safe. */
   final class Builder {
     private @Nullable DataSource dataSource;
     private @Nullable DSLContext dsl;
     private String schema = OutboxSchema.DEFAULT_SCHEMA;
+    private String tablePrefix = "";
     private Clock clock = Clock.systemUTC();
 
     private Builder() {}
@@ -176,6 +184,29 @@ public interface OutboxAdmin {
     }
 
     /**
+     * The prefix of the outbox's table names: {@code bill_} works on {@code
+     * <schema>.bill_outbox_events}. Checked at {@link #build()} with {@link OutboxTables#of(String,
+     * String)}. Defaults to none.
+     *
+     * @throws NullPointerException if {@code tablePrefix} is null
+     */
+    public Builder tablePrefix(String tablePrefix) {
+      this.tablePrefix = Objects.requireNonNull(tablePrefix, "tablePrefix");
+      return this;
+    }
+
+    /**
+     * The schema and the table prefix at once; the same as {@code
+     * schema(tables.schema()).tablePrefix(tables.tablePrefix())}.
+     *
+     * @throws NullPointerException if {@code tables} is null
+     */
+    public Builder tables(OutboxTables tables) {
+      Objects.requireNonNull(tables, "tables");
+      return schema(tables.schema()).tablePrefix(tables.tablePrefix());
+    }
+
+    /**
      * The clock the admin reads "now" from: the cutoff of {@link
      * OutboxAdmin#cleanupProcessed(Duration, int, LongConsumer)}, and in {@link
      * OutboxAdmin#status()} which events are due, how long the longest-waiting due event has waited
@@ -192,11 +223,15 @@ public interface OutboxAdmin {
      * Checks the settings and makes the admin.
      *
      * @throws IllegalStateException unless exactly one of a data source and a DSL context was given
-     * @throws IllegalArgumentException if the schema is not a valid name
+     * @throws IllegalArgumentException if the schema or the table prefix is not valid ({@link
+     *     OutboxTables#of(String, String)})
      */
     public OutboxAdmin build() {
+      OutboxTables tables = OutboxTables.of(schema, tablePrefix);
       return new DefaultOutboxAdmin(
-          OutboxDatabase.mapped("the admin", dataSource, dsl, schema, settings -> settings), clock);
+          OutboxDatabase.mapped("the admin", dataSource, dsl, tables, settings -> settings),
+          tables,
+          clock);
     }
   }
 }

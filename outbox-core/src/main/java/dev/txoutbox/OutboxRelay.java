@@ -7,6 +7,7 @@ import dev.txoutbox.internal.relay.DefaultOutboxRelay;
 import dev.txoutbox.internal.relay.RelayParts;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.Publisher;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -296,6 +297,7 @@ public interface OutboxRelay extends AutoCloseable {
     private @Nullable DSLContext dsl;
     private @Nullable Publisher publisher;
     private String schema = OutboxSchema.DEFAULT_SCHEMA;
+    private String tablePrefix = "";
     private RelayConfig config = RelayConfig.defaults();
     private Clock clock = Clock.systemUTC();
     private final List<RelayListener> listeners = new ArrayList<>();
@@ -330,6 +332,32 @@ public interface OutboxRelay extends AutoCloseable {
     public Builder schema(String schema) {
       this.schema = Objects.requireNonNull(schema, "schema");
       return this;
+    }
+
+    /**
+     * The prefix of the outbox's table names: {@code bill_} drains {@code
+     * <schema>.bill_outbox_events}, as migrated by {@code OutboxSchema.migrate(dataSource,
+     * OutboxTables.of(schema, "bill_"))}. Checked at {@link #build()} with {@link
+     * OutboxTables#of(String, String)}. The relay's {@link OutboxRelay#admin() admin}, its backlog
+     * gauges, its ordering index check and its NOTIFY channel follow it, and so does a writer built
+     * with {@link Outbox.Builder#relay(OutboxRelay)}. Defaults to none.
+     *
+     * @throws NullPointerException if {@code tablePrefix} is null
+     */
+    public Builder tablePrefix(String tablePrefix) {
+      this.tablePrefix = Objects.requireNonNull(tablePrefix, "tablePrefix");
+      return this;
+    }
+
+    /**
+     * The schema and the table prefix at once; the same as {@code
+     * schema(tables.schema()).tablePrefix(tables.tablePrefix())}.
+     *
+     * @throws NullPointerException if {@code tables} is null
+     */
+    public Builder tables(OutboxTables tables) {
+      Objects.requireNonNull(tables, "tables");
+      return schema(tables.schema()).tablePrefix(tables.tablePrefix());
     }
 
     /** Batch size, workers, polling, retries. Defaults to {@link RelayConfig#defaults()}. */
@@ -392,12 +420,14 @@ public interface OutboxRelay extends AutoCloseable {
      * @throws IllegalStateException if neither a data source nor a DSL context, or both, or no
      *     publisher was given, or notifications are asked for without a data source, or the meter
      *     registry already holds the meters of a relay with this {@link RelayConfig#name()}
-     * @throws IllegalArgumentException if the schema is not a valid name
+     * @throws IllegalArgumentException if the schema or the table prefix is not valid ({@link
+     *     OutboxTables#of(String, String)})
      */
     public OutboxRelay build() {
+      OutboxTables tables = OutboxTables.of(schema, tablePrefix);
       DSLContext mapped =
           OutboxDatabase.mapped(
-              "the relay", dataSource, dsl, schema, settings -> settings.withInListPadding(true));
+              "the relay", dataSource, dsl, tables, settings -> settings.withInListPadding(true));
       if (publisher == null) {
         throw new IllegalStateException("the relay must be given a publisher(...) but was not");
       }
@@ -407,7 +437,8 @@ public interface OutboxRelay extends AutoCloseable {
       }
       OutboxAdmin admin =
           new DefaultOutboxAdmin(
-              OutboxDatabase.mapped("the relay", dataSource, dsl, schema, settings -> settings),
+              OutboxDatabase.mapped("the relay", dataSource, dsl, tables, settings -> settings),
+              tables,
               clock);
       List<RelayListener> all = new ArrayList<>(listeners);
       Runnable closeWithRelay = () -> {};
@@ -419,7 +450,7 @@ public interface OutboxRelay extends AutoCloseable {
       return new DefaultOutboxRelay(
           new RelayParts(
               mapped,
-              schema,
+              tables,
               admin,
               publisher,
               config,

@@ -112,9 +112,15 @@ final class Cli {
         String reason = DatabaseTarget.reason(sql);
         if (state.equals("42P01") || state.equals("3F000")) {
           String schema = root.schema == null ? "public" : root.schema;
+          String prefix =
+              root.tablePrefix == null || root.tablePrefix.isEmpty()
+                  ? ""
+                  : " with table prefix '" + root.tablePrefix + "'";
           return "no outbox tables in schema '"
               + schema
-              + "' ("
+              + "'"
+              + prefix
+              + " ("
               + reason
               + "); run 'txoutbox migrate' first";
         }

@@ -43,7 +43,7 @@ abstract class DatabaseCommand implements Callable<Integer> {
 
   /** The admin API on the outbox, connected. */
   final OutboxAdmin admin(DatabaseTarget target) {
-    return OutboxAdmin.create(target.connect(), target.schema());
+    return OutboxAdmin.builder().dataSource(target.connect()).tables(target.tables()).build();
   }
 
   final ParameterException usageError(String message) {

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.SecretMasking;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
@@ -20,9 +21,9 @@ import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * Where the outbox lives: JDBC URL, credentials and schema, resolved from the options and the
- * environment, and the ways to connect to it. Immutable; the password never appears in {@link
- * #toString()}, and once resolved, the password and the secrets of the URL are {@linkplain
+ * Where the outbox lives: JDBC URL, credentials, schema and table prefix, resolved from the options
+ * and the environment, and the ways to connect to it. Immutable; the password never appears in
+ * {@link #toString()}, and once resolved, the password and the secrets of the URL are {@linkplain
  * OutputMasking hidden} from everything the CLI prints or logs.
  */
 final class DatabaseTarget {
@@ -36,17 +37,18 @@ final class DatabaseTarget {
   private final String jdbcUrl;
   private final String user;
   private final String password;
-  private final String schema;
+  private final OutboxTables tables;
 
-  private DatabaseTarget(String jdbcUrl, String user, String password, String schema) {
+  private DatabaseTarget(String jdbcUrl, String user, String password, OutboxTables tables) {
     this.jdbcUrl = jdbcUrl;
     this.user = user;
     this.password = password;
-    this.schema = schema;
+    this.tables = tables;
   }
 
-  /** The flag of the schema option, for the schema check's message. */
-  private static final Map<String, String> SCHEMA_FLAG = Map.of("schema", "--schema");
+  /** The flags of the schema and prefix options, for the names check's message. */
+  private static final Map<String, String> TABLES_FLAGS =
+      Map.of("schema", "--schema", "tablePrefix", "--table-prefix");
 
   /**
    * Reads the target from {@code options}, falling back to {@code env}.
@@ -74,12 +76,13 @@ final class DatabaseTarget {
       OutputMasking.hide(List.of(password));
     }
     String schema = options.schema == null ? OutboxSchema.DEFAULT_SCHEMA : options.schema;
+    OutboxTables tables;
     try {
-      OutboxSchema.requireSchemaName(schema);
+      tables = OutboxTables.of(schema, options.tablePrefix == null ? "" : options.tablePrefix);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(FlagNames.of(e.getMessage(), SCHEMA_FLAG));
+      throw new IllegalArgumentException(FlagNames.of(e.getMessage(), TABLES_FLAGS));
     }
-    DatabaseTarget target = new DatabaseTarget(url, user, password, schema);
+    DatabaseTarget target = new DatabaseTarget(url, user, password, tables);
     target.simpleDataSource(); // rejects a URL the driver cannot parse
     return target;
   }
@@ -89,7 +92,21 @@ final class DatabaseTarget {
   }
 
   String schema() {
-    return schema;
+    return tables.schema();
+  }
+
+  /** The schema and the table prefix. */
+  OutboxTables tables() {
+    return tables;
+  }
+
+  /**
+   * The outbox for the user: {@code schema billing}, or {@code schema billing, table prefix bill_}.
+   */
+  String describeOutbox() {
+    return "schema "
+        + tables.schema()
+        + (tables.tablePrefix().isEmpty() ? "" : ", table prefix " + tables.tablePrefix());
   }
 
   /** The JDBC URL with any password in it hidden. */
@@ -154,7 +171,8 @@ final class DatabaseTarget {
         + ", password "
         + (password == null ? "none" : "given")
         + ", schema="
-        + schema;
+        + tables.schema()
+        + (tables.tablePrefix().isEmpty() ? "" : ", table prefix=" + tables.tablePrefix());
   }
 
   private PGSimpleDataSource simpleDataSource() {

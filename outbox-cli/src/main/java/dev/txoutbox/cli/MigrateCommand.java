@@ -10,7 +10,8 @@ import picocli.CommandLine.Option;
     name = "migrate",
     mixinStandardHelpOptions = true,
     description = {
-      "Creates or upgrades the outbox tables in the schema (creating the schema if needed).",
+      "Creates or upgrades the outbox tables in the schema (creating the schema if needed),",
+      "every name after --table-prefix if one is given.",
       "Safe to run again, and from several processes at once."
     })
 final class MigrateCommand extends DatabaseCommand {
@@ -34,34 +35,31 @@ final class MigrateCommand extends DatabaseCommand {
   public Integer call() {
     DatabaseTarget target = target();
     DataSource ds = connect(target);
-    int applied = OutboxSchema.migrate(ds, target.schema());
+    int applied = OutboxSchema.migrate(ds, target.tables());
     out()
         .println(
-            "schema "
-                + target.schema()
+            target.describeOutbox()
                 + ": "
                 + applied
                 + " migration"
                 + (applied == 1 ? "" : "s")
                 + " applied");
     if (withNotifyTrigger) {
-      int trigger = OutboxSchema.migrateNotifyTrigger(ds, target.schema());
+      int trigger = OutboxSchema.migrateNotifyTrigger(ds, target.tables());
       out()
           .println(
-              "schema "
-                  + target.schema()
+              target.describeOutbox()
                   + ": NOTIFY trigger "
                   + (trigger == 0 ? "already installed" : "installed")
                   + " (channel "
-                  + OutboxSchema.notifyChannel(target.schema())
+                  + target.tables().notifyChannel()
                   + ")");
     }
     if (withOrderingIndex) {
-      int index = OutboxSchema.migrateOrderingIndex(ds, target.schema());
+      int index = OutboxSchema.migrateOrderingIndex(ds, target.tables());
       out()
           .println(
-              "schema "
-                  + target.schema()
+              target.describeOutbox()
                   + ": ordering index "
                   + (index == 0 ? "already installed" : "installed"));
     }

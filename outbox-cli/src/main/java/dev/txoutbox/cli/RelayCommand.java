@@ -319,7 +319,7 @@ final class RelayCommand extends DatabaseCommand {
       OutboxRelay.Builder builder =
           OutboxRelay.builder()
               .dataSource(pool)
-              .schema(target.schema())
+              .tables(target.tables())
               .publisher(broker)
               .config(config)
               .listenForNotifications(relay.listen);

@@ -2,6 +2,7 @@ package dev.txoutbox.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.txoutbox.OutboxStatus;
+import dev.txoutbox.schema.OutboxTables;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -27,14 +28,15 @@ final class StatusCommand extends DatabaseCommand {
   public Integer call() {
     DatabaseTarget target = target();
     OutboxStatus status = admin(target).status();
-    out().println(json ? json(target.schema(), status) : table(target.schema(), status));
+    out().println(json ? json(target.tables(), status) : table(target.tables(), status));
     return status.deadLetters() > 0 ? ExitCodes.DEAD_LETTERS : ExitCodes.OK;
   }
 
-  static String json(String schema, OutboxStatus status) {
+  /** The status as one JSON object; {@code table_prefix} only when the outbox has one. */
+  static String json(OutboxTables tables, OutboxStatus status) {
     ObjectNode o =
         Json.object()
-            .put("schema", schema)
+            .put("schema", tables.schema())
             .put("pending", status.pending())
             .put("due_now", status.dueNow())
             .put("dead_letters", status.deadLetters());
@@ -43,13 +45,18 @@ final class StatusCommand extends DatabaseCommand {
         .ifPresentOrElse(
             age -> o.put("oldest_pending_age_seconds", age.toMillis() / 1000.0),
             () -> o.putNull("oldest_pending_age_seconds"));
-    return Json.write(o.put("processed_last_minute", status.processedLastMinute()));
+    o.put("processed_last_minute", status.processedLastMinute());
+    if (!tables.tablePrefix().isEmpty()) {
+      o.put("table_prefix", tables.tablePrefix());
+    }
+    return Json.write(o);
   }
 
-  static String table(String schema, OutboxStatus status) {
+  static String table(OutboxTables tables, OutboxStatus status) {
     return String.join(
         System.lineSeparator(),
-        row("schema", schema),
+        row("schema", tables.schema()),
+        row("table prefix", tables.tablePrefix().isEmpty() ? "-" : tables.tablePrefix()),
         row("pending", Long.toString(status.pending())),
         row("due now", Long.toString(status.dueNow())),
         row("dead letters", Long.toString(status.deadLetters())),

@@ -65,6 +65,15 @@ final class TxoutboxCommand implements Callable<Integer> {
   String schema;
 
   @Option(
+      names = "--table-prefix",
+      scope = ScopeType.INHERIT,
+      paramLabel = "PREFIX",
+      description =
+          "The prefix of the outbox's table names (bill_ for bill_outbox_events), as given to"
+              + " 'migrate'. Default: none.")
+  String tablePrefix;
+
+  @Option(
       names = {"-v", "--verbose"},
       scope = ScopeType.INHERIT,
       description = "Debug logging, and stack traces with errors.")

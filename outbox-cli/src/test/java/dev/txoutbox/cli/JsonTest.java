@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.txoutbox.DeadLetter;
 import dev.txoutbox.DeadLetterGroup;
 import dev.txoutbox.OutboxStatus;
+import dev.txoutbox.schema.OutboxTables;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -22,7 +23,9 @@ class JsonTest {
 
   @Test
   void statusKeepsItsKeyOrderAndWritesAnAbsentAgeAsNull() {
-    assertThat(StatusCommand.json("billing", new OutboxStatus(5, 4, 3, Optional.empty(), 1830)))
+    assertThat(
+            StatusCommand.json(
+                OutboxTables.in("billing"), new OutboxStatus(5, 4, 3, Optional.empty(), 1830)))
         .isEqualTo(
             "{\"schema\":\"billing\",\"pending\":5,\"due_now\":4,\"dead_letters\":3,"
                 + "\"oldest_pending_age_seconds\":null,\"processed_last_minute\":1830}");
@@ -100,7 +103,8 @@ class JsonTest {
   }
 
   private static String age(Duration age) {
-    String json = StatusCommand.json("s", new OutboxStatus(1, 1, 0, Optional.of(age), 0));
+    String json =
+        StatusCommand.json(OutboxTables.in("s"), new OutboxStatus(1, 1, 0, Optional.of(age), 0));
     String key = "\"oldest_pending_age_seconds\":";
     int from = json.indexOf(key) + key.length();
     return json.substring(from, json.indexOf(',', from));

@@ -1,11 +1,11 @@
 package dev.txoutbox.schema;
 
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
-import org.jooq.conf.MappedSchema;
 import org.jooq.conf.RenderMapping;
 import org.jooq.conf.Settings;
 
@@ -15,8 +15,17 @@ import org.jooq.conf.Settings;
  *
  * <p>The migrations live in their own classpath location ({@value #LOCATION}) with their own Flyway
  * history table ({@value #HISTORY_TABLE}), so they never mix with the application's own migrations,
- * even in the same schema. The generated jOOQ classes name the schema {@value #MODEL_SCHEMA};
- * {@link #renderMapping(String)} renames it to the deployed schema at runtime.
+ * even in the same schema. The generated jOOQ classes ({@code dev.txoutbox.schema.model}, schema
+ * class {@code OutboxModel}) name the schema {@value #MODEL_SCHEMA}; {@link #renderMapping(String)}
+ * renames it to the deployed schema at runtime, and {@link OutboxTables#renderMapping()} also the
+ * tables to their prefixed names.
+ *
+ * <p>Every name the migrations create, the history tables included, follows the {@link
+ * OutboxTables#tablePrefix() table prefix} of the {@link OutboxTables} given, so several outboxes
+ * can share one schema. The prefix reaches the scripts as the Flyway placeholder {@code
+ * table_prefix}, written {@code /*{table_prefix}*}{@code /}: a comment to any other reader, so jOOQ
+ * generates the model from the same scripts and an application's own Flyway pointed at {@value
+ * #LOCATION} creates the unprefixed names.
  *
  * <p>This class is thread-safe: it holds no state.
  */
@@ -58,9 +67,6 @@ public final class OutboxSchema {
 
   /** Flyway history table of the opt-in NOTIFY trigger. */
   public static final String NOTIFY_HISTORY_TABLE = "outbox_notify_schema_history";
-
-  /** The NOTIFY channel of a schema is this prefix followed by the schema name. */
-  private static final String NOTIFY_CHANNEL_PREFIX = "txoutbox_";
 
   /**
    * Longest schema name accepted: 54 characters (bytes: names are ASCII), so that the NOTIFY
@@ -181,8 +187,8 @@ public final class OutboxSchema {
   private OutboxSchema() {}
 
   /**
-   * Creates or upgrades the outbox tables in {@code schema}, creating the schema if needed. Safe to
-   * call from several processes at once: Flyway serialises them with an advisory lock.
+   * Creates or upgrades the outbox tables in {@code schema}, creating the schema if needed; the
+   * same as {@code migrate(dataSource, OutboxTables.in(schema))}.
    *
    * @param dataSource where to migrate; a connection with the right to create tables
    * @param schema the target schema, a lower-case PostgreSQL identifier such as {@code billing}
@@ -192,70 +198,111 @@ public final class OutboxSchema {
    *     #requireSchemaName(String)})
    */
   public static int migrate(DataSource dataSource, String schema) {
-    return flyway(dataSource, schema, LOCATION, HISTORY_TABLE).migrate().migrationsExecuted;
+    return migrate(dataSource, OutboxTables.in(schema));
   }
 
   /**
-   * Installs the opt-in statement-level NOTIFY trigger on {@code schema.outbox_events}, for relays
-   * in other processes that use LISTEN/NOTIFY. Call after {@link #migrate(DataSource, String)}.
-   * Every inserting statement then notifies channel {@link #notifyChannel(String)}.
+   * Creates or upgrades the outbox tables at {@code tables}, creating the schema if needed. Every
+   * name the migrations create (tables, view, indexes, and the history table {@link
+   * OutboxTables#historyTable()}) starts with {@link OutboxTables#tablePrefix()}, so outboxes with
+   * different prefixes live side by side in one schema. Safe to call from several processes at
+   * once: Flyway serialises them with an advisory lock.
+   *
+   * @param dataSource where to migrate; a connection with the right to create tables
+   * @param tables the schema and the table prefix
+   * @return the number of migrations applied by this call (0 when already up to date)
+   * @throws NullPointerException if an argument is null
+   */
+  public static int migrate(DataSource dataSource, OutboxTables tables) {
+    return flyway(dataSource, tables, LOCATION, tables.historyTable()).migrate().migrationsExecuted;
+  }
+
+  /**
+   * Installs the opt-in NOTIFY trigger in {@code schema}; the same as {@code
+   * migrateNotifyTrigger(dataSource, OutboxTables.in(schema))}.
    *
    * @return the number of migrations applied by this call
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code schema} is not a valid schema name
    */
   public static int migrateNotifyTrigger(DataSource dataSource, String schema) {
-    return flyway(dataSource, schema, NOTIFY_LOCATION, NOTIFY_HISTORY_TABLE)
+    return migrateNotifyTrigger(dataSource, OutboxTables.in(schema));
+  }
+
+  /**
+   * Installs the opt-in statement-level NOTIFY trigger on the events table of {@code tables}, for
+   * relays in other processes that use LISTEN/NOTIFY. Call after {@link #migrate(DataSource,
+   * OutboxTables)}. Every inserting statement then notifies channel {@link
+   * OutboxTables#notifyChannel()}.
+   *
+   * @return the number of migrations applied by this call
+   * @throws NullPointerException if an argument is null
+   */
+  public static int migrateNotifyTrigger(DataSource dataSource, OutboxTables tables) {
+    return flyway(dataSource, tables, NOTIFY_LOCATION, tables.notifyHistoryTable())
         .migrate()
         .migrationsExecuted;
   }
 
   /**
-   * Installs the opt-in indexes that the relay's per-aggregate ordered mode needs, or upgrades
-   * them: {@value #ORDERING_INDEX} over pending rows and {@value #ORDERING_DEAD_LETTER_INDEX} over
-   * dead letters, both on {@code (aggregate_type, aggregate_id, seq)}. A relay in ordered mode
-   * refuses to start without them. Call after {@link #migrate(DataSource, String)}. Each index
-   * costs every insert one more entry, so only deployments that use ordered mode install them. The
-   * indexes are built with a plain {@code CREATE INDEX}, which holds back writers for the time of
-   * the build.
+   * Installs or upgrades the ordered mode's indexes in {@code schema}; the same as {@code
+   * migrateOrderingIndex(dataSource, OutboxTables.in(schema))}.
    *
    * @return the number of migrations applied by this call
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code schema} is not a valid schema name
    */
   public static int migrateOrderingIndex(DataSource dataSource, String schema) {
-    return flyway(dataSource, schema, ORDERING_LOCATION, ORDERING_HISTORY_TABLE)
+    return migrateOrderingIndex(dataSource, OutboxTables.in(schema));
+  }
+
+  /**
+   * Installs the opt-in indexes that the relay's per-aggregate ordered mode needs, or upgrades
+   * them: {@value #ORDERING_INDEX} over pending rows and {@value #ORDERING_DEAD_LETTER_INDEX} over
+   * dead letters (each after the table prefix), both on {@code (aggregate_type, aggregate_id,
+   * seq)}. A relay in ordered mode refuses to start without them. Call after {@link
+   * #migrate(DataSource, OutboxTables)}. Each index costs every insert one more entry, so only
+   * deployments that use ordered mode install them. The indexes are built with a plain {@code
+   * CREATE INDEX}, which holds back writers for the time of the build.
+   *
+   * @return the number of migrations applied by this call
+   * @throws NullPointerException if an argument is null
+   */
+  public static int migrateOrderingIndex(DataSource dataSource, OutboxTables tables) {
+    return flyway(dataSource, tables, ORDERING_LOCATION, tables.orderingHistoryTable())
         .migrate()
         .migrationsExecuted;
   }
 
   /**
-   * The NOTIFY channel the opt-in trigger signals for {@code schema}.
+   * The NOTIFY channel the opt-in trigger signals for {@code schema} without a table prefix: {@code
+   * txoutbox_<schema>}. See {@link OutboxTables#notifyChannel()}.
    *
    * @throws IllegalArgumentException if {@code schema} is not a valid schema name
    */
   public static String notifyChannel(String schema) {
-    return NOTIFY_CHANNEL_PREFIX + requireSchemaName(schema);
+    return OutboxTables.in(schema).notifyChannel();
   }
 
   /**
-   * A jOOQ render mapping that sends the generated model's schema to {@code schema}.
+   * A jOOQ render mapping that sends the generated model's schema to {@code schema}. See {@link
+   * OutboxTables#renderMapping()} for prefixed tables.
    *
    * @throws IllegalArgumentException if {@code schema} is not a valid schema name
    */
   public static RenderMapping renderMapping(String schema) {
-    return new RenderMapping()
-        .withSchemata(
-            new MappedSchema().withInput(MODEL_SCHEMA).withOutput(requireSchemaName(schema)));
+    return OutboxTables.in(schema).renderMapping();
   }
 
   /**
    * A copy of {@code settings} (or of jOOQ's defaults when null) that renders the outbox tables in
-   * {@code schema}. The caller's other settings are kept.
+   * {@code schema}. The caller's other settings are kept. See {@link
+   * OutboxTables#settings(Settings)} for prefixed tables.
+   *
+   * @throws IllegalArgumentException if {@code schema} is not a valid schema name
    */
   public static Settings withSchema(Settings settings, String schema) {
-    Settings copy = settings == null ? new Settings() : (Settings) settings.clone();
-    return copy.withRenderMapping(renderMapping(schema));
+    return OutboxTables.in(schema).settings(settings);
   }
 
   /**
@@ -286,7 +333,7 @@ public final class OutboxSchema {
           "schema must be at most "
               + MAX_SCHEMA_NAME_LENGTH
               + " characters, so that its NOTIFY channel "
-              + NOTIFY_CHANNEL_PREFIX
+              + OutboxTables.NOTIFY_CHANNEL_PREFIX
               + "<schema> fits PostgreSQL's 63-byte identifiers, but has "
               + schema.length()
               + ": '"
@@ -317,17 +364,28 @@ public final class OutboxSchema {
     return s.length() <= 80 ? s : s.substring(0, 80) + "…";
   }
 
+  /**
+   * The placeholder the migrations put before every name they create, written as a comment ({@code
+   * /*{table_prefix}*}{@code /}) so that the same scripts stay plain SQL: jOOQ's code generation
+   * reads them without a value, and a Flyway of the application's own that knows nothing of it
+   * creates the names without a prefix.
+   */
+  static final String TABLE_PREFIX_PLACEHOLDER = "table_prefix";
+
   private static Flyway flyway(
-      DataSource dataSource, String schema, String location, String historyTable) {
+      DataSource dataSource, OutboxTables tables, String location, String historyTable) {
     Objects.requireNonNull(dataSource, "dataSource");
-    requireSchemaName(schema);
+    Objects.requireNonNull(tables, "tables");
     return Flyway.configure(OutboxSchema.class.getClassLoader())
         .dataSource(dataSource)
         .locations(location)
         .table(historyTable)
-        .schemas(schema)
-        .defaultSchema(schema)
+        .schemas(tables.schema())
+        .defaultSchema(tables.schema())
         .createSchemas(true)
+        .placeholderPrefix("/*{")
+        .placeholderSuffix("}*/")
+        .placeholders(Map.of(TABLE_PREFIX_PLACEHOLDER, tables.tablePrefix()))
         // The schema may already hold the application's tables: start our history at zero
         // instead of refusing a non-empty schema.
         .baselineOnMigrate(true)

@@ -7,10 +7,10 @@
 -- in seq order and the waiting ones in time order, so an idle poll is one probe of each, however
 -- many events wait. Each row is in exactly one of the two, as it was in the one index before.
 
-CREATE INDEX outbox_events_ready_idx ON outbox_events (seq)
+CREATE INDEX /*{table_prefix}*/outbox_events_ready_idx ON /*{table_prefix}*/outbox_events (seq)
     WHERE processed_at IS NULL AND dead_lettered_at IS NULL AND retry_after IS NULL;
 
-CREATE INDEX outbox_events_waiting_idx ON outbox_events (retry_after)
+CREATE INDEX /*{table_prefix}*/outbox_events_waiting_idx ON /*{table_prefix}*/outbox_events (retry_after)
     WHERE processed_at IS NULL AND dead_lettered_at IS NULL AND retry_after IS NOT NULL;
 
-DROP INDEX outbox_events_pending_idx;
+DROP INDEX /*{table_prefix}*/outbox_events_pending_idx;

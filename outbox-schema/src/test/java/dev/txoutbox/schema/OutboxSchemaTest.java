@@ -3,7 +3,7 @@ package dev.txoutbox.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.txoutbox.schema.model.Outbox;
+import dev.txoutbox.schema.model.OutboxModel;
 import dev.txoutbox.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -43,7 +43,7 @@ class OutboxSchemaTest {
     // The Flyway history table is Flyway's, not part of the generated model.
     assertThat(live.remove(OutboxSchema.HISTORY_TABLE)).isNotNull();
     Map<String, List<String>> generated = new TreeMap<>();
-    for (Table<?> table : Outbox.OUTBOX.getTables()) {
+    for (Table<?> table : OutboxModel.OUTBOX_MODEL.getTables()) {
       List<String> columns = new ArrayList<>();
       for (Field<?> f : table.fields()) {
         columns.add(
@@ -61,7 +61,7 @@ class OutboxSchemaTest {
 
   @Test
   void primaryKeysCarryTheNamesOfTheDdl() throws SQLException {
-    assertThat(Outbox.OUTBOX.getTable("outbox_events").getPrimaryKey().getName())
+    assertThat(OutboxModel.OUTBOX_MODEL.getTable("outbox_events").getPrimaryKey().getName())
         .isEqualTo("outbox_events_pkey");
     try (Connection c = db.dataSource().getConnection();
         ResultSet rs = c.getMetaData().getPrimaryKeys(null, db.schema(), "outbox_events")) {

@@ -10,6 +10,7 @@ import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxStatus;
 import dev.txoutbox.internal.OutboxConditions;
 import dev.txoutbox.internal.json.Json;
+import dev.txoutbox.schema.OutboxTables;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -76,11 +77,22 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
       List.of(OUTBOX_EVENTS.DEAD_LETTERED_AT.desc(), OUTBOX_EVENTS.SEQ.desc());
 
   private final DSLContext dsl;
+  private final OutboxTables tables;
   private final Clock clock;
 
-  public DefaultOutboxAdmin(DSLContext dsl, Clock clock) {
+  /**
+   * @param dsl a context rendering the generated model onto {@code tables}
+   * @param tables what {@link #tables()} answers
+   */
+  public DefaultOutboxAdmin(DSLContext dsl, OutboxTables tables, Clock clock) {
     this.dsl = dsl;
+    this.tables = tables;
     this.clock = clock;
+  }
+
+  @Override
+  public OutboxTables tables() {
+    return tables;
   }
 
   @Override

@@ -5,7 +5,7 @@ import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
-import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.Publisher;
 import java.time.Duration;
@@ -38,7 +38,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
   }
 
   private final RelayConfig config;
-  private final String schema;
+  private final OutboxTables tables;
   private final OutboxAdmin admin;
   private final String metrics;
   private final Runnable closeWithRelay;
@@ -61,7 +61,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
 
   public DefaultOutboxRelay(RelayParts parts) {
     this.config = parts.config();
-    this.schema = parts.schema();
+    this.tables = parts.tables();
     this.admin = parts.admin();
     this.metrics = parts.metrics();
     this.closeWithRelay = parts.closeWithRelay();
@@ -69,10 +69,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
         parts.listenDataSource() == null
             ? null
             : new NotificationListener(
-                parts.listenDataSource(),
-                OutboxSchema.notifyChannel(schema),
-                this::wakeUp,
-                config.name());
+                parts.listenDataSource(), tables.notifyChannel(), this::wakeUp, config.name());
     this.publisherDescription = describe(parts.publisher());
     this.listener = new SafeListener(parts.listeners());
     this.cycle = new RelayCycle(parts.dsl(), parts.publisher(), config, parts.clock(), listener);
@@ -90,7 +87,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
     }
     try {
       RelayStore.requireTables(dsl);
-      RelayStore.requireOrderingIndexes(dsl, config.ordering());
+      RelayStore.requireOrderingIndexes(dsl, config.ordering(), tables);
     } catch (IllegalStateException missing) {
       state.set(State.NEW);
       throw new IllegalStateException("relay " + config.name() + " " + missing.getMessage());
@@ -99,11 +96,11 @@ public final class DefaultOutboxRelay implements OutboxRelay {
     log.info(
         "outbox relay {} starting on schema {}: {}; publisher {}; metrics {}; notifications {}",
         config.name(),
-        schema,
+        tables,
         config,
         publisherDescription,
         metrics,
-        notifications == null ? "off" : "on channel " + OutboxSchema.notifyChannel(schema));
+        notifications == null ? "off" : "on channel " + tables.notifyChannel());
     synchronized (workers) {
       for (int i = 1; i <= config.workers(); i++) {
         Thread t = new Thread(this::loop, "outbox-relay-" + config.name() + "-worker-" + i);
@@ -136,7 +133,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
 
   @Override
   public String schema() {
-    return schema;
+    return tables.schema();
   }
 
   @Override

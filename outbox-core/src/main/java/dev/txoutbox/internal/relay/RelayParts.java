@@ -3,6 +3,7 @@ package dev.txoutbox.internal.relay;
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.Publisher;
 import java.time.Clock;
 import java.util.List;
@@ -13,8 +14,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * What the relay's builder checked and hands to {@link DefaultOutboxRelay}.
  *
- * @param dsl the relay's context, rendering the outbox tables in {@code schema}
- * @param schema where the outbox is
+ * @param dsl the relay's context, rendering the generated model onto {@code tables}
+ * @param tables where the outbox is: schema and table prefix
  * @param admin admin operations on the same database, schema and clock
  * @param listeners the user's listeners, then the relay's own meters if any
  * @param closeWithRelay closed last by the relay's {@code close()}: its meters
@@ -23,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  */
 public record RelayParts(
     DSLContext dsl,
-    String schema,
+    OutboxTables tables,
     OutboxAdmin admin,
     Publisher publisher,
     RelayConfig config,

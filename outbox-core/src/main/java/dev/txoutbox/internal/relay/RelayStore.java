@@ -6,7 +6,7 @@ import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.internal.OutboxConditions;
 import dev.txoutbox.internal.json.Json;
-import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.OutboxMessage;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -74,13 +74,12 @@ final class RelayStore {
    *
    * @throws IllegalStateException naming the missing index and how to install it
    */
-  static void requireOrderingIndexes(DSLContext dsl, Ordering ordering) {
+  static void requireOrderingIndexes(DSLContext dsl, Ordering ordering, OutboxTables tables) {
     List<String> needed =
         switch (ordering) {
           case NONE -> List.of();
-          case PER_AGGREGATE_SKIP_DEAD_LETTERS -> List.of(OutboxSchema.ORDERING_INDEX);
-          case PER_AGGREGATE ->
-              List.of(OutboxSchema.ORDERING_INDEX, OutboxSchema.ORDERING_DEAD_LETTER_INDEX);
+          case PER_AGGREGATE_SKIP_DEAD_LETTERS -> List.of(tables.orderingIndex());
+          case PER_AGGREGATE -> List.of(tables.orderingIndex(), tables.orderingDeadLetterIndex());
         };
     if (needed.isEmpty()) {
       return;
@@ -106,8 +105,8 @@ final class RelayStore {
     }
     List<String> missing = needed.stream().filter(n -> !valid.contains(n)).toList();
     if (!missing.isEmpty()) {
-      String schema = table.contains(".") ? table.substring(0, table.indexOf('.')) : "public";
-      String plain = schema.replace("\"", "");
+      String plain = tables.schema();
+      String prefix = tables.tablePrefix();
       throw new IllegalStateException(
           "cannot start with ordering "
               + ordering
@@ -116,10 +115,16 @@ final class RelayStore {
               + " lacks the index "
               + String.join(" and ", missing)
               + " that the ordered claim walks. Install it with"
-              + " OutboxSchema.migrateOrderingIndex(dataSource, \""
+              + (prefix.isEmpty()
+                  ? " OutboxSchema.migrateOrderingIndex(dataSource, \"" + plain + "\")"
+                  : " OutboxSchema.migrateOrderingIndex(dataSource, OutboxTables.of(\""
+                      + plain
+                      + "\", \""
+                      + prefix
+                      + "\"))")
+              + " or `txoutbox migrate --schema "
               + plain
-              + "\") or `txoutbox migrate --schema "
-              + plain
+              + (prefix.isEmpty() ? "" : " --table-prefix " + prefix)
               + " --with-ordering-index` (either also upgrades the index of an earlier version)");
     }
   }

@@ -1,5 +1,6 @@
 package dev.txoutbox.internal.writer;
 
+import dev.txoutbox.schema.OutboxTables;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.jooq.DSLContext;
@@ -13,25 +14,31 @@ import org.jooq.impl.SQLDataType;
  * aggregate commit in the order of their {@code seq}: a second transaction writing the same
  * aggregate waits for the first to end before it takes its sequence numbers.
  *
- * <p>Aggregates are hashed onto {@value #SLOTS} lock slots per outbox schema, so a transaction
- * holds at most {@value #SLOTS} of these locks however many aggregates it writes (PostgreSQL's lock
- * table has room for {@code max_locks_per_transaction} × {@code max_connections} locks, 6,400 by
- * default). Each call takes the slots it needs in ascending order in one statement, so transactions
- * that each write through one call never deadlock. Two aggregates can share a slot; their writers
- * then wait for each other although they need not.
+ * <p>Aggregates are hashed onto {@value #SLOTS} lock slots per outbox (schema and table prefix), so
+ * a transaction holds at most {@value #SLOTS} of these locks however many aggregates it writes
+ * (PostgreSQL's lock table has room for {@code max_locks_per_transaction} × {@code max_connections}
+ * locks, 6,400 by default). Each call takes the slots it needs in ascending order in one statement,
+ * so transactions that each write through one call never deadlock. Two aggregates can share a slot;
+ * their writers then wait for each other although they need not.
  *
  * <p>The locks are {@code pg_advisory_xact_lock(key1, key2)} with {@code key1} a hash of the schema
- * name and {@code key2} the slot: the two-key space, apart from the one-key ({@code bigint}) space.
+ * name (and of the table prefix, if any) and {@code key2} the slot: the two-key space, apart from
+ * the one-key ({@code bigint}) space.
  */
 final class AggregateLocks {
 
-  /** Lock slots per outbox schema: at most this many advisory locks per transaction. */
+  /** Lock slots per outbox: at most this many advisory locks per transaction. */
   static final int SLOTS = 256;
 
   private final int namespace;
 
-  AggregateLocks(String schema) {
-    this.namespace = (int) fnv1a64("txoutbox\0" + schema);
+  AggregateLocks(OutboxTables tables) {
+    // Without a prefix, the hash of earlier versions: writers of both versions share the slots.
+    String outbox =
+        tables.tablePrefix().isEmpty()
+            ? tables.schema()
+            : tables.schema() + "\0" + tables.tablePrefix();
+    this.namespace = (int) fnv1a64("txoutbox\0" + outbox);
   }
 
   /** Takes the slots of every aggregate in {@code rows}, in ascending slot order. */

@@ -6,7 +6,7 @@ import dev.txoutbox.HeadersProvider;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.PayloadSerializer;
-import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.schema.OutboxTables;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
@@ -72,7 +72,7 @@ public final class DefaultOutbox implements Outbox {
   private final CommitWakeUp wakeUp;
 
   public DefaultOutbox(
-      String schema,
+      OutboxTables tables,
       @Nullable PayloadSerializer serializer,
       HeadersProvider headersProvider,
       boolean allowAutoCommit,
@@ -80,12 +80,11 @@ public final class DefaultOutbox implements Outbox {
       boolean lockPerAggregate,
       int maxPayloadBytes,
       List<Runnable> afterCommit) {
-    this.table =
-        DSL.table(DSL.name(OutboxSchema.requireSchemaName(schema), OUTBOX_EVENTS.getName()));
+    this.table = DSL.table(DSL.name(tables.schema(), tables.eventsTable()));
     this.validator = new EventValidator(serializer, headersProvider, maxPayloadBytes);
     this.allowAutoCommit = allowAutoCommit;
     this.externallyManagedTransactions = externallyManagedTransactions;
-    this.locks = lockPerAggregate ? new AggregateLocks(schema) : null;
+    this.locks = lockPerAggregate ? new AggregateLocks(tables) : null;
     this.wakeUp = new CommitWakeUp(afterCommit);
   }
 

@@ -5,6 +5,7 @@ import dev.txoutbox.DeadLetterGroup;
 import dev.txoutbox.DeadLetterSelector;
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxStatus;
+import dev.txoutbox.schema.OutboxTables;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -29,6 +30,11 @@ final class CountingAdmin implements OutboxAdmin {
 
   CountingAdmin(Supplier<OutboxStatus> status) {
     this.status = status;
+  }
+
+  @Override
+  public OutboxTables tables() {
+    throw unused();
   }
 
   static CountingAdmin fixed(OutboxStatus status) {
