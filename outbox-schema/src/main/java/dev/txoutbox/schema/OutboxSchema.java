@@ -214,7 +214,7 @@ public final class OutboxSchema {
    * @throws NullPointerException if an argument is null
    */
   public static int migrate(DataSource dataSource, OutboxTables tables) {
-    return flyway(dataSource, tables, LOCATION, tables.historyTable()).migrate().migrationsExecuted;
+    return run(dataSource, tables, LOCATION, tables.historyTable());
   }
 
   /**
@@ -239,9 +239,7 @@ public final class OutboxSchema {
    * @throws NullPointerException if an argument is null
    */
   public static int migrateNotifyTrigger(DataSource dataSource, OutboxTables tables) {
-    return flyway(dataSource, tables, NOTIFY_LOCATION, tables.notifyHistoryTable())
-        .migrate()
-        .migrationsExecuted;
+    return run(dataSource, tables, NOTIFY_LOCATION, tables.notifyHistoryTable());
   }
 
   /**
@@ -269,9 +267,7 @@ public final class OutboxSchema {
    * @throws NullPointerException if an argument is null
    */
   public static int migrateOrderingIndex(DataSource dataSource, OutboxTables tables) {
-    return flyway(dataSource, tables, ORDERING_LOCATION, tables.orderingHistoryTable())
-        .migrate()
-        .migrationsExecuted;
+    return run(dataSource, tables, ORDERING_LOCATION, tables.orderingHistoryTable());
   }
 
   /**
@@ -371,6 +367,17 @@ public final class OutboxSchema {
    * creates the names without a prefix.
    */
   static final String TABLE_PREFIX_PLACEHOLDER = "table_prefix";
+
+  /**
+   * Migrates {@code location}, after bringing the history rows that earlier snapshots wrote up to
+   * today's checksums (see {@link EarlierChecksums}).
+   */
+  private static int run(
+      DataSource dataSource, OutboxTables tables, String location, String historyTable) {
+    Flyway flyway = flyway(dataSource, tables, location, historyTable);
+    EarlierChecksums.realign(dataSource, tables, location, historyTable);
+    return flyway.migrate().migrationsExecuted;
+  }
 
   private static Flyway flyway(
       DataSource dataSource, OutboxTables tables, String location, String historyTable) {
