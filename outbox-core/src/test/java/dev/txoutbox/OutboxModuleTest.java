@@ -13,6 +13,8 @@ import com.google.inject.Singleton;
 import com.google.inject.multibindings.Multibinder;
 import com.google.inject.name.Names;
 import dev.txoutbox.guice.OutboxModule;
+import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.testing.RecordingPublisher;
@@ -236,6 +238,47 @@ class OutboxModuleTest {
               }
             });
     assertWakesTheRelay(injector, injector.getInstance(DSLContext.class), publisher);
+  }
+
+  @Test
+  void aTablePrefixReachesTheWriterTheRelayAndTheAdmin() throws Exception {
+    OutboxTables tables = OutboxTables.of(db.schema(), "mod_");
+    OutboxSchema.migrate(db.dataSource(), tables);
+    RecordingPublisher publisher = new RecordingPublisher();
+    Injector injector =
+        injector(
+            OutboxModule.builder()
+                .tables(tables)
+                .bindDslContext()
+                .relay(pollingEveryFiveMinutes())
+                .build(),
+            publisher);
+    Outbox outbox = injector.getInstance(Outbox.class);
+    OutboxRelay relay = injector.getInstance(OutboxRelay.class);
+    try {
+      UUID id =
+          injector
+              .getInstance(DSLContext.class)
+              .transactionResult(
+                  tx -> outbox.record(tx.dsl(), "order", "p", "order.created", "{}"));
+      assertThat(injector.getInstance(OutboxAdmin.class).pendingCount()).isEqualTo(1);
+      assertThat(
+              DSL.using(db.dataSource(), SQLDialect.POSTGRES)
+                  .fetchCount(DSL.table(DSL.name(db.schema(), "mod_outbox_events"))))
+          .isEqualTo(1);
+
+      assertThat(relay.drain().published()).containsExactly(id);
+      assertThat(injector.getInstance(OutboxAdmin.class).pendingCount()).isZero();
+    } finally {
+      relay.close();
+    }
+  }
+
+  @Test
+  void anInvalidTablePrefixIsRefusedWhenTheModuleIsBuilt() {
+    assertThatThrownBy(() -> OutboxModule.builder().tablePrefix("Bill-").build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tablePrefix");
   }
 
   @Test

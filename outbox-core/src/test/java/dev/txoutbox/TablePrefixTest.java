@@ -8,6 +8,7 @@ import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.testing.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -47,7 +48,7 @@ class TablePrefixTest {
     return tables;
   }
 
-  private OutboxRelay relay(String name, OutboxTables tables, ScriptedPublisher publisher) {
+  private OutboxRelay relay(String name, OutboxTables tables, RecordingPublisher publisher) {
     OutboxRelay relay =
         OutboxRelay.builder()
             .dataSource(db.dataSource())
@@ -74,7 +75,7 @@ class TablePrefixTest {
   @Test
   void writerRelayAndAdminAllWorkThroughThePrefix() throws InterruptedException {
     OutboxTables tables = migrated("bill_");
-    ScriptedPublisher publisher = new ScriptedPublisher();
+    RecordingPublisher publisher = new RecordingPublisher();
     OutboxRelay relay = relay("bill", tables, publisher);
     Outbox outbox = Outbox.builder().relay(relay).build();
 
@@ -82,7 +83,7 @@ class TablePrefixTest {
     assertThat(relay.admin().tables()).isEqualTo(tables);
     assertThat(relay.admin().pendingCount()).isEqualTo(3);
     assertThat(relay.runOnce()).isEqualTo(3);
-    assertThat(publisher.acknowledged).extracting(OutboxMessage::id).containsExactlyElementsOf(ids);
+    assertThat(publisher.published()).extracting(OutboxMessage::id).containsExactlyElementsOf(ids);
     assertThat(relay.admin().pendingCount()).isZero();
     assertThat(
             OutboxAdmin.builder()
@@ -109,8 +110,8 @@ class TablePrefixTest {
   void twoOutboxesWithDifferentPrefixesInOneSchemaStayIndependent() throws InterruptedException {
     OutboxTables a = migrated("a_");
     OutboxTables b = migrated("b_");
-    ScriptedPublisher toA = new ScriptedPublisher();
-    ScriptedPublisher toB = new ScriptedPublisher();
+    RecordingPublisher toA = new RecordingPublisher();
+    RecordingPublisher toB = new RecordingPublisher();
     OutboxRelay relayA = relay("a", a, toA);
     OutboxRelay relayB = relay("b", b, toB);
     List<UUID> idsA = write(Outbox.builder().relay(relayA).build(), "x", 2);
@@ -121,13 +122,13 @@ class TablePrefixTest {
     assertThat(relayA.runOnce()).isEqualTo(2);
     assertThat(relayB.runOnce()).isEqualTo(1);
     assertThat(relayA.runOnce()).isZero();
-    assertThat(toA.acknowledged).extracting(OutboxMessage::id).containsExactlyElementsOf(idsA);
-    assertThat(toB.acknowledged).extracting(OutboxMessage::id).containsExactlyElementsOf(idsB);
+    assertThat(toA.published()).extracting(OutboxMessage::id).containsExactlyElementsOf(idsA);
+    assertThat(toB.published()).extracting(OutboxMessage::id).containsExactlyElementsOf(idsB);
   }
 
   @Test
   void aWriterOfTheRelayMustNotNameAnotherPrefix() {
-    OutboxRelay relay = relay("mismatch", migrated("a_"), new ScriptedPublisher());
+    OutboxRelay relay = relay("mismatch", migrated("a_"), new RecordingPublisher());
     assertThatThrownBy(() -> Outbox.builder().relay(relay).tablePrefix("b_").build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessage(
@@ -145,7 +146,7 @@ class TablePrefixTest {
         OutboxRelay.builder()
             .dataSource(db.dataSource())
             .tables(tables)
-            .publisher(new ScriptedPublisher())
+            .publisher(new RecordingPublisher())
             .config(RelayConfig.builder().name("ordered").ordering(Ordering.PER_AGGREGATE).build())
             .build();
     closeLast.add(0, relay);
@@ -171,7 +172,7 @@ class TablePrefixTest {
         OutboxRelay.builder()
             .dataSource(db.dataSource())
             .tables(tables)
-            .publisher(new ScriptedPublisher())
+            .publisher(new RecordingPublisher())
             .metrics(OutboxMetrics.builder(registry).refreshInterval(Duration.ofMillis(20)).build())
             .config(RelayConfig.builder().name("gauged").build())
             .build();
@@ -189,7 +190,7 @@ class TablePrefixTest {
   void theNotifyTriggerOfThePrefixWakesTheRelay() {
     OutboxTables tables = migrated("bill_");
     OutboxSchema.migrateNotifyTrigger(db.dataSource(), tables);
-    ScriptedPublisher publisher = new ScriptedPublisher();
+    RecordingPublisher publisher = new RecordingPublisher();
     OutboxRelay relay =
         OutboxRelay.builder()
             .dataSource(db.dataSource())
@@ -223,9 +224,7 @@ class TablePrefixTest {
     Outbox elsewhere = Outbox.builder().tables(tables).build();
     for (int i = 0; i < 2; i++) {
       UUID id = write(elsewhere, "n", 1).get(0);
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> publisher.acknowledgements.containsKey(id));
+      await().atMost(Duration.ofSeconds(30)).until(() -> publisher.publishCounts().containsKey(id));
     }
   }
 }

@@ -15,6 +15,7 @@ import dev.txoutbox.RelayListener;
 import dev.txoutbox.RoutingPublisher;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.Publisher;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.annotation.Annotation;
@@ -108,7 +109,7 @@ public final class OutboxModule extends AbstractModule {
     this.keys = b.keys;
     this.options =
         new OutboxWiring.Options(
-            b.schema,
+            OutboxTables.of(b.schema, b.tablePrefix),
             b.writerOnly ? null : b.relayConfig,
             b.relayMetrics,
             b.bindDslContext,
@@ -158,6 +159,7 @@ public final class OutboxModule extends AbstractModule {
   /** Configures an {@link OutboxModule}. Not thread-safe. */
   public static final class Builder {
     private String schema = OutboxSchema.DEFAULT_SCHEMA;
+    private String tablePrefix = "";
     private RelayConfig relayConfig = RelayConfig.defaults();
     private boolean relayGiven;
     private boolean writerOnly;
@@ -173,6 +175,24 @@ public final class OutboxModule extends AbstractModule {
     /** The schema holding the outbox tables. Defaults to {@code public}. */
     public Builder schema(String schema) {
       this.schema = Objects.requireNonNull(schema, "schema");
+      return this;
+    }
+
+    /**
+     * The prefix of every outbox table name in the {@link #schema(String) schema}, as given to
+     * {@link OutboxSchema#migrate(DataSource, OutboxTables)}; the writer, the relay and the admin
+     * all use it. Defaults to none.
+     */
+    public Builder tablePrefix(String tablePrefix) {
+      this.tablePrefix = Objects.requireNonNull(tablePrefix, "tablePrefix");
+      return this;
+    }
+
+    /** The schema and the table prefix at once; see {@link #schema} and {@link #tablePrefix}. */
+    public Builder tables(OutboxTables tables) {
+      Objects.requireNonNull(tables, "tables");
+      this.schema = tables.schema();
+      this.tablePrefix = tables.tablePrefix();
       return this;
     }
 
@@ -283,7 +303,8 @@ public final class OutboxModule extends AbstractModule {
     /**
      * Checks the settings and makes the module.
      *
-     * @throws IllegalArgumentException if the schema is not a valid name
+     * @throws IllegalArgumentException if the schema or the table prefix is not valid (the message
+     *     names the field and the limit)
      * @throws IllegalStateException if settings contradict each other: {@link #relay(RelayConfig)
      *     relay(...)}, {@link #metrics(OutboxMetrics) metrics(...)} or {@link
      *     #withoutCommitWakeUp()} on a {@link #writerOnly()} module (all three are about the
@@ -291,7 +312,7 @@ public final class OutboxModule extends AbstractModule {
      *     the wake-up)
      */
     public OutboxModule build() {
-      OutboxSchema.requireSchemaName(schema);
+      OutboxTables.of(schema, tablePrefix);
       if (writerOnly) {
         requireNoRelaySetting(metrics, "metrics(...)");
         requireNoRelaySetting(relayGiven, "relay(...)");

@@ -11,6 +11,7 @@ import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.PayloadSerializer;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.Publisher;
 import java.util.Optional;
 import java.util.Set;
@@ -34,7 +35,7 @@ final class OutboxWiring {
 
   /** The settings of the module; see {@link OutboxModule.Builder}. */
   record Options(
-      String schema,
+      OutboxTables tables,
       @Nullable RelayConfig relayConfig,
       UnaryOperator<OutboxRelay.Builder> relayMetrics,
       boolean bindDslContext,
@@ -90,7 +91,7 @@ final class OutboxWiring {
   }
 
   Outbox outbox() {
-    Outbox.Builder builder = Outbox.builder().schema(settings.schema());
+    Outbox.Builder builder = Outbox.builder().tables(settings.tables());
     serializer.get().ifPresent(builder::payloadSerializer);
     headers.get().ifPresent(builder::headersProvider);
     if (settings.relayConfig() != null && settings.commitWakeUp()) {
@@ -105,8 +106,11 @@ final class OutboxWiring {
     }
     Optional<DataSource> ds = dataSource.get();
     return ds.isPresent()
-        ? OutboxAdmin.create(ds.get(), settings.schema())
-        : OutboxAdmin.create(dsl.get().orElseThrow(this::missingDatabase), settings.schema());
+        ? OutboxAdmin.builder().dataSource(ds.get()).tables(settings.tables()).build()
+        : OutboxAdmin.builder()
+            .dsl(dsl.get().orElseThrow(this::missingDatabase))
+            .tables(settings.tables())
+            .build();
   }
 
   OutboxRelay relay() {
@@ -117,7 +121,7 @@ final class OutboxWiring {
     }
     OutboxRelay.Builder builder =
         OutboxRelay.builder()
-            .schema(settings.schema())
+            .tables(settings.tables())
             .config(config)
             .publisher(publisher.get().orElseThrow(this::missingPublisher));
     Optional<DataSource> ds = dataSource.get();
