@@ -82,6 +82,9 @@ final class ProducerSettings {
     // relay's batch is already the unit of batching: Kafka 4's default linger.ms=5 only delays that
     // acknowledgement (8.3-8.6 ms instead of 1.9-2.3 ms per batch of 100; see the README).
     config.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 0);
+    // A relay batch of 500 is ~150 KB over a few partitions: in Kafka's 16 KiB batches it took 5.1
+    // ms to acknowledge, in 64 KiB batches 3.6 ms (see the README).
+    config.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, 65_536);
     if (!config.containsKey(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)) {
       long linger = number(config, ProducerConfig.LINGER_MS_CONFIG);
       if (!config.containsKey(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG)) {

@@ -22,6 +22,7 @@ class ProducerSettingsTest {
         .containsEntry("acks", "all")
         .containsEntry("max.in.flight.requests.per.connection", 1)
         .containsEntry("linger.ms", 0)
+        .containsEntry("batch.size", 65_536)
         .containsEntry("max.block.ms", 30_000L)
         .containsEntry("delivery.timeout.ms", 30_000);
   }
