@@ -213,6 +213,30 @@ class OutboxRelayTest {
   }
 
   @Test
+  void anEventDelayedAWeekIsDueAtItsTimeAndNotBefore() throws Exception {
+    TestClock clock = TestClock.now();
+    Instant dueAt = clock.instant().plus(Duration.ofDays(7));
+    UUID id =
+        dsl.transactionResult(
+            tx ->
+                outbox.record(
+                    tx.dsl(),
+                    OutboxEvent.builder("order", "reminder", "order.remind")
+                        .payload("{}")
+                        .notBefore(dueAt)
+                        .build()));
+    RecordingPublisher publisher = new RecordingPublisher();
+    OutboxRelay relay = relay(publisher, RelayConfig.defaults(), clock);
+
+    assertThat(relay.drain().published()).isEmpty();
+    clock.set(dueAt.minusMillis(1));
+    assertThat(relay.drain().published()).isEmpty();
+    clock.set(dueAt);
+    assertThat(relay.drain().published()).containsExactly(id);
+    publisher.assertPublished().containsExactlyIds(id);
+  }
+
+  @Test
   void drainStopsWhenTheBrokerIsUnavailableLeavingEventsPendingAtNoAttempt() throws Exception {
     List<UUID> ids = writeEach(4, "outage");
     RecordingPublisher publisher =
