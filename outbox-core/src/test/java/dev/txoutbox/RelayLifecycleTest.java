@@ -67,6 +67,18 @@ class RelayLifecycleTest {
   }
 
   @Test
+  void aNullTimeoutIsRefusedBeforeTheRelayIsMarkedClosed() throws Exception {
+    OutboxRelay relay = relay("null-timeout");
+    relay.start();
+
+    assertThatThrownBy(() -> relay.close(null)).isInstanceOf(NullPointerException.class);
+    assertThat(relay.isRunning()).as("still running: nothing was closed").isTrue();
+
+    relay.close();
+    assertThat(relay.awaitTermination(Duration.ZERO)).isTrue();
+  }
+
+  @Test
   void closeOnShutdownIsIdempotentAndRefusedOnceClosed() {
     OutboxRelay relay = relay("hooked");
     assertThat(relay.closeOnShutdown()).isSameAs(relay);

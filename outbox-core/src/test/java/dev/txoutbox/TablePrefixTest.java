@@ -107,6 +107,28 @@ class TablePrefixTest {
   }
 
   @Test
+  void aRelayWhosePrefixedTableIsMissingSaysHowToMigrateThatPrefix() {
+    OutboxRelay relay =
+        OutboxRelay.builder()
+            .dataSource(db.dataSource())
+            .schema(db.schema())
+            .tablePrefix("absent_")
+            .publisher(new RecordingPublisher())
+            .build();
+
+    assertThatThrownBy(relay::start)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("absent_outbox_events")
+        .hasMessageContaining(
+            "OutboxSchema.migrate(dataSource, OutboxTables.of(\""
+                + db.schema()
+                + "\", \"absent_\"))")
+        .hasMessageContaining(
+            "`txoutbox migrate --schema " + db.schema() + " --table-prefix absent_`");
+    assertThat(relay.isRunning()).isFalse();
+  }
+
+  @Test
   void twoOutboxesWithDifferentPrefixesInOneSchemaStayIndependent() throws InterruptedException {
     OutboxTables a = migrated("a_");
     OutboxTables b = migrated("b_");

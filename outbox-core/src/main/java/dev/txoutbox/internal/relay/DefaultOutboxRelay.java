@@ -86,7 +86,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
           "relay " + config.name() + " must be NEW to start but was " + state.get());
     }
     try {
-      RelayStore.requireTables(dsl);
+      RelayStore.requireTables(dsl, tables);
       RelayStore.requireOrderingIndexes(dsl, config.ordering(), tables);
     } catch (IllegalStateException missing) {
       state.set(State.NEW);
@@ -204,6 +204,10 @@ public final class DefaultOutboxRelay implements OutboxRelay {
     if (shutdownHook.compareAndSet(null, hook)) {
       // Throws IllegalStateException itself when the JVM is already shutting down.
       Runtime.getRuntime().addShutdownHook(hook);
+      if (state.get() == State.CLOSED) {
+        // close() ran between the check above and the registration, and found no hook to remove.
+        removeShutdownHook();
+      }
     }
     return this;
   }
@@ -301,10 +305,23 @@ public final class DefaultOutboxRelay implements OutboxRelay {
 
   @Override
   public void close(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
     State previous = state.getAndSet(State.CLOSED);
     if (previous == State.CLOSED) {
       return;
     }
+    try {
+      stopWorkers(timeout);
+    } finally {
+      // Whatever failed above, the relay is closed: waiters return and the hook goes.
+      removeShutdownHook();
+      terminated.countDown();
+    }
+    log.info("outbox relay {} closed", config.name());
+  }
+
+  /** Stops and joins the workers, then closes what was made with the relay. */
+  private void stopWorkers(Duration timeout) {
     stopping = true;
     if (notifications != null) {
       notifications.close();
@@ -355,12 +372,9 @@ public final class DefaultOutboxRelay implements OutboxRelay {
     } catch (RuntimeException e) {
       log.warn("relay {}: closing its meters failed", config.name(), e);
     }
-    removeShutdownHook();
-    terminated.countDown();
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
-    log.info("outbox relay {} closed", config.name());
   }
 
   /** Unregisters the hook of {@link #closeOnShutdown()}, unless the hook is what is closing us. */

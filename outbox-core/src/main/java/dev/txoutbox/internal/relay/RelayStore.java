@@ -46,26 +46,42 @@ final class RelayStore {
    *
    * @throws IllegalStateException if the table or its schema does not exist
    */
-  static void requireTables(DSLContext dsl) {
+  static void requireTables(DSLContext dsl, OutboxTables tables) {
     try {
       dsl.selectOne().from(OUTBOX_EVENTS).limit(0).fetch();
     } catch (DataAccessException e) {
       String state = e.sqlState();
       if ("42P01".equals(state) || "3F000".equals(state)) {
-        String table = dsl.render(OUTBOX_EVENTS);
-        String schema = table.contains(".") ? table.substring(0, table.indexOf('.')) : "public";
         throw new IllegalStateException(
             "cannot start: table "
-                + table
-                + " does not exist. Create it with OutboxSchema.migrate(dataSource, "
-                + schema
-                + ") or `txoutbox migrate --schema "
-                + schema.replace("\"", "")
-                + "`, or give the relay the schema that holds it",
+                + dsl.render(OUTBOX_EVENTS)
+                + " does not exist. Create it with "
+                + howToMigrate(tables, "migrate", "")
+                + ", or give the relay the schema and table prefix that hold it",
             e);
       }
       log.warn("could not check the outbox table at start; carrying on: {}", e.toString());
     }
+  }
+
+  /**
+   * The call and the CLI command that install what {@code method} of {@code OutboxSchema} installs
+   * for {@code tables}, as an error message shows them: {@code OutboxSchema.migrate(..) or
+   * `txoutbox migrate --schema ..`}, with the prefix when there is one.
+   */
+  private static String howToMigrate(OutboxTables tables, String method, String cliFlag) {
+    String schema = tables.schema();
+    String prefix = tables.tablePrefix();
+    return "OutboxSchema."
+        + method
+        + (prefix.isEmpty()
+            ? "(dataSource, \"" + schema + "\")"
+            : "(dataSource, OutboxTables.of(\"" + schema + "\", \"" + prefix + "\"))")
+        + " or `txoutbox migrate --schema "
+        + schema
+        + (prefix.isEmpty() ? "" : " --table-prefix " + prefix)
+        + cliFlag
+        + "`";
   }
 
   /**
@@ -105,8 +121,6 @@ final class RelayStore {
     }
     List<String> missing = needed.stream().filter(n -> !valid.contains(n)).toList();
     if (!missing.isEmpty()) {
-      String plain = tables.schema();
-      String prefix = tables.tablePrefix();
       throw new IllegalStateException(
           "cannot start with ordering "
               + ordering
@@ -114,18 +128,9 @@ final class RelayStore {
               + table
               + " lacks the index "
               + String.join(" and ", missing)
-              + " that the ordered claim walks. Install it with"
-              + (prefix.isEmpty()
-                  ? " OutboxSchema.migrateOrderingIndex(dataSource, \"" + plain + "\")"
-                  : " OutboxSchema.migrateOrderingIndex(dataSource, OutboxTables.of(\""
-                      + plain
-                      + "\", \""
-                      + prefix
-                      + "\"))")
-              + " or `txoutbox migrate --schema "
-              + plain
-              + (prefix.isEmpty() ? "" : " --table-prefix " + prefix)
-              + " --with-ordering-index` (either also upgrades the index of an earlier version)");
+              + " that the ordered claim walks. Install it with "
+              + howToMigrate(tables, "migrateOrderingIndex", " --with-ordering-index")
+              + " (either also upgrades the index of an earlier version)");
     }
   }
 
