@@ -2,16 +2,13 @@ package dev.txoutbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.txoutbox.testing.OutboxTestDatabase;
 import dev.txoutbox.testing.RecordingPublisher;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -91,37 +88,46 @@ class RelayLifecycleTest {
 
   @Test
   void aMainThatOnlyStartsTheRelayExitsAtOnceBecauseItsWorkersAreDaemons() throws Exception {
-    Process child = launch("start-only");
-    List<String> lines = readAll(child);
-    assertThat(child.waitFor(60, TimeUnit.SECONDS)).as("the JVM exits by itself").isTrue();
-    assertThat(child.exitValue()).isZero();
-    assertThat(lines).contains(RelayMain.STARTED);
+    Path output = Files.createTempFile("relay-main", ".log");
+    Process child = launch("start-only", output);
+    try {
+      assertThat(child.waitFor(60, TimeUnit.SECONDS)).as("the JVM exits by itself").isTrue();
+      assertThat(child.exitValue()).isZero();
+      assertThat(Files.readAllLines(output)).contains(RelayMain.STARTED);
+    } finally {
+      child.destroyForcibly();
+      Files.deleteIfExists(output);
+    }
   }
 
   @Test
   void aMainAwaitingTerminationStaysUpUntilSigtermThenTheHookClosesTheRelay() throws Exception {
-    Process child = launch("await");
-    BufferedReader out =
-        new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-    List<String> lines = new ArrayList<>();
-    String line;
-    while ((line = out.readLine()) != null && !line.equals(RelayMain.AWAITING)) {
-      lines.add(line);
-    }
-    assertThat(line).as("the child got to awaitTermination(); output: %s", lines).isNotNull();
-    assertThat(child.isAlive()).isTrue();
+    Path output = Files.createTempFile("relay-main", ".log");
+    Process child = launch("await", output);
+    try {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> Files.readAllLines(output).contains(RelayMain.AWAITING) || !child.isAlive());
+      assertThat(Files.readAllLines(output))
+          .as("the child got to awaitTermination()")
+          .contains(RelayMain.AWAITING);
+      assertThat(child.isAlive()).isTrue();
 
-    child.toHandle().destroy(); // SIGTERM, leaving our end of its output open
-    while ((line = out.readLine()) != null) {
-      lines.add(line);
+      child.toHandle().destroy(); // SIGTERM
+      assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(Files.readAllLines(output))
+          .as("the shutdown hook closed the relay")
+          .anyMatch(l -> l.contains("outbox relay lifecycle-child closed"));
+    } finally {
+      child.destroyForcibly();
+      Files.deleteIfExists(output);
     }
-    assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(lines)
-        .as("the shutdown hook closed the relay")
-        .anyMatch(l -> l.contains("outbox relay lifecycle-child closed"));
   }
 
-  private Process launch(String mode) throws Exception {
+  /**
+   * A child JVM running {@link RelayMain} in {@code mode}, its output and errors to {@code output}.
+   */
+  private Process launch(String mode, Path output) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     return new ProcessBuilder(
             java,
@@ -132,18 +138,7 @@ class RelayLifecycleTest {
             db.jdbcUrl(),
             db.schema())
         .redirectErrorStream(true)
+        .redirectOutput(output.toFile())
         .start();
-  }
-
-  private static List<String> readAll(Process child) throws Exception {
-    List<String> lines = new ArrayList<>();
-    try (BufferedReader out =
-        new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-      String line;
-      while ((line = out.readLine()) != null) {
-        lines.add(line);
-      }
-    }
-    return lines;
   }
 }
