@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.txoutbox.testing.TestDatabase;
 import java.util.List;
+import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -40,13 +41,19 @@ class EarlierChecksumsTest {
     }
   }
 
+  /**
+   * The schema as a snapshot before the table prefix left it: its own scripts (kept as they were in
+   * src/test/resources/db/earlier-snapshot), run by Flyway with the same history tables.
+   */
   @Test
-  void historyRowsWithAnEarlierSnapshotsChecksumsAreBroughtUpToDate() {
-    OutboxSchema.migrate(db.dataSource(), db.schema());
-    OutboxSchema.migrateNotifyTrigger(db.dataSource(), db.schema());
-    OutboxSchema.migrateOrderingIndex(db.dataSource(), db.schema());
+  void aSchemaMigratedByTheScriptsBeforeThePrefixMigratesAgainWithoutRepair() {
+    earlierSnapshot("outbox", OutboxSchema.HISTORY_TABLE);
+    earlierSnapshot("outbox-notify", OutboxSchema.NOTIFY_HISTORY_TABLE);
+    earlierSnapshot("outbox-ordering", OutboxSchema.ORDERING_HISTORY_TABLE);
     for (EarlierChecksums.Known known : EarlierChecksums.KNOWN) {
-      setChecksum(history(known.location()), known.version(), known.earlier());
+      assertThat(checksum(history(known.location()), known.version()))
+          .as("what the earlier script recorded: " + known.location() + " V" + known.version())
+          .isEqualTo(known.earlier());
     }
 
     assertThat(OutboxSchema.migrate(db.dataSource(), db.schema())).isZero();
@@ -72,11 +79,31 @@ class EarlierChecksumsTest {
   void aPrefixedOutboxIsNeverRewritten() {
     OutboxTables prefixed = OutboxTables.of(db.schema(), "bill_");
     OutboxSchema.migrate(db.dataSource(), prefixed);
+    EarlierChecksums.Known v1 = EarlierChecksums.KNOWN.get(0);
+    setChecksum(prefixed.historyTable(), v1.version(), v1.earlier());
 
     assertThat(
             EarlierChecksums.realign(
                 db.dataSource(), prefixed, OutboxSchema.LOCATION, prefixed.historyTable()))
         .isZero();
+    assertThat(checksum(prefixed.historyTable(), v1.version())).isEqualTo(v1.earlier());
+    assertThatThrownBy(() -> OutboxSchema.migrate(db.dataSource(), prefixed))
+        .isInstanceOf(FlywayException.class)
+        .hasMessageContaining("checksum mismatch");
+  }
+
+  private void earlierSnapshot(String location, String historyTable) {
+    Flyway.configure()
+        .dataSource(db.dataSource())
+        .locations("classpath:db/earlier-snapshot/" + location)
+        .table(historyTable)
+        .schemas(db.schema())
+        .defaultSchema(db.schema())
+        .createSchemas(true)
+        .baselineOnMigrate(true)
+        .baselineVersion("0")
+        .load()
+        .migrate();
   }
 
   private static String history(String location) {
