@@ -33,8 +33,9 @@ public final class OutboxTables {
 
   /**
    * Longest table prefix accepted: 28 characters (bytes: names are ASCII), so that the longest
-   * derived name, {@code <prefix>outbox_events_pending_aggregate_idx}, fits PostgreSQL's 63-byte
-   * identifiers.
+   * derived names, {@code <prefix>outbox_events_aggregate_pending_idx} (the ordered mode's index of
+   * version 1, created and then replaced during migration) and today's {@code
+   * <prefix>outbox_events_pending_aggregate_idx}, fit PostgreSQL's 63-byte identifiers.
    */
   public static final int MAX_TABLE_PREFIX_LENGTH = 28; // 63 - LONGEST_SUFFIX.length(), tested
 

@@ -5,6 +5,7 @@ import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.schema.OutboxTables;
 import java.lang.System.Logger.Level;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -229,11 +230,19 @@ public final class OutboxTestDatabase
     return value;
   }
 
+  /**
+   * Characters of {@link OutboxTables#MAX_PREFIX_AND_SCHEMA_LENGTH} the schema name leaves free, so
+   * a test can migrate {@code OutboxTables.of(db.schema(), prefix)} with a prefix up to this long.
+   */
+  static final int ROOM_FOR_A_TABLE_PREFIX = 16;
+
   static String schemaName(String base) {
     String name =
         base.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_").replaceFirst("^([0-9])", "s$1");
     String suffix = "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
-    int room = OutboxSchema.MAX_SCHEMA_NAME_LENGTH - suffix.length();
+    // Prefix and schema share one limit: leave room for a table prefix a test may migrate too.
+    int room =
+        OutboxTables.MAX_PREFIX_AND_SCHEMA_LENGTH - ROOM_FOR_A_TABLE_PREFIX - suffix.length();
     return (name.length() > room ? name.substring(0, room) : name) + suffix;
   }
 

@@ -2,10 +2,11 @@ package dev.txoutbox.testing;
 
 import dev.txoutbox.spi.OutboxMessage;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import org.assertj.core.api.AbstractAssert;
 
 /**
@@ -33,13 +34,13 @@ public final class PublishedAssert extends AbstractAssert<PublishedAssert, List<
     return hasSize(0);
   }
 
-  /** Exactly these events were published, each once, in any order. */
+  /** Exactly these events were published, in any order, each as often as it is listed. */
   public PublishedAssert containsExactlyIds(UUID... ids) {
     List<UUID> expected = Arrays.asList(ids);
     List<UUID> got = actual.stream().map(OutboxMessage::id).toList();
-    if (got.size() != expected.size() || !new HashSet<>(got).equals(new HashSet<>(expected))) {
+    if (!counts(got).equals(counts(expected))) {
       failWithMessage(
-          "expected exactly the events %s to be published once each but got %s",
+          "expected exactly the events %s to be published (each as often as listed: once each unless repeated) but got %s",
           expected, describe());
     }
     return this;
@@ -138,5 +139,10 @@ public final class PublishedAssert extends AbstractAssert<PublishedAssert, List<
         .map(m -> m.eventType() + " " + m.aggregateType() + "/" + m.aggregateId() + " " + m.id())
         .toList()
         .toString();
+  }
+
+  /** How often each id occurs in {@code ids}. */
+  private static Map<UUID, Long> counts(List<UUID> ids) {
+    return ids.stream().collect(Collectors.groupingBy(id -> id, Collectors.counting()));
   }
 }

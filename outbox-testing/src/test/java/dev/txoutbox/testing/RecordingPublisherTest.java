@@ -55,6 +55,20 @@ class RecordingPublisherTest {
   }
 
   @Test
+  void containsExactlyIdsCountsEachIdSoARepublishedEventIsNoOtherOne() {
+    RecordingPublisher publisher = new RecordingPublisher();
+    OutboxMessage a = message("o-1", "order.created");
+    OutboxMessage b = message("o-2", "order.created");
+    publisher.publish(List.of(a, b));
+    publisher.publish(List.of(a));
+
+    assertThatThrownBy(() -> publisher.assertPublished().containsExactlyIds(a.id(), b.id(), b.id()))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("each as often as listed");
+    publisher.assertPublished().containsExactlyIds(a.id(), a.id(), b.id());
+  }
+
+  @Test
   void assertionsFailNamingWhatWasPublished() {
     RecordingPublisher publisher = new RecordingPublisher();
     OutboxMessage created = message("o-1", "order.created");

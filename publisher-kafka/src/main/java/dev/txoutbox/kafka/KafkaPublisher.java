@@ -202,9 +202,11 @@ public final class KafkaPublisher implements Publisher {
      * {@code linger.ms}, {@code security.protocol}, {@code sasl.jaas.config}), added to those set
      * before. They override the publisher's defaults ({@code enable.idempotence=true}, {@code
      * acks=all}, {@code max.in.flight.requests.per.connection=1}, which keeps each partition in
-     * order when a record fails for good, and {@code max.block.ms}, {@code delivery.timeout.ms} and
-     * {@code request.timeout.ms} derived from the send timeout). Not allowed: {@code
-     * transactional.id}, {@code key.serializer}, {@code value.serializer}. Defaults to none.
+     * order when a record fails for good, {@code linger.ms=0} and {@code batch.size=65536}, because
+     * the publisher awaits every acknowledgement of a batch, and {@code max.block.ms}, {@code
+     * delivery.timeout.ms} and {@code request.timeout.ms} derived from the send timeout). Not
+     * allowed: {@code transactional.id}, {@code key.serializer}, {@code value.serializer}. Defaults
+     * to none.
      *
      * @throws NullPointerException if the map, or a name or value in it, is null
      */
