@@ -35,7 +35,8 @@ final class OutboxInserts {
           .appendOffset("+HH:mm:ss", "Z")
           .toFormatter();
 
-  private static final List<String> NEEDED =
+  /** The columns the relay reads, in the order of its positions. */
+  static final List<String> NEEDED =
       List.of(
           "id",
           "seq",

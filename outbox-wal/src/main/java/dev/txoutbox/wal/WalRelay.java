@@ -153,6 +153,16 @@ public final class WalRelay implements AutoCloseable {
     return skippedCount.get();
   }
 
+  /**
+   * Bytes of WAL the slot holds back now: from its confirmed position to the server's current one.
+   * Grows while the relay is stopped or behind; one query on {@code pg_replication_slots}.
+   *
+   * @return the lag in bytes, or -1 if the slot does not exist
+   */
+  public long slotLagBytes() {
+    return WalSetup.lagBytes(dsl, slotName);
+  }
+
   /** How many times the stream was opened again after a failure since start. */
   public long reconnects() {
     return reconnects.get();

@@ -30,6 +30,24 @@ final class WalSetup {
   private static final Table<Record> SLOTS =
       DSL.table(DSL.name("pg_catalog", "pg_replication_slots"));
 
+  /**
+   * Bytes of WAL between the server's current insert position and the slot's confirmed one: what
+   * the slot holds back, or -1 if the slot does not exist.
+   */
+  static long lagBytes(DSLContext dsl, String slot) {
+    // Catalog functions: no generated model for them.
+    Field<Long> lag =
+        DSL.field(
+            "pg_wal_lsn_diff(pg_current_wal_insert_lsn(), {0})",
+            Long.class, DSL.field(DSL.name("confirmed_flush_lsn")));
+    Long bytes =
+        dsl.select(lag)
+            .from(SLOTS)
+            .where(DSL.field(DSL.name("slot_name"), String.class).eq(slot))
+            .fetchOne(lag);
+    return bytes == null ? -1 : bytes;
+  }
+
   /** The statement that creates the publication. */
   static String createPublicationSql(String publication, OutboxTables tables) {
     return "CREATE PUBLICATION "

@@ -96,22 +96,22 @@ final class WalStore {
     if (text == null) {
       return "(no reason given)";
     }
-    StringBuilder sb = new StringBuilder(Math.min(text.length(), MAX_ERROR_LENGTH));
-    for (int i = 0; i < text.length() && sb.length() < MAX_ERROR_LENGTH - 1; i++) {
+    boolean cut = text.length() > MAX_ERROR_LENGTH;
+    int end = cut ? MAX_ERROR_LENGTH - 1 : text.length();
+    if (cut && Character.isHighSurrogate(text.charAt(end - 1))) {
+      end--; // keep a pair whole rather than split it
+    }
+    StringBuilder sb = new StringBuilder(end + 1);
+    for (int i = 0; i < end; i++) {
       char c = text.charAt(i);
       if (Character.isHighSurrogate(c)
-          && i + 1 < text.length()
+          && i + 1 < end
           && Character.isLowSurrogate(text.charAt(i + 1))) {
-        if (sb.length() + 2 > MAX_ERROR_LENGTH - 1) {
-          break;
-        }
         sb.append(c).append(text.charAt(++i));
       } else {
         sb.append(c == '\u0000' || Character.isSurrogate(c) ? '\uFFFD' : c);
       }
     }
-    return sb.length() < text.length() && sb.length() >= MAX_ERROR_LENGTH - 1
-        ? sb.append('…').toString()
-        : sb.toString();
+    return cut ? sb.append('…').toString() : sb.toString();
   }
 }

@@ -298,7 +298,11 @@ class WalRelayTest {
     List<UUID> before = write(tables, outbox, "o", 3);
     await().atMost(WAIT).until(() -> publisher.published().size() == 3);
     relay.close();
+    long lagBefore = relay.slotLagBytes();
+    List<UUID> whileStopped = write(tables, outbox, "other", 1);
+    assertThat(relay.slotLagBytes()).isGreaterThan(lagBefore).isGreaterThan(0);
     LogicalServer.execute("SELECT pg_drop_replication_slot('" + relay.slotName() + "')");
+    assertThat(relay.slotLagBytes()).isEqualTo(-1);
     List<UUID> missed = write(tables, outbox, "o", 2);
 
     WalRelay again = relay(tables, publisher, config(100));
@@ -315,7 +319,8 @@ class WalRelayTest {
             .publisher(sweeper)
             .build();
     toClose.add(polling);
-    assertThat(polling.drain().published()).containsExactlyElementsOf(missed);
+    List<UUID> sweptIds = polling.drain().published();
+    assertThat(sweptIds).containsExactlyElementsOf(concat(whileStopped, missed));
     assertThat(pending(tables)).isZero();
   }
 
@@ -349,15 +354,7 @@ class WalRelayTest {
   @Test
   void refusesAMissingSlotWhenCreatingIsOffShowingTheSql() {
     OutboxTables tables = LogicalServer.freshOutbox("no_");
-    WalRelay relay =
-        WalRelay.builder()
-            .dataSource(LogicalServer.dataSource())
-            .replicationUrl(LogicalServer.jdbcUrl(), LogicalServer.credentials())
-            .tables(tables)
-            .publisher(new RecordingPublisher())
-            .createIfMissing(false)
-            .build();
-    toClose.add(relay);
+    WalRelay relay = strictRelay(tables);
     assertThatThrownBy(relay::start)
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("publication txoutbox_no_wal_")
@@ -368,15 +365,7 @@ class WalRelayTest {
                 + tables.schema()
                 + "\".\"no_outbox_events\" WITH (publish = 'insert')");
     LogicalServer.execute(WalSetup.createPublicationSql(relay.publicationName(), tables));
-    WalRelay second =
-        WalRelay.builder()
-            .dataSource(LogicalServer.dataSource())
-            .replicationUrl(LogicalServer.jdbcUrl(), LogicalServer.credentials())
-            .tables(tables)
-            .publisher(new RecordingPublisher())
-            .createIfMissing(false)
-            .build();
-    toClose.add(second);
+    WalRelay second = strictRelay(tables);
     assertThatThrownBy(second::start)
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining(
@@ -402,6 +391,20 @@ class WalRelayTest {
     assertThatThrownBy(relay::start)
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("publishes updates or deletes");
+  }
+
+  /** A relay that creates neither the publication nor the slot. */
+  private WalRelay strictRelay(OutboxTables tables) {
+    WalRelay relay =
+        WalRelay.builder()
+            .dataSource(LogicalServer.dataSource())
+            .replicationUrl(LogicalServer.jdbcUrl(), LogicalServer.credentials())
+            .tables(tables)
+            .publisher(new RecordingPublisher())
+            .createIfMissing(false)
+            .build();
+    toClose.add(relay);
+    return relay;
   }
 
   private static List<UUID> concat(List<UUID> a, List<UUID> b) {
