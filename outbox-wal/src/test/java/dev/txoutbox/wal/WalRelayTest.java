@@ -289,6 +289,42 @@ class WalRelayTest {
   }
 
   @Test
+  void aBrokerOutagePostponesEventsWithoutAnAttemptForThePollingRelay() throws Exception {
+    OutboxTables tables = LogicalServer.freshOutbox("bo_");
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    RecordingPublisher down = new RecordingPublisher();
+    down.failWhen(m -> true, PublishResult.brokerUnavailable("connection refused"));
+    WalRelay relay = relay(tables, down, config(100));
+    relay.start();
+    List<UUID> ids = write(tables, outbox, "o", 3);
+    DSLContext dsl = LogicalServer.dsl(tables);
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                dsl.fetchCount(
+                        OUTBOX_EVENTS,
+                        OUTBOX_EVENTS.RETRY_AFTER.isNotNull().and(OUTBOX_EVENTS.ATTEMPTS.eq(0)))
+                    == 3);
+    assertThat(down.published()).isEmpty();
+    assertThat(pending(tables)).isEqualTo(3);
+
+    dev.txoutbox.testing.TestClock clock = dev.txoutbox.testing.TestClock.now();
+    clock.advance(Duration.ofMinutes(1));
+    RecordingPublisher back = new RecordingPublisher();
+    OutboxRelay polling =
+        OutboxRelay.builder()
+            .dataSource(LogicalServer.dataSource())
+            .tables(tables)
+            .publisher(back)
+            .clock(clock)
+            .build();
+    toClose.add(polling);
+    assertThat(polling.drain().published()).containsExactlyElementsOf(ids);
+    assertThat(back.published()).allMatch(m -> m.attempt() == 1);
+  }
+
+  @Test
   void aDroppedSlotIsCreatedAnewAndThePollingRelaySweepsWhatItMissed() throws Exception {
     OutboxTables tables = LogicalServer.freshOutbox("dr_");
     Outbox outbox = Outbox.builder().tables(tables).build();
