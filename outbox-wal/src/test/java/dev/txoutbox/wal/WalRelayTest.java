@@ -274,14 +274,7 @@ class WalRelayTest {
     dev.txoutbox.testing.TestClock clock = dev.txoutbox.testing.TestClock.now();
     clock.advance(Duration.ofMinutes(2));
     RecordingPublisher sweeper = new RecordingPublisher();
-    OutboxRelay polling =
-        OutboxRelay.builder()
-            .dataSource(LogicalServer.dataSource())
-            .tables(tables)
-            .publisher(sweeper)
-            .clock(clock)
-            .build();
-    toClose.add(polling);
+    OutboxRelay polling = polling(tables, sweeper, clock);
     OutboxRelay.DrainResult drained = polling.drain();
     assertThat(drained.published()).containsExactlyInAnyOrderElementsOf(bad);
     assertThat(pending(tables)).isZero();
@@ -312,14 +305,7 @@ class WalRelayTest {
     dev.txoutbox.testing.TestClock clock = dev.txoutbox.testing.TestClock.now();
     clock.advance(Duration.ofMinutes(1));
     RecordingPublisher back = new RecordingPublisher();
-    OutboxRelay polling =
-        OutboxRelay.builder()
-            .dataSource(LogicalServer.dataSource())
-            .tables(tables)
-            .publisher(back)
-            .clock(clock)
-            .build();
-    toClose.add(polling);
+    OutboxRelay polling = polling(tables, back, clock);
     assertThat(polling.drain().published()).containsExactlyElementsOf(ids);
     assertThat(back.published()).allMatch(m -> m.attempt() == 1);
   }
@@ -348,13 +334,7 @@ class WalRelayTest {
     assertThat(publisher.publishedIds()).containsExactlyElementsOf(concat(before, later));
 
     RecordingPublisher sweeper = new RecordingPublisher();
-    OutboxRelay polling =
-        OutboxRelay.builder()
-            .dataSource(LogicalServer.dataSource())
-            .tables(tables)
-            .publisher(sweeper)
-            .build();
-    toClose.add(polling);
+    OutboxRelay polling = polling(tables, sweeper, java.time.Clock.systemUTC());
     List<UUID> sweptIds = polling.drain().published();
     assertThat(sweptIds).containsExactlyElementsOf(concat(whileStopped, missed));
     assertThat(pending(tables)).isZero();
@@ -371,13 +351,7 @@ class WalRelayTest {
     relay.close();
     List<UUID> swept = write(tables, outbox, "o", 3);
     RecordingPublisher sweeper = new RecordingPublisher();
-    OutboxRelay polling =
-        OutboxRelay.builder()
-            .dataSource(LogicalServer.dataSource())
-            .tables(tables)
-            .publisher(sweeper)
-            .build();
-    toClose.add(polling);
+    OutboxRelay polling = polling(tables, sweeper, java.time.Clock.systemUTC());
     assertThat(polling.drain().published()).containsExactlyElementsOf(swept);
     List<UUID> fresh = write(tables, outbox, "o", 1);
     WalRelay again = relay(tables, publisher, config(100));
@@ -427,6 +401,20 @@ class WalRelayTest {
     assertThatThrownBy(relay::start)
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("publishes updates or deletes");
+  }
+
+  /** The polling relay from outbox-core on the same table, the WAL relay's sweeper. */
+  private OutboxRelay polling(
+      OutboxTables tables, RecordingPublisher publisher, java.time.Clock clock) {
+    OutboxRelay polling =
+        OutboxRelay.builder()
+            .dataSource(LogicalServer.dataSource())
+            .tables(tables)
+            .publisher(publisher)
+            .clock(clock)
+            .build();
+    toClose.add(polling);
+    return polling;
   }
 
   /** A relay that creates neither the publication nor the slot. */
