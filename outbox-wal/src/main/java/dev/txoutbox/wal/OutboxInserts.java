@@ -1,0 +1,157 @@
+package dev.txoutbox.wal;
+
+import dev.txoutbox.schema.OutboxTables;
+import dev.txoutbox.spi.OutboxMessage;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
+import java.time.temporal.ChronoField;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Turns a stream of {@link PgOutput} messages into the outbox inserts of each committed
+ * transaction: remembers the relations announced, keeps inserts into {@code
+ * <schema>.<prefix>outbox_events} only, and hands a transaction's events over at its commit. Events
+ * inserted with a delay ({@code retry_after} set) are left to the polling relay. Not thread-safe:
+ * one per stream.
+ */
+final class OutboxInserts {
+
+  /** The inserts of one committed transaction, and the position to confirm after them. */
+  record Transaction(long endLsn, List<OutboxMessage> events, int delayed) {}
+
+  /** What PostgreSQL's {@code timestamptz} output gives with {@code DateStyle=ISO}. */
+  static final DateTimeFormatter TIMESTAMPTZ =
+      new DateTimeFormatterBuilder()
+          .appendPattern("uuuu-MM-dd HH:mm:ss")
+          .optionalStart()
+          .appendFraction(ChronoField.NANO_OF_SECOND, 0, 9, true)
+          .optionalEnd()
+          .appendOffset("+HH:mm:ss", "Z")
+          .toFormatter();
+
+  /** The columns the relay reads, in the order of its positions. */
+  static final List<String> NEEDED =
+      List.of(
+          "id",
+          "seq",
+          "aggregate_type",
+          "aggregate_id",
+          "event_type",
+          "payload",
+          "headers",
+          "attempts",
+          "created_at",
+          "retry_after",
+          "processed_at",
+          "dead_lettered_at");
+
+  private final String schema;
+  private final String table;
+  private final Map<Integer, int[]> outboxRelations = new HashMap<>();
+  private final List<OutboxMessage> current = new ArrayList<>();
+  private int delayed;
+
+  OutboxInserts(OutboxTables tables) {
+    this.schema = tables.schema();
+    this.table = tables.eventsTable();
+  }
+
+  /**
+   * Reads one message.
+   *
+   * @return the transaction that {@code message} commits, or null if it commits none
+   * @throws IllegalStateException if the outbox table lacks a column the relay needs, or an insert
+   *     into it cannot be read
+   */
+  @Nullable Transaction accept(PgOutput.Message message) {
+    if (message instanceof PgOutput.Begin) {
+      current.clear();
+      delayed = 0;
+    } else if (message instanceof PgOutput.Relation r) {
+      relation(r);
+    } else if (message instanceof PgOutput.Insert i) {
+      insert(i);
+    } else if (message instanceof PgOutput.Commit c) {
+      Transaction t = new Transaction(c.endLsn(), List.copyOf(current), delayed);
+      current.clear();
+      delayed = 0;
+      return t;
+    }
+    return null;
+  }
+
+  private void relation(PgOutput.Relation r) {
+    // pgoutput sends an empty namespace for pg_catalog only; ours always has its name.
+    if (!r.namespace().equals(schema) || !r.name().equals(table)) {
+      outboxRelations.remove(r.oid());
+      return;
+    }
+    int[] at = new int[NEEDED.size()];
+    for (int i = 0; i < at.length; i++) {
+      at[i] = r.columns().indexOf(NEEDED.get(i));
+      if (at[i] < 0) {
+        throw new IllegalStateException(
+            "the replicated table "
+                + schema
+                + "."
+                + table
+                + " has no column "
+                + NEEDED.get(i)
+                + "; its columns are "
+                + r.columns());
+      }
+    }
+    outboxRelations.put(r.oid(), at);
+  }
+
+  private void insert(PgOutput.Insert insert) {
+    int[] at = outboxRelations.get(insert.relationOid());
+    if (at == null) {
+      return; // another table of the publication
+    }
+    List<PgOutput.Value> v = insert.values();
+    if (text(v, at[9]) != null || text(v, at[10]) != null || text(v, at[11]) != null) {
+      delayed++; // not due yet, or not pending: the polling relay's
+      return;
+    }
+    try {
+      String headers = required(v, at[6], "headers");
+      current.add(
+          new OutboxMessage(
+              UUID.fromString(required(v, at[0], "id")),
+              Long.parseLong(required(v, at[1], "seq")),
+              required(v, at[2], "aggregate_type"),
+              required(v, at[3], "aggregate_id"),
+              required(v, at[4], "event_type"),
+              required(v, at[5], "payload"),
+              HeadersText.read(headers),
+              OffsetDateTime.parse(required(v, at[8], "created_at"), TIMESTAMPTZ).toInstant(),
+              Integer.parseInt(required(v, at[7], "attempts")) + 1));
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "cannot read an insert into " + schema + "." + table + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static @Nullable String text(List<PgOutput.Value> values, int at) {
+    return values.get(at).text();
+  }
+
+  private static String required(List<PgOutput.Value> values, int at, String column) {
+    PgOutput.Value value = values.get(at);
+    if (value.kind() != 't' || value.text() == null) {
+      throw new IllegalArgumentException(
+          "column "
+              + column
+              + " must have a text value but was "
+              + (value.kind() == 'u' ? "an unchanged TOAST value" : "null"));
+    }
+    return value.text();
+  }
+}

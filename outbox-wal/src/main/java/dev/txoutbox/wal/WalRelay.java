@@ -1,0 +1,689 @@
+package dev.txoutbox.wal;
+
+import dev.txoutbox.RelayConfig;
+import dev.txoutbox.RelayListener;
+import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.schema.OutboxTables;
+import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.spi.SecretMasking;
+import java.nio.ByteBuffer;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
+import org.postgresql.PGConnection;
+import org.postgresql.PGProperty;
+import org.postgresql.replication.LogSequenceNumber;
+import org.postgresql.replication.PGReplicationStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A relay that reads the outbox table's inserts from a logical replication slot ({@code pgoutput})
+ * instead of polling, and publishes them through the same {@link Publisher} in commit order.
+ *
+ * <h2>What it does</h2>
+ *
+ * One thread reads the stream, collects the events of committed transactions (up to the batch size,
+ * or whatever arrived when the stream goes quiet), then, in one database transaction: locks those
+ * of the batch that are still pending ({@code SELECT … FOR UPDATE SKIP LOCKED} on their ids, so
+ * events the polling relay already published, dead-lettered or is publishing now are never
+ * published again), publishes them, records each outcome exactly as the polling relay does
+ * (published rows marked processed or deleted; failures get {@code attempts}, {@code retry_after},
+ * {@code last_error} or a dead-letter time; broker-unavailable events are postponed without an
+ * attempt) and commits. Only then does it confirm the slot's flushed position. A crash before the
+ * confirmation replays the batch: duplicates, never loss.
+ *
+ * <p>Failed, postponed and delayed events ({@code notBefore}) are left to a polling {@code
+ * OutboxRelay} running alongside with a long poll interval, which retries and dead-letters them and
+ * sweeps anything the slot missed (a slot dropped or lost and created anew).
+ *
+ * <p>Thread-safe; {@link #close()} is idempotent.
+ */
+public final class WalRelay implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger("dev.txoutbox.wal");
+
+  /** Defaults to this delay before reconnecting after the stream failed: 1 s. */
+  public static final Duration DEFAULT_RECONNECT_DELAY = Duration.ofSeconds(1);
+
+  /** How long the reader sleeps when the stream has nothing and no batch is pending. */
+  private static final long IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+  private static final Pattern SLOT_NAME = Pattern.compile("[a-z0-9_]{1,63}");
+
+  private final DataSource dataSource;
+  private final DSLContext dsl;
+  private final String replicationUrl;
+  private final Properties replicationProperties;
+  private final Publisher publisher;
+  private final OutboxTables tables;
+  private final RelayConfig config;
+  private final String slotName;
+  private final String publicationName;
+  private final boolean createIfMissing;
+  private final RelayListener listener;
+  private final Clock clock;
+  private final Duration reconnectDelay;
+
+  private final AtomicBoolean started = new AtomicBoolean();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile boolean running;
+  private volatile @Nullable Thread reader;
+  private volatile @Nullable Connection replication;
+  private final AtomicLong confirmedLsn = new AtomicLong();
+  private final AtomicLong skippedCount = new AtomicLong();
+  private final AtomicLong reconnects = new AtomicLong();
+
+  private WalRelay(Builder b) {
+    this.dataSource = Objects.requireNonNull(b.dataSource, "dataSource");
+    this.replicationUrl = Objects.requireNonNull(b.replicationUrl, "replicationUrl");
+    this.publisher = Objects.requireNonNull(b.publisher, "publisher");
+    this.tables = b.tables;
+    this.config = b.config;
+    this.slotName = b.slotName != null ? b.slotName : defaultName(b.tables);
+    this.publicationName = b.publicationName != null ? b.publicationName : defaultName(b.tables);
+    this.createIfMissing = b.createIfMissing;
+    this.listener = b.listener;
+    this.clock = b.clock;
+    this.reconnectDelay = b.reconnectDelay;
+    Properties p = new Properties();
+    p.putAll(b.replicationProperties);
+    PGProperty.REPLICATION.set(p, "database");
+    PGProperty.ASSUME_MIN_SERVER_VERSION.set(p, "10");
+    PGProperty.PREFER_QUERY_MODE.set(p, "simple");
+    this.replicationProperties = p;
+    this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, tables.settings(null));
+  }
+
+  /** {@code txoutbox_<prefix><schema>}, the default slot and publication name. */
+  static String defaultName(OutboxTables tables) {
+    return ("txoutbox_" + tables.tablePrefix() + tables.schema())
+        .toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /** A builder with the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The replication slot this relay reads. */
+  public String slotName() {
+    return slotName;
+  }
+
+  /** The publication this relay subscribes to. */
+  public String publicationName() {
+    return publicationName;
+  }
+
+  /** The last position confirmed to the slot, as a number; 0 before the first confirmation. */
+  public long confirmedLsn() {
+    return confirmedLsn.get();
+  }
+
+  /**
+   * Events read from the stream but not published by this relay because they were no longer pending
+   * (the polling relay had them) or were inserted with a delay. Counts since start.
+   */
+  public long skippedEvents() {
+    return skippedCount.get();
+  }
+
+  /**
+   * Bytes of WAL the slot holds back now: from its confirmed position to the server's current one.
+   * Grows while the relay is stopped or behind; one query on {@code pg_replication_slots}.
+   *
+   * @return the lag in bytes, or -1 if the slot does not exist
+   */
+  public long slotLagBytes() {
+    return WalSetup.lagBytes(dsl, slotName);
+  }
+
+  /** How many times the stream was opened again after a failure since start. */
+  public long reconnects() {
+    return reconnects.get();
+  }
+
+  /**
+   * Checks or creates the publication and the slot, then starts reading on a thread of its own
+   * ({@code outbox-wal-<name>}).
+   *
+   * @throws IllegalStateException if called twice, or the table, publication or slot is missing and
+   *     cannot be created; the message shows the SQL and the privileges needed
+   */
+  public void start() {
+    if (!started.compareAndSet(false, true)) {
+      throw new IllegalStateException("relay " + config.name() + " was already started");
+    }
+    try {
+      dsl.selectOne().from(dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS).limit(0).fetch();
+    } catch (org.jooq.exception.DataAccessException e) {
+      throw new IllegalStateException(
+          "cannot start: table "
+              + tables.schema()
+              + "."
+              + tables.eventsTable()
+              + " is not readable ("
+              + e.getMessage()
+              + "). Create it with OutboxSchema.migrate(dataSource, tables)",
+          e);
+    }
+    WalSetup.ensurePublication(dsl, publicationName, tables, createIfMissing);
+    WalSetup.ensureSlot(dsl, slotName, createIfMissing);
+    log.info(
+        "starting WAL relay {}: slot={}, publication={}, tables={}, batchSize={}, maxAttempts={},"
+            + " completionMode={}, publisher={}, url={}",
+        config.name(),
+        slotName,
+        publicationName,
+        tables,
+        config.batchSize(),
+        config.maxAttempts(),
+        config.completionMode(),
+        publisher.describe(),
+        SecretMasking.maskUri(replicationUrl));
+    running = true;
+    Thread t = new Thread(this::run, "outbox-wal-" + config.name());
+    t.setDaemon(true);
+    reader = t;
+    t.start();
+  }
+
+  private void run() {
+    boolean first = true;
+    while (running) {
+      try {
+        if (!first) {
+          reconnects.incrementAndGet();
+          if (WalSetup.ensureSlot(dsl, slotName, createIfMissing)) {
+            log.warn(
+                "WAL relay {}: slot {} was missing and is created anew; events committed while it"
+                    + " was missing are left to the polling relay",
+                config.name(),
+                slotName);
+          }
+        }
+        first = false;
+        stream();
+      } catch (InterruptedException e) {
+        break;
+      } catch (Exception e) {
+        if (!running) {
+          break;
+        }
+        log.warn("WAL relay {}: stream failed, reconnecting: {}", config.name(), e.toString(), e);
+        safely(() -> listener.cycleFailed(e));
+        LockSupport.parkNanos(reconnectDelay.toNanos());
+      } finally {
+        closeReplication();
+      }
+    }
+  }
+
+  private void stream() throws SQLException, InterruptedException {
+    Connection c = DriverManager.getConnection(replicationUrl, replicationProperties);
+    replication = c;
+    if (!running) {
+      return;
+    }
+    PGReplicationStream stream =
+        c.unwrap(PGConnection.class)
+            .getReplicationAPI()
+            .replicationStream()
+            .logical()
+            .withSlotName(slotName)
+            .withSlotOption("proto_version", "1")
+            .withSlotOption("publication_names", publicationName)
+            .withStatusInterval(10, TimeUnit.SECONDS)
+            .start();
+    OutboxInserts inserts = new OutboxInserts(tables);
+    List<OutboxMessage> batch = new ArrayList<>();
+    long confirm = -1;
+    while (running) {
+      ByteBuffer buffer = stream.readPending();
+      if (buffer == null) {
+        if (confirm >= 0) {
+          flush(stream, batch, confirm);
+          batch.clear();
+          confirm = -1;
+        } else {
+          LockSupport.parkNanos(IDLE_NANOS);
+        }
+        continue;
+      }
+      OutboxInserts.Transaction t = inserts.accept(PgOutput.decode(buffer));
+      if (t != null) {
+        batch.addAll(t.events());
+        skippedCount.addAndGet(t.delayed());
+        confirm = t.endLsn();
+        if (batch.size() >= config.batchSize()) {
+          flush(stream, batch, confirm);
+          batch.clear();
+          confirm = -1;
+        }
+      }
+    }
+  }
+
+  /** Publishes and records {@code events}, then confirms {@code lsn}. */
+  private void flush(PGReplicationStream stream, List<OutboxMessage> events, long lsn)
+      throws SQLException, InterruptedException {
+    for (int from = 0; from < events.size(); from += config.batchSize()) {
+      process(events.subList(from, Math.min(events.size(), from + config.batchSize())));
+    }
+    LogSequenceNumber position = LogSequenceNumber.valueOf(lsn);
+    stream.setAppliedLSN(position);
+    stream.setFlushedLSN(position);
+    stream.forceUpdateStatus();
+    confirmedLsn.set(lsn);
+  }
+
+  /** One batch: claim, publish, record, commit; then tell the listener. */
+  private void process(List<OutboxMessage> events) throws InterruptedException {
+    long started = System.nanoTime();
+    UUID[] ids = events.stream().map(OutboxMessage::id).toArray(UUID[]::new);
+    List<Runnable> after = new ArrayList<>();
+    int[] counts = new int[3]; // claimed, published, failed
+    try {
+      dsl.transaction(
+          cfg -> {
+            DSLContext tx = cfg.dsl();
+            Set<UUID> pending = WalStore.claim(tx, ids);
+            List<OutboxMessage> send = new ArrayList<>(pending.size());
+            for (OutboxMessage m : events) {
+              if (pending.contains(m.id())) {
+                send.add(m);
+              }
+            }
+            skippedCount.addAndGet(events.size() - send.size());
+            counts[0] = send.size();
+            if (send.isEmpty()) {
+              return;
+            }
+            List<PublishResult> results = publish(send);
+            record(tx, send, results, OffsetDateTime.now(clock), after, counts);
+          });
+    } catch (org.jooq.exception.DataAccessException | RuntimeInterruption e) {
+      if (e instanceof RuntimeInterruption) {
+        throw new InterruptedException("interrupted while publishing");
+      }
+      throw e;
+    }
+    for (Runnable r : after) {
+      safely(r);
+    }
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+    log.debug(
+        "WAL relay {}: batch of {} read, {} claimed, {} published, {} failed in {}",
+        config.name(),
+        events.size(),
+        counts[0],
+        counts[1],
+        counts[2],
+        took);
+    if (counts[0] > 0) {
+      safely(() -> listener.batchCompleted(counts[0], counts[1], counts[2], took));
+    }
+  }
+
+  /** Thrown through jOOQ's transaction to roll it back when the publisher was interrupted. */
+  private static final class RuntimeInterruption extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    RuntimeInterruption(InterruptedException cause) {
+      super(cause);
+    }
+  }
+
+  private List<PublishResult> publish(List<OutboxMessage> send) {
+    List<PublishResult> results;
+    try {
+      results = publisher.publish(List.copyOf(send));
+    } catch (InterruptedException e) {
+      throw new RuntimeInterruption(e);
+    } catch (RuntimeException e) {
+      return all(send.size(), PublishResult.retryable("publisher threw " + e, e));
+    }
+    if (results == null || results.size() != send.size()) {
+      return all(
+          send.size(),
+          PublishResult.retryable(
+              "publisher returned "
+                  + (results == null ? "null" : results.size() + " results")
+                  + " for "
+                  + send.size()
+                  + " messages"));
+    }
+    return results;
+  }
+
+  private static List<PublishResult> all(int n, PublishResult r) {
+    List<PublishResult> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      out.add(r);
+    }
+    return out;
+  }
+
+  /**
+   * Records the outcomes as the polling relay does. After the first result of an aggregate that is
+   * not published, its later events of the batch count as not attempted: they are postponed to the
+   * failed one's next attempt (or to now, behind a dead letter), without an attempt.
+   */
+  private void record(
+      DSLContext tx,
+      List<OutboxMessage> sent,
+      List<PublishResult> results,
+      OffsetDateTime now,
+      List<Runnable> after,
+      int[] counts) {
+    List<UUID> completed = new ArrayList<>();
+    Map<OffsetDateTime, List<UUID>> postponed = new HashMap<>();
+    Map<String, OffsetDateTime> blocked = new HashMap<>();
+    OffsetDateTime probe = now.plus(config.brokerProbeBackoff().initialDelay());
+    for (int i = 0; i < sent.size(); i++) {
+      OutboxMessage m = sent.get(i);
+      PublishResult r = Objects.requireNonNull(results.get(i), "result");
+      String aggregate = m.aggregateType() + '\u0000' + m.aggregateId();
+      OffsetDateTime behind = blocked.get(aggregate);
+      if (behind != null) {
+        postponed.computeIfAbsent(behind, k -> new ArrayList<>()).add(m.id());
+        continue;
+      }
+      if (r.isPublished()) {
+        completed.add(m.id());
+        after.add(() -> listener.published(m));
+        counts[1]++;
+      } else if (r.isBrokerUnavailable()) {
+        postponed.computeIfAbsent(probe, k -> new ArrayList<>()).add(m.id());
+        blocked.put(aggregate, probe);
+      } else if (r.isPermanent() || m.attempt() >= config.maxAttempts()) {
+        String error = WalStore.errorText(r.reason());
+        WalStore.fail(tx, m.id(), null, error, now);
+        blocked.put(aggregate, now);
+        log.error(
+            "WAL relay {}: event {} ({}) is a dead letter after attempt {}: {}",
+            config.name(),
+            m.id(),
+            m.eventType(),
+            m.attempt(),
+            error);
+        after.add(() -> listener.deadLettered(m, r));
+        counts[2]++;
+      } else {
+        Duration delay = config.backoff().delayAfter(m.attempt(), ThreadLocalRandom.current());
+        OffsetDateTime next = now.plus(delay);
+        WalStore.fail(tx, m.id(), next, WalStore.errorText(r.reason()), null);
+        blocked.put(aggregate, next);
+        log.warn(
+            "WAL relay {}: event {} attempt {} failed, the polling relay retries it after {}: {}",
+            config.name(),
+            m.id(),
+            m.attempt(),
+            delay,
+            r.reason());
+        after.add(() -> listener.willRetry(m, r, delay));
+        counts[2]++;
+      }
+    }
+    WalStore.complete(tx, completed, config.completionMode(), now);
+    postponed.forEach((until, ids) -> WalStore.defer(tx, ids, until));
+  }
+
+  private void safely(Runnable r) {
+    try {
+      r.run();
+    } catch (RuntimeException e) {
+      log.warn("WAL relay {}: listener failed: {}", config.name(), e.toString(), e);
+    }
+  }
+
+  private void closeReplication() {
+    Connection c = replication;
+    replication = null;
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException e) {
+        log.debug("closing the replication connection failed: {}", e.toString());
+      }
+    }
+  }
+
+  /** Stops within the configured shutdown timeout; see {@link #close(Duration)}. */
+  @Override
+  public void close() {
+    close(config.shutdownTimeout());
+  }
+
+  /**
+   * Stops reading and waits up to {@code timeout} for the batch in progress, then interrupts it
+   * (its transaction rolls back and its events come again). Positions not confirmed are read again
+   * by the next relay on the slot. Idempotent.
+   *
+   * @throws NullPointerException if {@code timeout} is null
+   */
+  public void close(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    running = false;
+    Thread t = reader;
+    if (t != null) {
+      try {
+        t.join(Math.max(1, timeout.toMillis()));
+        if (t.isAlive()) {
+          t.interrupt();
+          closeReplication();
+          t.join(Math.max(1, timeout.toMillis()));
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    closeReplication();
+    log.info("WAL relay {} stopped", config.name());
+  }
+
+  /**
+   * Stops abruptly, as a crash would: closes the replication connection at once without confirming
+   * anything more. For tests of recovery.
+   */
+  void abort() {
+    running = false;
+    closed.set(true);
+    closeReplication();
+    Thread t = reader;
+    if (t != null) {
+      t.interrupt();
+      try {
+        t.join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Builds a {@link WalRelay}. Not thread-safe; {@link #build()} copies everything. */
+  public static final class Builder {
+    private @Nullable DataSource dataSource;
+    private @Nullable String replicationUrl;
+    private Properties replicationProperties = new Properties();
+    private @Nullable Publisher publisher;
+    private OutboxTables tables = OutboxTables.defaults();
+    private RelayConfig config = RelayConfig.defaults();
+    private @Nullable String slotName;
+    private @Nullable String publicationName;
+    private boolean createIfMissing = true;
+    private RelayListener listener = RelayListener.none();
+    private Clock clock = Clock.systemUTC();
+    private Duration reconnectDelay = DEFAULT_RECONNECT_DELAY;
+
+    private Builder() {}
+
+    /** The outbox's database, for the claim, the outcomes and the setup. Required. */
+    public Builder dataSource(DataSource dataSource) {
+      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+      return this;
+    }
+
+    /**
+     * The JDBC URL of the same database for the replication connection, such as {@code
+     * jdbc:postgresql://db:5432/app}, and its connection properties ({@code user}, {@code
+     * password}). The relay adds {@code replication=database}, {@code assumeMinServerVersion=10}
+     * and {@code preferQueryMode=simple}. Connect to the server directly: a pooler such as
+     * PgBouncer does not carry replication connections. Required.
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code url} does not start with {@code jdbc:postgresql:}
+     */
+    public Builder replicationUrl(String url, Properties properties) {
+      Objects.requireNonNull(url, "url");
+      if (!url.startsWith("jdbc:postgresql:")) {
+        throw new IllegalArgumentException(
+            "replicationUrl must start with jdbc:postgresql: but was "
+                + SecretMasking.maskUri(url));
+      }
+      this.replicationUrl = url;
+      Properties copy = new Properties();
+      copy.putAll(Objects.requireNonNull(properties, "properties"));
+      this.replicationProperties = copy;
+      return this;
+    }
+
+    /** Where events are sent. Required; the relay never closes it. */
+    public Builder publisher(Publisher publisher) {
+      this.publisher = Objects.requireNonNull(publisher, "publisher");
+      return this;
+    }
+
+    /** The outbox's schema, no prefix. Defaults to {@code public}. */
+    public Builder schema(String schema) {
+      OutboxSchema.requireSchemaName(schema);
+      this.tables = tables.withSchema(schema);
+      return this;
+    }
+
+    /** The outbox's schema and table prefix. Defaults to {@link OutboxTables#defaults()}. */
+    public Builder tables(OutboxTables tables) {
+      this.tables = Objects.requireNonNull(tables, "tables");
+      return this;
+    }
+
+    /**
+     * Name, batch size, max attempts, backoff, completion mode, broker probe backoff (the delay
+     * given to broker-unavailable events) and shutdown timeout, as for the polling relay; the poll
+     * intervals, workers and ordering do not apply (the stream is in commit order). Defaults to
+     * {@link RelayConfig#defaults()}.
+     */
+    public Builder config(RelayConfig config) {
+      this.config = Objects.requireNonNull(config, "config");
+      return this;
+    }
+
+    /**
+     * The logical replication slot, up to 63 characters of {@code a-z}, {@code 0-9} and {@code _}.
+     * Defaults to {@code txoutbox_<prefix><schema>}.
+     *
+     * @throws IllegalArgumentException if the name is not a valid slot name
+     */
+    public Builder slotName(String slotName) {
+      this.slotName = requireSlotName(slotName, "slotName");
+      return this;
+    }
+
+    /**
+     * The publication, same rule as the slot name. Defaults to {@code txoutbox_<prefix><schema>}.
+     *
+     * @throws IllegalArgumentException if the name is not valid
+     */
+    public Builder publicationName(String publicationName) {
+      this.publicationName = requireSlotName(publicationName, "publicationName");
+      return this;
+    }
+
+    /**
+     * Whether {@link #start()} creates a missing publication and slot (and the relay creates the
+     * slot anew if it disappears). Off, a missing one fails the start with the SQL to run. Defaults
+     * to true.
+     */
+    public Builder createIfMissing(boolean createIfMissing) {
+      this.createIfMissing = createIfMissing;
+      return this;
+    }
+
+    /** Hears the outcomes. Defaults to {@link RelayListener#none()}. */
+    public Builder listener(RelayListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /** The clock of the recorded times. Defaults to the system UTC clock. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * How long to wait before reopening a failed stream. Defaults to {@link
+     * #DEFAULT_RECONNECT_DELAY}.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder reconnectDelay(Duration reconnectDelay) {
+      Objects.requireNonNull(reconnectDelay, "reconnectDelay");
+      if (reconnectDelay.isNegative() || reconnectDelay.isZero()) {
+        throw new IllegalArgumentException(
+            "reconnectDelay must be positive but was " + reconnectDelay);
+      }
+      this.reconnectDelay = reconnectDelay;
+      return this;
+    }
+
+    /**
+     * A relay with these settings, not yet started.
+     *
+     * @throws NullPointerException if the data source, replication URL or publisher is missing
+     */
+    public WalRelay build() {
+      Objects.requireNonNull(dataSource, "dataSource must be set");
+      Objects.requireNonNull(replicationUrl, "replicationUrl must be set");
+      Objects.requireNonNull(publisher, "publisher must be set");
+      return new WalRelay(this);
+    }
+
+    private static String requireSlotName(String name, String option) {
+      Objects.requireNonNull(name, option);
+      if (!SLOT_NAME.matcher(name).matches()) {
+        throw new IllegalArgumentException(
+            option + " must be 1 to 63 characters of a-z, 0-9 and _ but was '" + name + "'");
+      }
+      return name;
+    }
+  }
+}

@@ -1,0 +1,117 @@
+package dev.txoutbox.wal;
+
+import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
+
+import dev.txoutbox.CompletionMode;
+import java.time.OffsetDateTime;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The WAL relay's statements on the outbox table: the same columns and outcomes as the polling
+ * relay's, over the generated model.
+ */
+final class WalStore {
+
+  /** Longest stored {@code last_error}, in characters, as the polling relay stores. */
+  static final int MAX_ERROR_LENGTH = 2000;
+
+  private WalStore() {}
+
+  /**
+   * Locks those of {@code ids} that are still pending and due, skipping rows another relay holds:
+   * rows the polling relay published, dead-lettered, postponed or is publishing now are not
+   * returned, so the WAL relay never publishes them again.
+   */
+  static Set<UUID> claim(DSLContext tx, UUID[] ids) {
+    return new HashSet<>(
+        tx.select(OUTBOX_EVENTS.ID)
+            .from(OUTBOX_EVENTS)
+            .where(OUTBOX_EVENTS.ID.eq(DSL.any(ids)))
+            .and(OUTBOX_EVENTS.PROCESSED_AT.isNull())
+            .and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNull())
+            .and(OUTBOX_EVENTS.RETRY_AFTER.isNull())
+            .forUpdate()
+            .skipLocked()
+            .fetch(OUTBOX_EVENTS.ID));
+  }
+
+  /** Marks or deletes the published events, as the polling relay does. */
+  static void complete(DSLContext tx, List<UUID> ids, CompletionMode mode, OffsetDateTime now) {
+    if (ids.isEmpty()) {
+      return;
+    }
+    UUID[] array = ids.toArray(UUID[]::new);
+    switch (mode) {
+      case MARK_PROCESSED ->
+          tx.update(OUTBOX_EVENTS)
+              .set(OUTBOX_EVENTS.PROCESSED_AT, now)
+              .where(OUTBOX_EVENTS.ID.eq(DSL.any(array)))
+              .execute();
+      case DELETE ->
+          tx.deleteFrom(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.eq(DSL.any(array))).execute();
+    }
+  }
+
+  /**
+   * Records one failed attempt: attempts + 1, the error, and the next attempt's time or the
+   * dead-letter time.
+   */
+  static void fail(
+      DSLContext tx,
+      UUID id,
+      @Nullable OffsetDateTime retryAfter,
+      String error,
+      @Nullable OffsetDateTime deadLetteredAt) {
+    tx.update(OUTBOX_EVENTS)
+        .set(OUTBOX_EVENTS.ATTEMPTS, OUTBOX_EVENTS.ATTEMPTS.plus(1))
+        .set(OUTBOX_EVENTS.RETRY_AFTER, retryAfter)
+        .set(OUTBOX_EVENTS.LAST_ERROR, error)
+        .set(OUTBOX_EVENTS.DEAD_LETTERED_AT, deadLetteredAt)
+        .where(OUTBOX_EVENTS.ID.eq(id))
+        .execute();
+  }
+
+  /** Postpones events without counting an attempt, for the polling relay to publish after. */
+  static void defer(DSLContext tx, List<UUID> ids, OffsetDateTime until) {
+    if (ids.isEmpty()) {
+      return;
+    }
+    tx.update(OUTBOX_EVENTS)
+        .set(OUTBOX_EVENTS.RETRY_AFTER, until)
+        .where(OUTBOX_EVENTS.ID.eq(DSL.any(ids.toArray(UUID[]::new))))
+        .execute();
+  }
+
+  /**
+   * {@code text} safe for {@code last_error}: U+0000 (which {@code text} refuses) and lone
+   * surrogates become U+FFFD, cut to {@link #MAX_ERROR_LENGTH} characters.
+   */
+  static String errorText(@Nullable String text) {
+    if (text == null) {
+      return "(no reason given)";
+    }
+    boolean cut = text.length() > MAX_ERROR_LENGTH;
+    int end = cut ? MAX_ERROR_LENGTH - 1 : text.length();
+    if (cut && Character.isHighSurrogate(text.charAt(end - 1))) {
+      end--; // keep a pair whole rather than split it
+    }
+    StringBuilder sb = new StringBuilder(end + 1);
+    for (int i = 0; i < end; i++) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c)
+          && i + 1 < end
+          && Character.isLowSurrogate(text.charAt(i + 1))) {
+        sb.append(c).append(text.charAt(++i));
+      } else {
+        sb.append(c == '\u0000' || Character.isSurrogate(c) ? '\uFFFD' : c);
+      }
+    }
+    return cut ? sb.append('…').toString() : sb.toString();
+  }
+}

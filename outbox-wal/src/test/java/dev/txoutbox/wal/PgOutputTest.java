@@ -1,0 +1,305 @@
+package dev.txoutbox.wal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.txoutbox.schema.OutboxTables;
+import dev.txoutbox.spi.OutboxMessage;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** The decoder on hand-built messages: the edge cases a real server seldom shows. */
+class PgOutputTest {
+
+  /** The table's columns as the relay needs them, and one more it does not read. */
+  static final List<String> COLUMNS = columns();
+
+  private static List<String> columns() {
+    List<String> all = new ArrayList<>(OutboxInserts.NEEDED);
+    all.add("last_error");
+    return all;
+  }
+
+  /** Builds one pgoutput message. */
+  static final class Msg {
+    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    private final DataOutputStream out = new DataOutputStream(bytes);
+
+    Msg(char kind) {
+      b(kind);
+    }
+
+    Msg b(int v) {
+      try {
+        out.writeByte(v);
+      } catch (IOException e) {
+        throw new AssertionError(e);
+      }
+      return this;
+    }
+
+    Msg s(int v) {
+      try {
+        out.writeShort(v);
+      } catch (IOException e) {
+        throw new AssertionError(e);
+      }
+      return this;
+    }
+
+    Msg i(int v) {
+      try {
+        out.writeInt(v);
+      } catch (IOException e) {
+        throw new AssertionError(e);
+      }
+      return this;
+    }
+
+    Msg l(long v) {
+      try {
+        out.writeLong(v);
+      } catch (IOException e) {
+        throw new AssertionError(e);
+      }
+      return this;
+    }
+
+    Msg str(String v) {
+      bytes.writeBytes(v.getBytes(StandardCharsets.UTF_8));
+      return b(0);
+    }
+
+    Msg text(String v) {
+      byte[] b = v.getBytes(StandardCharsets.UTF_8);
+      b('t').i(b.length);
+      bytes.writeBytes(b);
+      return this;
+    }
+
+    ByteBuffer buffer() {
+      return ByteBuffer.wrap(bytes.toByteArray());
+    }
+  }
+
+  static ByteBuffer relation(int oid, String namespace, String name, List<String> columns) {
+    Msg m = new Msg('R').i(oid).str(namespace).str(name).b('d').s(columns.size());
+    for (String c : columns) {
+      m.b(c.equals("id") ? 1 : 0).str(c).i(25).i(-1);
+    }
+    return m.buffer();
+  }
+
+  /** An insert; a null value is sent as 'n', "\u0000u" as an unchanged TOAST value. */
+  static ByteBuffer insert(int oid, String... values) {
+    Msg m = new Msg('I').i(oid).b('N').s(values.length);
+    for (String v : values) {
+      if (v == null) {
+        m.b('n');
+      } else if (v.equals("\u0000u")) {
+        m.b('u');
+      } else {
+        m.text(v);
+      }
+    }
+    return m.buffer();
+  }
+
+  static String[] row(UUID id, long seq, String payload, String headers) {
+    return new String[] {
+      id.toString(),
+      Long.toString(seq),
+      "order",
+      "o-1",
+      "order.created",
+      payload,
+      headers,
+      "0",
+      "2026-12-01 18:34:01.123456+05:30",
+      null,
+      null,
+      null,
+      null
+    };
+  }
+
+  @Test
+  void beginAndCommit() {
+    assertThat(PgOutput.decode(new Msg('B').l(0x1_0000_0010L).l(42).i(7).buffer()))
+        .isEqualTo(new PgOutput.Begin(0x1_0000_0010L, 42, 7));
+    assertThat(PgOutput.decode(new Msg('C').b(0).l(100).l(164).l(43).buffer()))
+        .isEqualTo(new PgOutput.Commit(100, 164, 43));
+  }
+
+  @Test
+  void relationWithMultiByteNames() {
+    PgOutput.Message m = PgOutput.decode(relation(5, "schéma", "tâble", List.of("ü", "x")));
+    assertThat(m).isEqualTo(new PgOutput.Relation(5, "schéma", "tâble", List.of("ü", "x")));
+  }
+
+  @Test
+  void insertValuesNullUnchangedAndText() {
+    PgOutput.Insert m =
+        (PgOutput.Insert) PgOutput.decode(insert(9, null, "\u0000u", "a 'q' \"dq\" ☃ 𝄞", ""));
+    assertThat(m.relationOid()).isEqualTo(9);
+    assertThat(m.values())
+        .containsExactly(
+            PgOutput.Value.NULL,
+            PgOutput.Value.UNCHANGED,
+            new PgOutput.Value('t', "a 'q' \"dq\" ☃ 𝄞"),
+            new PgOutput.Value('t', ""));
+  }
+
+  @Test
+  void otherKindsAreSkipped() {
+    for (char kind : new char[] {'U', 'D', 'T', 'O', 'Y', 'M'}) {
+      assertThat(PgOutput.decode(new Msg(kind).i(1).buffer()))
+          .isEqualTo(new PgOutput.Skipped(kind));
+    }
+  }
+
+  @Test
+  void malformedMessagesAreRefused() {
+    assertThatThrownBy(() -> PgOutput.decode(new Msg('Z').buffer()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknown pgoutput message kind 'Z'");
+    assertThatThrownBy(() -> PgOutput.decode(new Msg('B').l(1).buffer()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("truncated");
+    assertThatThrownBy(() -> PgOutput.decode(new Msg('R').i(1).b('a').buffer()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("truncated");
+    assertThatThrownBy(
+            () -> PgOutput.decode(new Msg('I').i(1).b('N').s(1).b('t').i(99).b(1).buffer()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("claims 99 bytes but 1 remain");
+    assertThatThrownBy(() -> PgOutput.decode(new Msg('I').i(1).b('N').s(1).b('b').buffer()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("binary tuple value");
+    assertThatThrownBy(() -> PgOutput.decode(new Msg('I').i(1).b('K').buffer()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("marker 'K'");
+  }
+
+  @Test
+  void decodesFromTheBufferPositionWithoutMovingIt() {
+    ByteBuffer b = ByteBuffer.allocate(30);
+    b.put((byte) 'x').put(new Msg('B').l(1).l(2).i(3).buffer()).flip();
+    b.get();
+    int at = b.position();
+    assertThat(PgOutput.decode(b)).isEqualTo(new PgOutput.Begin(1, 2, 3));
+    assertThat(b.position()).isEqualTo(at);
+  }
+
+  @Test
+  void keepsOnlyInsertsIntoTheConfiguredTable() {
+    OutboxTables tables = OutboxTables.of("billing", "bill_");
+    OutboxInserts inserts = new OutboxInserts(tables);
+    UUID ours = UUID.randomUUID();
+    List<PgOutput.Message> stream = new ArrayList<>();
+    stream.add(PgOutput.decode(new Msg('B').l(1).l(2).i(3).buffer()));
+    stream.add(PgOutput.decode(relation(1, "billing", "bill_outbox_events", COLUMNS)));
+    stream.add(PgOutput.decode(relation(2, "billing", "outbox_events", COLUMNS)));
+    stream.add(PgOutput.decode(relation(3, "other", "bill_outbox_events", COLUMNS)));
+    stream.add(PgOutput.decode(insert(2, row(UUID.randomUUID(), 1, "{}", "{}"))));
+    stream.add(PgOutput.decode(insert(3, row(UUID.randomUUID(), 1, "{}", "{}"))));
+    stream.add(
+        PgOutput.decode(
+            insert(1, row(ours, 7, "{\"a\": \"é ☃\"}", "{\"k\": \"v \\\"q\\\" \\u00e9\"}"))));
+    String[] delayed = row(UUID.randomUUID(), 8, "{}", "{}");
+    delayed[9] = "2030-01-01 00:00:00+00";
+    stream.add(PgOutput.decode(insert(1, delayed)));
+    List<OutboxInserts.Transaction> done = new ArrayList<>();
+    for (PgOutput.Message m : stream) {
+      assertThat(inserts.accept(m)).isNull();
+    }
+    OutboxInserts.Transaction t = inserts.accept(new PgOutput.Commit(10, 20, 30));
+    assertThat(t).isNotNull();
+    done.add(t);
+    assertThat(t.endLsn()).isEqualTo(20);
+    assertThat(t.delayed()).isEqualTo(1);
+    assertThat(t.events())
+        .containsExactly(
+            new OutboxMessage(
+                ours,
+                7,
+                "order",
+                "o-1",
+                "order.created",
+                "{\"a\": \"é ☃\"}",
+                Map.of("k", "v \"q\" é"),
+                Instant.parse("2026-12-01T13:04:01.123456Z"),
+                1));
+  }
+
+  @Test
+  void aRelationRenamedAwayIsForgotten() {
+    OutboxInserts inserts = new OutboxInserts(OutboxTables.in("s"));
+    inserts.accept(PgOutput.decode(relation(1, "s", "outbox_events", COLUMNS)));
+    inserts.accept(PgOutput.decode(relation(1, "s", "renamed", COLUMNS)));
+    inserts.accept(PgOutput.decode(insert(1, row(UUID.randomUUID(), 1, "{}", "{}"))));
+    assertThat(inserts.accept(new PgOutput.Commit(1, 2, 3)).events()).isEmpty();
+  }
+
+  @Test
+  void anUnreadableInsertNamesTheColumn() {
+    OutboxInserts inserts = new OutboxInserts(OutboxTables.in("s"));
+    inserts.accept(PgOutput.decode(relation(1, "s", "outbox_events", COLUMNS)));
+    String[] values = row(UUID.randomUUID(), 1, "{}", "{}");
+    values[5] = "\u0000u";
+    assertThatThrownBy(() -> inserts.accept(PgOutput.decode(insert(1, values))))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("column payload must have a text value but was an unchanged TOAST");
+    values[5] = null;
+    assertThatThrownBy(() -> inserts.accept(PgOutput.decode(insert(1, values))))
+        .hasMessageContaining("column payload must have a text value but was null");
+  }
+
+  @Test
+  void aTableWithoutANeededColumnIsRefused() {
+    OutboxInserts inserts = new OutboxInserts(OutboxTables.in("s"));
+    List<String> fewer = new ArrayList<>(COLUMNS);
+    fewer.remove("headers");
+    assertThatThrownBy(
+            () -> inserts.accept(PgOutput.decode(relation(1, "s", "outbox_events", fewer))))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("has no column headers");
+  }
+
+  @Test
+  void timestampsInEveryOffsetForm() {
+    for (String[] c :
+        Arrays.asList(
+            new String[] {"2026-01-02 03:04:05+00", "2026-01-02T03:04:05Z"},
+            new String[] {"2026-01-02 03:04:05.5-08", "2026-01-02T11:04:05.500Z"},
+            new String[] {"2026-01-02 03:04:05.000001+05:30", "2026-01-01T21:34:05.000001Z"},
+            new String[] {"1900-01-02 03:04:05+00:19:32", "1900-01-02T02:44:33Z"})) {
+      assertThat(java.time.OffsetDateTime.parse(c[0], OutboxInserts.TIMESTAMPTZ).toInstant())
+          .as(c[0])
+          .isEqualTo(Instant.parse(c[1]));
+    }
+  }
+
+  @Test
+  void headersText() {
+    assertThat(HeadersText.read("{}")).isEmpty();
+    assertThat(HeadersText.read("{\"a\": \"b\", \"c\\\\\": \"\\n\\t\\\"\\ud834\\udd1e\"}"))
+        .isEqualTo(Map.of("a", "b", "c\\", "\n\t\"𝄞"));
+    assertThatThrownBy(() -> HeadersText.read("{\"a\": 1}"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("only string values");
+    assertThatThrownBy(() -> HeadersText.read("{\"a\": \"b\"} x"))
+        .hasMessageContaining("text after the object");
+    assertThatThrownBy(() -> HeadersText.read("{\"a\": \"b")).hasMessageContaining("unterminated");
+  }
+}

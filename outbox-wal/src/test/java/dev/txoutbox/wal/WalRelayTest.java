@@ -1,0 +1,439 @@
+package dev.txoutbox.wal;
+
+import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.txoutbox.Backoff;
+import dev.txoutbox.Outbox;
+import dev.txoutbox.OutboxEvent;
+import dev.txoutbox.OutboxRelay;
+import dev.txoutbox.RelayConfig;
+import dev.txoutbox.schema.OutboxTables;
+import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.testing.RecordingPublisher;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.jooq.DSLContext;
+import org.jooq.Record;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The WAL relay against a real server with {@code wal_level=logical}, started by the tests. */
+class WalRelayTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  private final List<AutoCloseable> toClose = new ArrayList<>();
+
+  @AfterEach
+  void closeAll() throws Exception {
+    Collections.reverse(toClose);
+    for (AutoCloseable c : toClose) {
+      c.close();
+    }
+  }
+
+  private WalRelay relay(OutboxTables tables, Publisher publisher, RelayConfig config) {
+    WalRelay relay =
+        WalRelay.builder()
+            .dataSource(LogicalServer.dataSource())
+            .replicationUrl(LogicalServer.jdbcUrl(), LogicalServer.credentials())
+            .tables(tables)
+            .publisher(publisher)
+            .config(config)
+            .reconnectDelay(Duration.ofMillis(50))
+            .build();
+    toClose.add(relay);
+    return relay;
+  }
+
+  private static RelayConfig config(int batchSize) {
+    return RelayConfig.builder()
+        .name("wal-test")
+        .batchSize(batchSize)
+        .backoff(Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(1)).withJitter(0))
+        .shutdownTimeout(Duration.ofSeconds(5))
+        .build();
+  }
+
+  private static List<UUID> write(OutboxTables tables, Outbox outbox, String aggregate, int n) {
+    List<UUID> ids = new ArrayList<>();
+    DSLContext dsl = LogicalServer.dsl(tables);
+    for (int i = 0; i < n; i++) {
+      int k = i;
+      dsl.transaction(
+          c -> ids.add(outbox.record(c.dsl(), OutboxEvent.of("order", aggregate, "e" + k, "{}"))));
+    }
+    return ids;
+  }
+
+  private static int pending(OutboxTables tables) {
+    return LogicalServer.dsl(tables).fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.PROCESSED_AT.isNull());
+  }
+
+  @Test
+  void publishesInCommitOrderAcrossConcurrentWriters() throws Exception {
+    OutboxTables tables = LogicalServer.freshOutbox("co_");
+    RecordingPublisher publisher = new RecordingPublisher();
+    WalRelay relay = relay(tables, publisher, config(50));
+    relay.start();
+    // A second slot on the same publication, read after the run: the server's own commit order.
+    String truth = "truth_" + tables.schema();
+    LogicalServer.execute(WalSetup.createSlotSql(truth));
+
+    Outbox outbox = Outbox.builder().tables(tables).lockPerAggregate(true).build();
+    DSLContext dsl = LogicalServer.dsl(tables);
+    Map<Long, List<UUID>> byXid = new java.util.concurrent.ConcurrentHashMap<>();
+    int writers = 4;
+    int transactions = 40;
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    CountDownLatch go = new CountDownLatch(1);
+    List<Future<?>> done = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      int writer = w;
+      done.add(
+          pool.submit(
+              () -> {
+                go.await();
+                for (int t = 0; t < transactions; t++) {
+                  int tx = t;
+                  dsl.transaction(
+                      c -> {
+                        long xid =
+                            c.dsl()
+                                .fetchSingle("select txid_current() % 4294967296")
+                                .get(0, Long.class);
+                        List<UUID> ids = new ArrayList<>();
+                        // Three aggregates shared by every writer, locked in one order.
+                        List<String> aggregates = new ArrayList<>();
+                        for (int e = 0; e <= tx % 3; e++) {
+                          aggregates.add("a" + ((writer + tx + e) % 3));
+                        }
+                        Collections.sort(aggregates);
+                        for (String aggregate : aggregates) {
+                          ids.add(
+                              outbox.record(
+                                  c.dsl(),
+                                  OutboxEvent.of(
+                                      "order", aggregate, "w" + writer + "-" + tx, "{}")));
+                        }
+                        byXid.put(xid, ids);
+                      });
+                }
+                return null;
+              }));
+    }
+    go.countDown();
+    for (Future<?> f : done) {
+      f.get(60, TimeUnit.SECONDS);
+    }
+    pool.shutdown();
+    int total = byXid.values().stream().mapToInt(List::size).sum();
+    await().atMost(WAIT).until(() -> publisher.published().size() >= total);
+
+    List<Long> commitOrder = new ArrayList<>();
+    // The slot function: no jOOQ model for it.
+    for (Record r :
+        dsl.fetch(
+            "select data from pg_logical_slot_get_binary_changes(?, NULL, NULL, 'proto_version',"
+                + " '1', 'publication_names', ?)",
+            truth,
+            relay.publicationName())) {
+      PgOutput.Message m = PgOutput.decode(ByteBuffer.wrap(r.get(0, byte[].class)));
+      if (m instanceof PgOutput.Begin b && byXid.containsKey(Integer.toUnsignedLong(b.xid()))) {
+        commitOrder.add(Integer.toUnsignedLong(b.xid()));
+      }
+    }
+    LogicalServer.execute("SELECT pg_drop_replication_slot('" + truth + "')");
+    assertThat(commitOrder).hasSize(writers * transactions);
+    List<UUID> expected = new ArrayList<>();
+    for (long xid : commitOrder) {
+      expected.addAll(byXid.get(xid));
+    }
+    List<UUID> seen = publisher.publishedIds();
+    assertThat(seen).hasSize(total).containsExactlyElementsOf(expected);
+    // Per aggregate: the order of seq (the writer locks the aggregate) is the order published.
+    Map<String, List<Long>> perAggregate = new HashMap<>();
+    for (OutboxMessage m : publisher.published()) {
+      perAggregate.computeIfAbsent(m.aggregateId(), k -> new ArrayList<>()).add(m.sequence());
+    }
+    assertThat(perAggregate).hasSize(3);
+    perAggregate.values().forEach(seqs -> assertThat(seqs).isSorted());
+    await().atMost(WAIT).until(() -> pending(tables) == 0);
+  }
+
+  @Test
+  void aRelayStoppedMidBatchLosesNothingAndTheNextRepeatsOnlyThatBatch() throws Exception {
+    OutboxTables tables = LogicalServer.freshOutbox("ab_");
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    CountDownLatch blocked = new CountDownLatch(1);
+    List<OutboxMessage> firstSent = new CopyOnWriteArrayList<>();
+    int[] batches = {0};
+    Publisher hangsOnThirdBatch =
+        messages -> {
+          firstSent.addAll(messages);
+          if (++batches[0] == 3) {
+            blocked.countDown();
+            new CountDownLatch(1).await(); // until the relay is stopped: the broker has them
+          }
+          return messages.stream().map(m -> PublishResult.published()).toList();
+        };
+    WalRelay first = relay(tables, hangsOnThirdBatch, config(10));
+    first.start();
+    List<UUID> ids = new ArrayList<>();
+    DSLContext dsl = LogicalServer.dsl(tables);
+    for (int t = 0; t < 10; t++) {
+      int tt = t;
+      dsl.transaction(
+          c -> {
+            for (int e = 0; e < 10; e++) {
+              ids.add(outbox.record(c.dsl(), OutboxEvent.of("order", "o" + tt, "e" + e, "{}")));
+            }
+          });
+    }
+    assertThat(blocked.await(30, TimeUnit.SECONDS)).isTrue();
+    first.abort(); // the replication connection closes, nothing more is confirmed
+    assertThat(firstSent).hasSize(30);
+    long publishedBefore =
+        LogicalServer.dsl(tables).fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.PROCESSED_AT.isNotNull());
+    assertThat(publishedBefore).isEqualTo(20);
+
+    RecordingPublisher second = new RecordingPublisher();
+    WalRelay next = relay(tables, second, config(10));
+    next.start();
+    await().atMost(WAIT).until(() -> pending(tables) == 0);
+    Map<UUID, Integer> counts = new HashMap<>();
+    firstSent.forEach(m -> counts.merge(m.id(), 1, Integer::sum));
+    second.published().forEach(m -> counts.merge(m.id(), 1, Integer::sum));
+    assertThat(counts.keySet()).containsExactlyInAnyOrderElementsOf(ids);
+    List<UUID> duplicated =
+        counts.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).toList();
+    // Exactly the batch in flight is sent twice; the first two batches, committed, are not again.
+    assertThat(duplicated)
+        .containsExactlyInAnyOrderElementsOf(
+            firstSent.subList(20, 30).stream().map(OutboxMessage::id).toList());
+    assertThat(second.publishedIds()).hasSize(80);
+  }
+
+  @Test
+  void aFailedEventStaysPendingAndThePollingRelayPublishesIt() throws Exception {
+    OutboxTables tables = LogicalServer.freshOutbox("fa_");
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    RecordingPublisher publisher = new RecordingPublisher();
+    publisher.failWhen(m -> m.aggregateId().equals("bad"));
+    RelayConfig config =
+        config(100).toBuilder()
+            .backoff(
+                Backoff.exponential(Duration.ofMinutes(1), Duration.ofMinutes(1)).withJitter(0))
+            .build();
+    WalRelay relay = relay(tables, publisher, config);
+    relay.start();
+    List<UUID> good = write(tables, outbox, "good", 3);
+    List<UUID> bad = write(tables, outbox, "bad", 2);
+    List<UUID> after = write(tables, outbox, "good", 1);
+    await().atMost(WAIT).until(() -> publisher.published().size() == 4 && pending(tables) == 2);
+    assertThat(publisher.publishedIds())
+        .containsExactly(good.get(0), good.get(1), good.get(2), after.get(0));
+    DSLContext dsl = LogicalServer.dsl(tables);
+    Record failed =
+        dsl.select(OUTBOX_EVENTS.ATTEMPTS, OUTBOX_EVENTS.RETRY_AFTER, OUTBOX_EVENTS.LAST_ERROR)
+            .from(OUTBOX_EVENTS)
+            .where(OUTBOX_EVENTS.ID.eq(bad.get(0)))
+            .fetchSingle();
+    assertThat(failed.get(OUTBOX_EVENTS.ATTEMPTS)).isEqualTo(1);
+    assertThat(failed.get(OUTBOX_EVENTS.RETRY_AFTER))
+        .isAfter(java.time.OffsetDateTime.now().plusSeconds(30));
+    assertThat(failed.get(OUTBOX_EVENTS.LAST_ERROR)).isEqualTo(RecordingPublisher.SCRIPTED_FAILURE);
+    // Its follower in the same aggregate was not attempted, and waits behind it.
+    Record follower =
+        dsl.select(OUTBOX_EVENTS.ATTEMPTS, OUTBOX_EVENTS.RETRY_AFTER)
+            .from(OUTBOX_EVENTS)
+            .where(OUTBOX_EVENTS.ID.eq(bad.get(1)))
+            .fetchSingle();
+    assertThat(follower.get(OUTBOX_EVENTS.ATTEMPTS)).isZero();
+    assertThat(follower.get(OUTBOX_EVENTS.RETRY_AFTER))
+        .isEqualTo(failed.get(OUTBOX_EVENTS.RETRY_AFTER));
+
+    // The polling relay, whose clock has reached the retry time, publishes both.
+    dev.txoutbox.testing.TestClock clock = dev.txoutbox.testing.TestClock.now();
+    clock.advance(Duration.ofMinutes(2));
+    RecordingPublisher sweeper = new RecordingPublisher();
+    OutboxRelay polling = polling(tables, sweeper, clock);
+    OutboxRelay.DrainResult drained = polling.drain();
+    assertThat(drained.published()).containsExactlyInAnyOrderElementsOf(bad);
+    assertThat(pending(tables)).isZero();
+    assertThat(sweeper.published().get(0).attempt()).isEqualTo(2);
+  }
+
+  @Test
+  void aBrokerOutagePostponesEventsWithoutAnAttemptForThePollingRelay() throws Exception {
+    OutboxTables tables = LogicalServer.freshOutbox("bo_");
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    RecordingPublisher down = new RecordingPublisher();
+    down.failWhen(m -> true, PublishResult.brokerUnavailable("connection refused"));
+    WalRelay relay = relay(tables, down, config(100));
+    relay.start();
+    List<UUID> ids = write(tables, outbox, "o", 3);
+    DSLContext dsl = LogicalServer.dsl(tables);
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                dsl.fetchCount(
+                        OUTBOX_EVENTS,
+                        OUTBOX_EVENTS.RETRY_AFTER.isNotNull().and(OUTBOX_EVENTS.ATTEMPTS.eq(0)))
+                    == 3);
+    assertThat(down.published()).isEmpty();
+    assertThat(pending(tables)).isEqualTo(3);
+
+    dev.txoutbox.testing.TestClock clock = dev.txoutbox.testing.TestClock.now();
+    clock.advance(Duration.ofMinutes(1));
+    RecordingPublisher back = new RecordingPublisher();
+    OutboxRelay polling = polling(tables, back, clock);
+    assertThat(polling.drain().published()).containsExactlyElementsOf(ids);
+    assertThat(back.published()).allMatch(m -> m.attempt() == 1);
+  }
+
+  @Test
+  void aDroppedSlotIsCreatedAnewAndThePollingRelaySweepsWhatItMissed() throws Exception {
+    OutboxTables tables = LogicalServer.freshOutbox("dr_");
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    RecordingPublisher publisher = new RecordingPublisher();
+    WalRelay relay = relay(tables, publisher, config(100));
+    relay.start();
+    List<UUID> before = write(tables, outbox, "o", 3);
+    await().atMost(WAIT).until(() -> publisher.published().size() == 3);
+    relay.close();
+    long lagBefore = relay.slotLagBytes();
+    List<UUID> whileStopped = write(tables, outbox, "other", 1);
+    assertThat(relay.slotLagBytes()).isGreaterThan(lagBefore).isGreaterThan(0);
+    LogicalServer.execute("SELECT pg_drop_replication_slot('" + relay.slotName() + "')");
+    assertThat(relay.slotLagBytes()).isEqualTo(-1);
+    List<UUID> missed = write(tables, outbox, "o", 2);
+
+    WalRelay again = relay(tables, publisher, config(100));
+    again.start();
+    List<UUID> later = write(tables, outbox, "o", 2);
+    await().atMost(WAIT).until(() -> publisher.published().size() == 5);
+    assertThat(publisher.publishedIds()).containsExactlyElementsOf(concat(before, later));
+
+    RecordingPublisher sweeper = new RecordingPublisher();
+    OutboxRelay polling = polling(tables, sweeper, java.time.Clock.systemUTC());
+    List<UUID> sweptIds = polling.drain().published();
+    assertThat(sweptIds).containsExactlyElementsOf(concat(whileStopped, missed));
+    assertThat(pending(tables)).isZero();
+  }
+
+  @Test
+  void eventsThePollingRelayAlreadyPublishedAreNotPublishedAgain() throws Exception {
+    OutboxTables tables = LogicalServer.freshOutbox("sw_");
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    RecordingPublisher publisher = new RecordingPublisher();
+    WalRelay relay = relay(tables, publisher, config(100));
+    // Slot and publication first, so that the stream holds the events written next.
+    relay.start();
+    relay.close();
+    List<UUID> swept = write(tables, outbox, "o", 3);
+    RecordingPublisher sweeper = new RecordingPublisher();
+    OutboxRelay polling = polling(tables, sweeper, java.time.Clock.systemUTC());
+    assertThat(polling.drain().published()).containsExactlyElementsOf(swept);
+    List<UUID> fresh = write(tables, outbox, "o", 1);
+    WalRelay again = relay(tables, publisher, config(100));
+    again.start();
+    await().atMost(WAIT).until(() -> publisher.published().size() == 1);
+    await().atMost(WAIT).until(() -> again.skippedEvents() == 3);
+    assertThat(publisher.publishedIds()).containsExactlyElementsOf(fresh);
+  }
+
+  @Test
+  void refusesAMissingSlotWhenCreatingIsOffShowingTheSql() {
+    OutboxTables tables = LogicalServer.freshOutbox("no_");
+    WalRelay relay = strictRelay(tables);
+    assertThatThrownBy(relay::start)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("publication txoutbox_no_wal_")
+        .hasMessageContaining(
+            "CREATE PUBLICATION \"txoutbox_no_"
+                + tables.schema()
+                + "\" FOR TABLE \""
+                + tables.schema()
+                + "\".\"no_outbox_events\" WITH (publish = 'insert')");
+    LogicalServer.execute(WalSetup.createPublicationSql(relay.publicationName(), tables));
+    WalRelay second = strictRelay(tables);
+    assertThatThrownBy(second::start)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining(
+            "replication slot txoutbox_no_"
+                + tables.schema()
+                + " does not exist and creating it is off: run SELECT"
+                + " pg_create_logical_replication_slot('txoutbox_no_"
+                + tables.schema()
+                + "', 'pgoutput')");
+  }
+
+  @Test
+  void refusesAPublicationThatPublishesUpdates() {
+    OutboxTables tables = LogicalServer.freshOutbox("up_");
+    String name = WalRelay.defaultName(tables);
+    LogicalServer.execute(
+        "CREATE PUBLICATION "
+            + name
+            + " FOR TABLE "
+            + tables.schema()
+            + ".up_outbox_events WITH (publish = 'insert, update')");
+    WalRelay relay = relay(tables, new RecordingPublisher(), config(10));
+    assertThatThrownBy(relay::start)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("publishes updates or deletes");
+  }
+
+  /** The polling relay from outbox-core on the same table, the WAL relay's sweeper. */
+  private OutboxRelay polling(
+      OutboxTables tables, RecordingPublisher publisher, java.time.Clock clock) {
+    OutboxRelay polling =
+        OutboxRelay.builder()
+            .dataSource(LogicalServer.dataSource())
+            .tables(tables)
+            .publisher(publisher)
+            .clock(clock)
+            .build();
+    toClose.add(polling);
+    return polling;
+  }
+
+  /** A relay that creates neither the publication nor the slot. */
+  private WalRelay strictRelay(OutboxTables tables) {
+    WalRelay relay =
+        WalRelay.builder()
+            .dataSource(LogicalServer.dataSource())
+            .replicationUrl(LogicalServer.jdbcUrl(), LogicalServer.credentials())
+            .tables(tables)
+            .publisher(new RecordingPublisher())
+            .createIfMissing(false)
+            .build();
+    toClose.add(relay);
+    return relay;
+  }
+
+  private static List<UUID> concat(List<UUID> a, List<UUID> b) {
+    List<UUID> out = new ArrayList<>(a);
+    out.addAll(b);
+    return out;
+  }
+}
