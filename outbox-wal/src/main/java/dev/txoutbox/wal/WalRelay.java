@@ -32,6 +32,7 @@ import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
+import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.PGConnection;
@@ -116,7 +117,7 @@ public final class WalRelay implements AutoCloseable {
     PGProperty.ASSUME_MIN_SERVER_VERSION.set(p, "10");
     PGProperty.PREFER_QUERY_MODE.set(p, "simple");
     this.replicationProperties = p;
-    this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, tables.settings(null));
+    this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, tables.settings(new Settings()));
   }
 
   /** {@code txoutbox_<prefix><schema>}, the default slot and publication name. */
