@@ -50,6 +50,8 @@ final class BatchOutcome {
   private final List<Fate> fates;
   private final boolean answered;
   private final int unreadable;
+  private final int retried;
+  private final int deadLettered;
 
   private BatchOutcome(
       List<UUID> publishedIds,
@@ -64,6 +66,14 @@ final class BatchOutcome {
     this.fates = fates;
     this.answered = answered;
     this.unreadable = unreadable;
+    int retriedCount = 0;
+    int deadCount = 0;
+    for (Fate fate : fates) {
+      retriedCount += fate.retried() ? 1 : 0;
+      deadCount += fate.deadLettered() ? 1 : 0;
+    }
+    this.retried = retriedCount;
+    this.deadLettered = deadCount + unreadable;
   }
 
   /**
@@ -170,12 +180,12 @@ final class BatchOutcome {
 
   /** Messages whose attempt failed and that will be retried after their backoff. */
   int retried() {
-    return (int) fates.stream().filter(Fate::retried).count();
+    return retried;
   }
 
   /** Messages that became dead letters, and rows that could not be read (dead letters too). */
   int deadLettered() {
-    return (int) fates.stream().filter(Fate::deadLettered).count() + unreadable;
+    return deadLettered;
   }
 
   /** Messages not attempted because an earlier one of their aggregate's run failed. */
