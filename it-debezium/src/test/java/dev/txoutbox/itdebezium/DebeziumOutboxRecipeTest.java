@@ -207,6 +207,12 @@ class DebeziumOutboxRecipeTest {
   }
 
   @Test
+  void theCleanupReadsTheOldestRowsThroughAnExistingIndex() {
+    assertThat(LogicalPostgres.planWithoutSeqScan(resource("debezium-cleanup.sql")))
+        .contains("outbox_events_ready_idx");
+  }
+
+  @Test
   void theDocumentShowsTheTestedConfigurationAndStatementsVerbatim() throws IOException {
     String doc =
         Files.readString(

@@ -4,6 +4,7 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import javax.sql.DataSource;
@@ -50,6 +51,23 @@ final class LogicalPostgres {
         Statement s = c.createStatement()) {
       s.execute(sql);
       return s.getUpdateCount();
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql, e);
+    }
+  }
+
+  /** The plan of {@code sql} with sequential scans ruled out, so an index that fits shows. */
+  static String planWithoutSeqScan(String sql) {
+    try (Connection c = dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("SET enable_seqscan = off");
+      StringBuilder plan = new StringBuilder();
+      try (ResultSet rs = s.executeQuery("EXPLAIN " + sql)) {
+        while (rs.next()) {
+          plan.append(rs.getString(1)).append('\n');
+        }
+      }
+      return plan.toString();
     } catch (SQLException e) {
       throw new IllegalStateException(sql, e);
     }
