@@ -611,8 +611,7 @@ final class RelayCommand extends DatabaseCommand {
     try {
       reader.start();
     } catch (IllegalStateException e) {
-      throw new CliException(
-          "the WAL relay cannot start: " + e.getMessage() + " (or run with --source poll)", e);
+      throw new CliException("the WAL relay cannot start: " + e.getMessage(), e);
     }
   }
 

@@ -2,12 +2,15 @@ package dev.txoutbox.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.txoutbox.spi.Printable;
 import dev.txoutbox.wal.WalRelay;
 import dev.txoutbox.wal.WalSlot;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
+import javax.sql.DataSource;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -131,7 +134,7 @@ final class WalSlotCommand implements Callable<Integer> {
     public Integer call() {
       DatabaseTarget target = target();
       String slotName = name(this, target, slot, "--slot");
-      javax.sql.DataSource db = connect(target);
+      DataSource db = connect(target);
       WalSlot found = WalSlot.find(db, slotName).orElseThrow(() -> missing(slotName));
       String held = held(found);
       if (!yes) {
@@ -191,7 +194,7 @@ final class WalSlotCommand implements Callable<Integer> {
     return Json.write(o);
   }
 
-  private static void putLong(ObjectNode o, String key, java.util.OptionalLong value) {
+  private static void putLong(ObjectNode o, String key, OptionalLong value) {
     if (value.isPresent()) {
       o.put(key, value.getAsLong());
     } else {
@@ -235,6 +238,6 @@ final class WalSlotCommand implements Callable<Integer> {
   }
 
   private static String row(String name, String value) {
-    return String.format("%-20s %s", name + ":", dev.txoutbox.spi.Printable.of(value));
+    return String.format("%-20s %s", name + ":", Printable.of(value));
   }
 }

@@ -70,13 +70,7 @@ class WalCommandsTest {
             "0",
             "--metrics-refresh",
             "200ms");
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                WalSlot.find(LogicalDatabase.dataSource(), slot)
-                    .map(WalSlot::active)
-                    .orElse(false));
+    awaitActive(slot);
     await().atMost(WAIT).until(() -> rabbit.receivedCount() == before.size());
     List<UUID> all = new ArrayList<>(before);
     // Two rounds: the first may meet the sweeper's first cycle; the second only the slot can.
@@ -142,13 +136,7 @@ class WalCommandsTest {
 
     // A relay creates the slot and publication, then stops.
     CompletableFuture<CliRunner.Result> run = startRelay(cli, "--source", "wal", "--slot", slot);
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                WalSlot.find(LogicalDatabase.dataSource(), slot)
-                    .map(WalSlot::active)
-                    .orElse(false));
+    awaitActive(slot);
     CliRunner.Result active = cli.run("wal-slot", "drop", "--slot", slot, "--yes");
     assertThat(active.exitCode()).isEqualTo(ExitCodes.FAILURE);
     assertThat(active.err())
@@ -316,6 +304,17 @@ class WalCommandsTest {
   private CompletableFuture<CliRunner.Result> startRelay(CliRunner cli, String... options) {
     String[] args = relayArgs(options);
     return CompletableFuture.supplyAsync(() -> cli.run(args));
+  }
+
+  /** Until a replication connection reads {@code slot}: the relay has started streaming. */
+  private static void awaitActive(String slot) {
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                WalSlot.find(LogicalDatabase.dataSource(), slot)
+                    .map(WalSlot::active)
+                    .orElse(false));
   }
 
   private List<String> messages() {

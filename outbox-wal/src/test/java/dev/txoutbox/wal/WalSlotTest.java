@@ -148,6 +148,31 @@ class WalSlotTest {
     assertThat(WalSlot.find(DB, name)).isEmpty();
   }
 
+  @Test
+  void refusesToDropASlotOfAnotherDatabase() throws Exception {
+    String database = "other_" + LogicalServer.freshOutbox("od_").schema();
+    String slot = "slot_of_" + database;
+    LogicalServer.execute("CREATE DATABASE " + database);
+    DataSource other = LogicalServer.server().getDatabase("postgres", database);
+    DSL.using(other, SQLDialect.POSTGRES).execute(WalSetup.createSlotSql(slot));
+    try {
+      assertThat(WalSlot.find(DB, slot).orElseThrow().database()).hasValue(database);
+
+      assertThatThrownBy(() -> WalSlot.drop(DB, slot))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage(
+              "replication slot "
+                  + slot
+                  + " belongs to database "
+                  + database
+                  + ", not postgres: connect to that database to drop it");
+      assertThat(WalSlot.find(DB, slot)).isPresent();
+    } finally {
+      WalSlot.drop(other, slot);
+    }
+    assertThat(WalSlot.find(DB, slot)).isEmpty();
+  }
+
   @ParameterizedTest
   @ValueSource(
       strings = {
