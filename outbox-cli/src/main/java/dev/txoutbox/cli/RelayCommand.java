@@ -431,8 +431,7 @@ final class RelayCommand extends DatabaseCommand {
       OutboxRelay outboxRelay = builder.build();
       closer.add(() -> outboxRelay.close(config.shutdownTimeout()));
       if (walRelay != null) {
-        // The sweeper's meters are registered above; the WAL relay's go beside them (relay tag:
-        // its own name), with the same RelayMetrics, once its builder takes them.
+        // Registered after the sweeper, so closed before it (the last registered closes first).
         WalRelay reader = walRelay.dataSource(pool).publisher(broker).config(config).build();
         closer.add(() -> reader.close(config.shutdownTimeout()));
         startWal(reader);

@@ -81,15 +81,19 @@ final class LogicalDatabase {
 
   /** Writes {@code count} events, one committed transaction each. */
   List<UUID> write(int count) {
+    return write(count, 1);
+  }
+
+  /** Writes {@code transactions} committed transactions of {@code perTransaction} events each. */
+  List<UUID> write(int transactions, int perTransaction) {
     DSLContext dsl = DSL.using(dataSource(), SQLDialect.POSTGRES);
     List<UUID> ids = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      String aggregate = "o-" + i;
-      dsl.transaction(
-          tx ->
-              ids.add(
-                  outbox.record(
-                      tx.dsl(), OutboxEvent.of("order", aggregate, "order.created", "{}"))));
+    for (int t = 0; t < transactions; t++) {
+      List<OutboxEvent> events = new ArrayList<>();
+      for (int i = 0; i < perTransaction; i++) {
+        events.add(OutboxEvent.of("order", "o-" + t + "-" + i, "order.created", "{}"));
+      }
+      dsl.transaction(tx -> ids.addAll(outbox.recordAll(tx.dsl(), events)));
     }
     return ids;
   }
