@@ -191,15 +191,7 @@ final class WalSetup {
    */
   static void ensurePublication(
       DSLContext dsl, String publication, OutboxTables tables, boolean create) {
-    Field<String> name = DSL.field(DSL.name("pubname"), String.class);
-    Record pub =
-        dsl.select(
-                DSL.field(DSL.name("pubupdate"), Boolean.class),
-                DSL.field(DSL.name("pubdelete"), Boolean.class),
-                DSL.field(DSL.name("puballtables"), Boolean.class))
-            .from(PUBLICATION)
-            .where(name.eq(publication))
-            .fetchOne();
+    Record pub = publication(dsl, publication);
     String sql = createPublicationSql(publication, tables);
     if (pub == null) {
       if (!create) {
@@ -224,7 +216,8 @@ final class WalSetup {
       }
       return;
     }
-    if (Boolean.TRUE.equals(pub.get(0)) || Boolean.TRUE.equals(pub.get(1))) {
+    List<String> publishes = publishes(pub);
+    if (publishes.contains("update") || publishes.contains("delete")) {
       throw new IllegalStateException(
           "publication "
               + publication
@@ -235,7 +228,7 @@ final class WalSetup {
     List<String> published =
         dsl.select(DSL.field(DSL.name("schemaname"), String.class))
             .from(PUBLICATION_TABLES)
-            .where(name.eq(publication))
+            .where(PUB_NAME.eq(publication))
             .and(DSL.field(DSL.name("tablename"), String.class).eq(tables.eventsTable()))
             .and(DSL.field(DSL.name("schemaname"), String.class).eq(tables.schema()))
             .fetch(0, String.class);
