@@ -5,6 +5,7 @@
 module dev.txoutbox.itmodulepath {
   requires dev.txoutbox.core;
   requires dev.txoutbox.inbox;
+  requires dev.txoutbox.wal;
   requires dev.txoutbox.kafka;
   requires dev.txoutbox.sqs;
   requires dev.txoutbox.rabbit;

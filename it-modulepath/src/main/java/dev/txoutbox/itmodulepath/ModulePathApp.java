@@ -9,12 +9,16 @@ import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.guice.OutboxModule;
 import dev.txoutbox.inbox.OutboxInbox;
 import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.PublisherProvider;
 import dev.txoutbox.spi.PublisherSettings;
+import dev.txoutbox.wal.WalRelay;
+import dev.txoutbox.wal.WalSlot;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.ServiceLoader;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -88,6 +92,28 @@ public final class ModulePathApp {
     boolean first = dsl.transactionResult(tx -> inbox.firstTime(tx.dsl(), "modulepath", id));
     boolean again = dsl.transactionResult(tx -> inbox.firstTime(tx.dsl(), "modulepath", id));
     System.out.println("inbox: first " + first + ", again " + again);
+
+    // The WAL relay built (its start needs wal_level=logical, which the shared server lacks) and
+    // its slot looked up: the driver's replication API and the catalog queries from the module
+    // path.
+    Properties credentials = new Properties();
+    credentials.setProperty(
+        "user", System.getenv().getOrDefault("OUTBOX_TEST_DB_USER", "postgres"));
+    try (WalRelay wal =
+        WalRelay.builder()
+            .dataSource(dataSource)
+            .replicationUrl(args[0], credentials)
+            .schema(schema)
+            .publisher(publisher)
+            .build()) {
+      System.out.println(
+          "wal: slot "
+              + wal.slotName()
+              + ", default "
+              + wal.slotName().equals(WalSlot.defaultName(OutboxTables.of(schema, "")))
+              + ", found "
+              + WalSlot.find(dataSource, wal.slotName(), wal.publicationName()).isPresent());
+    }
 
     Injector injector =
         Guice.createInjector(

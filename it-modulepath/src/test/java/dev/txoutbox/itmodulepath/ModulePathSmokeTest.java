@@ -48,6 +48,7 @@ class ModulePathSmokeTest {
                   + "]",
               "relayed: 1, received true, pending 0",
               "inbox: first true, again false",
+              "wal: slot txoutbox_" + schema + ", default true, found false",
               "guice: relay in " + schema + ", admin pending 0",
               ModulePathApp.DONE)
           .anyMatch(line -> line.matches("migrated: outbox [1-9][0-9]*, inbox [1-9][0-9]*"));

@@ -61,6 +61,10 @@ final class Cli {
     deadLetters.addSubcommand(new DeadLettersCommand.PurgeCommand(root));
     cli.addSubcommand(deadLetters);
     cli.addSubcommand(new CleanupCommand(root));
+    CommandLine walSlot = new CommandLine(new WalSlotCommand());
+    walSlot.addSubcommand(new WalSlotCommand.ShowCommand(root));
+    walSlot.addSubcommand(new WalSlotCommand.DropCommand(root));
+    cli.addSubcommand(walSlot);
     PublisherCatalog publishers = PublisherCatalog.load();
     CommandLine relay = new CommandLine(new RelayCommand(root, publishers));
     PublisherOptions.install(relay, publishers);

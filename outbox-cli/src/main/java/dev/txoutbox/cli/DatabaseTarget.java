@@ -17,6 +17,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -147,6 +148,22 @@ final class DatabaseTarget {
       config.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
     }
     return new HikariDataSource(config);
+  }
+
+  /**
+   * The user and password for a connection of the driver's own, such as the WAL relay's replication
+   * connection, with the application name {@code txoutbox-wal}.
+   */
+  Properties replicationProperties() {
+    Properties p = new Properties();
+    if (user != null) {
+      p.setProperty("user", user);
+    }
+    if (password != null) {
+      p.setProperty("password", password);
+    }
+    p.setProperty("ApplicationName", APPLICATION_NAME + "-wal");
+    return p;
   }
 
   /** What the database refused or why it could not be reached, in one line. */

@@ -9,7 +9,7 @@ final class ExitCodes {
   /** The command failed: database unreachable, a statement failed, a broker could not be set up. */
   static final int FAILURE = 1;
 
-  /** Bad arguments, or a purge without {@code --yes}; nothing was touched. */
+  /** Bad arguments, or a purge or slot drop without {@code --yes}; nothing was touched. */
   static final int USAGE = 2;
 
   /** {@code status} found dead letters. */

@@ -11,10 +11,15 @@ import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.PublisherProvider;
 import dev.txoutbox.spi.PublisherSetting;
 import dev.txoutbox.spi.PublisherSettings;
+import dev.txoutbox.spi.SecretMasking;
+import dev.txoutbox.wal.WalRelay;
+import dev.txoutbox.wal.WalSlot;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -22,11 +27,14 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 
 /**
  * {@code txoutbox relay}: a standalone relay process. Runs until SIGTERM or SIGINT, then stops
  * claiming, lets the in-flight batch commit (or rolls it back after {@code --shutdown-timeout}),
- * closes the publisher, the pool and the HTTP endpoint, and exits 0.
+ * closes the publisher, the pool and the HTTP endpoint, and exits 0. With {@code --source wal} it
+ * runs a {@link WalRelay} reading the outbox's inserts from a logical replication slot, and beside
+ * it, in the same process, the polling relay as its sweeper every {@code --sweep-interval}.
  */
 @Command(
     name = "relay",
@@ -34,6 +42,7 @@ import picocli.CommandLine.Option;
     sortOptions = false,
     description = {
       "Publishes pending outbox events to a broker until stopped (SIGTERM, SIGINT).",
+      "--source wal reads them from a logical replication slot, with a polling sweeper beside it.",
       "On SIGTERM it finishes or rolls back the batch in flight, closes everything and exits 0."
     })
 final class RelayCommand extends DatabaseCommand {
@@ -45,6 +54,30 @@ final class RelayCommand extends DatabaseCommand {
 
   /** Where {@code /metrics} and {@code /health} listen unless {@code --metrics-host} widens it. */
   static final String DEFAULT_METRICS_HOST = "127.0.0.1";
+
+  /** Where the relay learns of new events. */
+  enum Source {
+    /** Polling the table: {@code OutboxRelay}. */
+    POLL,
+    /** A logical replication slot: {@code WalRelay}, with {@code OutboxRelay} as its sweeper. */
+    WAL
+  }
+
+  /** How {@code --source} reads and writes a {@link Source}. */
+  static final EnumFlag<Source> SOURCE = EnumFlag.of("--source", Source.class);
+
+  /** How often the sweeper beside the WAL relay polls unless {@code --sweep-interval} says. */
+  static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(30);
+
+  /** The WAL relay's and the sweeper's connections, and two spare (health, backlog gauges). */
+  static final int WAL_POOL_SIZE = 4;
+
+  /** The flag that sets each option of {@link WalRelay.Builder}. */
+  private static final Map<String, String> WAL_FLAGS =
+      Map.of(
+          "slotName", "--slot",
+          "publicationName", "--publication",
+          "replicationUrl", "--replication-url");
 
   /** How {@code --ordering} reads and writes an {@link Ordering}. */
   static final EnumFlag<Ordering> ORDERING = EnumFlag.of("--ordering", Ordering.class);
@@ -94,7 +127,10 @@ final class RelayCommand extends DatabaseCommand {
   @ArgGroup(validate = false, heading = "%nRelay:%n", order = 1)
   RelayFlags relay = new RelayFlags();
 
-  @ArgGroup(validate = false, heading = "%nMetrics and health:%n", order = 2)
+  @ArgGroup(validate = false, heading = "%nSource:%n", order = 2)
+  WalFlags wal = new WalFlags();
+
+  @ArgGroup(validate = false, heading = "%nMetrics and health:%n", order = 3)
   MetricsFlags metrics = new MetricsFlags();
 
   /** The publishers found; their flags are added to this command by {@link PublisherOptions}. */
@@ -200,6 +236,54 @@ final class RelayCommand extends DatabaseCommand {
     boolean listen;
   }
 
+  /** Where events come from, and the WAL relay's slot. */
+  static final class WalFlags {
+    @Option(
+        names = "--source",
+        paramLabel = "SOURCE",
+        description =
+            "poll: poll the table; wal: read inserts from a logical replication slot (PostgreSQL"
+                + " 13+, wal_level=logical), with a polling sweeper beside it for retries, delayed"
+                + " events and anything the slot missed. Default: poll.")
+    String source;
+
+    @Option(
+        names = "--slot",
+        paramLabel = "NAME",
+        description =
+            "The replication slot (wal), 1 to 63 of a-z, 0-9 and _."
+                + " Default: txoutbox_<table prefix><schema>.")
+    String slot;
+
+    @Option(
+        names = "--publication",
+        paramLabel = "NAME",
+        description = "The publication (wal), same rule. Default: the slot's default name.")
+    String publication;
+
+    @Option(
+        names = "--no-create-slot",
+        description =
+            "Fail (wal) if the slot or publication is missing, printing the SQL to create it,"
+                + " instead of creating it. Default: create.")
+    boolean noCreateSlot;
+
+    @Option(
+        names = "--replication-url",
+        paramLabel = "URL",
+        description =
+            "The JDBC URL of the replication connection (wal), straight to the server, not"
+                + " through a pooler; same user and password. Default: --jdbc-url.")
+    String replicationUrl;
+
+    @Option(
+        names = "--sweep-interval",
+        paramLabel = "DURATION",
+        converter = Durations.class,
+        description = "How often the sweeper polls (wal). Default: 30s.")
+    Duration sweepInterval;
+  }
+
   /** The HTTP endpoint. */
   static final class MetricsFlags {
     @Option(
@@ -247,14 +331,23 @@ final class RelayCommand extends DatabaseCommand {
   public Integer call() {
     root.context().shutdown().arm();
     DatabaseTarget target = target();
+    Source source = wal.source == null ? Source.POLL : parse(SOURCE, wal.source);
+    checkSourceFlags(source);
     RelayConfig config = relayConfig();
+    WalRelay.Builder walRelay = source == Source.WAL ? walRelay(target) : null;
     PublisherSettings settings = publisherSettings(config.name());
-    int poolSize = relay.poolSize != null ? relay.poolSize : config.workers() + 2;
-    if (poolSize < config.workers() || poolSize > 1000) {
+    int minPool = source == Source.WAL ? 2 : config.workers();
+    int poolSize =
+        relay.poolSize != null
+            ? relay.poolSize
+            : source == Source.WAL ? WAL_POOL_SIZE : config.workers() + 2;
+    if (poolSize < minPool || poolSize > 1000) {
       throw usageError(
-          "--pool-size must be between --workers ("
-              + config.workers()
-              + ") and 1000 but was "
+          "--pool-size must be between "
+              + (source == Source.WAL
+                  ? "2 (the WAL relay and its sweeper)"
+                  : "--workers (" + config.workers() + ")")
+              + " and 1000 but was "
               + poolSize);
     }
     Integer port = metrics.port;
@@ -288,7 +381,7 @@ final class RelayCommand extends DatabaseCommand {
         config.name(),
         target,
         settings,
-        describe(config),
+        walRelay == null ? describe(config) : describeWal(config, target),
         poolSize,
         port == null ? "off" : "on " + host + ":" + port);
 
@@ -321,10 +414,11 @@ final class RelayCommand extends DatabaseCommand {
               .dataSource(pool)
               .tables(target.tables())
               .publisher(broker)
-              .config(config)
+              .config(walRelay == null ? config : sweeperConfig(config))
               .listenForNotifications(relay.listen);
+      RelayMetrics meters = null;
       if (registry != null) {
-        RelayMetrics meters =
+        meters =
             closer.add(
                 RelayMetrics.bind(
                     registry,
@@ -336,6 +430,12 @@ final class RelayCommand extends DatabaseCommand {
       }
       OutboxRelay outboxRelay = builder.build();
       closer.add(() -> outboxRelay.close(config.shutdownTimeout()));
+      if (walRelay != null) {
+        // Registered after the sweeper, so closed before it (the last registered closes first).
+        WalRelay reader = walRelay.dataSource(pool).publisher(broker).config(config).build();
+        closer.add(() -> reader.close(config.shutdownTimeout()));
+        startWal(reader);
+      }
       outboxRelay.start();
       running.set(outboxRelay);
       log.info("relay '{}' running; stop it with SIGTERM", config.name());
@@ -379,6 +479,139 @@ final class RelayCommand extends DatabaseCommand {
         + ", shutdown timeout "
         + Durations.format(c.shutdownTimeout())
         + (relay.listen ? ", listening for NOTIFY" : "");
+  }
+
+  /** The WAL relay's and its sweeper's configuration in the words and units of their flags. */
+  private String describeWal(RelayConfig c, DatabaseTarget target) {
+    return "source wal: slot "
+        + (wal.slot != null ? wal.slot : WalSlot.defaultName(target.tables()))
+        + ", publication "
+        + (wal.publication != null ? wal.publication : WalSlot.defaultName(target.tables()))
+        + ", "
+        + (wal.noCreateSlot ? "never creating them" : "creating them if missing")
+        + ", replication url "
+        + SecretMasking.maskUri(replicationUrl(target()))
+        + ", batch size "
+        + c.batchSize()
+        + ", max attempts "
+        + c.maxAttempts()
+        + ", completion "
+        + COMPLETION.word(c.completionMode())
+        + ", backoff "
+        + Durations.format(c.backoff().initialDelay())
+        + " to "
+        + Durations.format(c.backoff().maxDelay())
+        + ", shutdown timeout "
+        + Durations.format(c.shutdownTimeout())
+        + "; sweeper '"
+        + sweeperConfig(c).name()
+        + "' every "
+        + Durations.format(sweepInterval());
+  }
+
+  /**
+   * Refuses the flags the chosen source does not read: the WAL flags with {@code --source poll},
+   * and with {@code --source wal} the polling relay's flags that the WAL relay cannot honour.
+   */
+  private void checkSourceFlags(Source source) {
+    List<String> given = new ArrayList<>();
+    switch (source) {
+      case POLL -> {
+        addIf(given, wal.slot != null, "--slot");
+        addIf(given, wal.publication != null, "--publication");
+        addIf(given, wal.noCreateSlot, "--no-create-slot");
+        addIf(given, wal.replicationUrl != null, "--replication-url");
+        addIf(given, wal.sweepInterval != null, "--sweep-interval");
+        if (!given.isEmpty()) {
+          throw usageError(given.get(0) + " applies to --source wal only but --source is poll");
+        }
+      }
+      case WAL -> {
+        if (relay.workers != null) {
+          throw notForWal("--workers", "it reads the slot on one thread, in commit order");
+        }
+        if (relay.ordering != null) {
+          throw notForWal(
+              "--ordering",
+              "it publishes in commit order; for strict per-aggregate order under failures run"
+                  + " --source poll --ordering per-aggregate");
+        }
+        if (relay.minPollInterval != null || relay.maxPollInterval != null) {
+          throw notForWal(
+              relay.minPollInterval != null ? "--min-poll-interval" : "--max-poll-interval",
+              "it does not poll; its sweeper polls every --sweep-interval");
+        }
+        if (relay.listen) {
+          throw notForWal("--listen", "it reads each insert as it commits");
+        }
+        if (wal.sweepInterval != null && wal.sweepInterval.isZero()) {
+          throw usageError("--sweep-interval must be positive but was 0ms");
+        }
+      }
+    }
+  }
+
+  private static void addIf(List<String> given, boolean present, String flag) {
+    if (present) {
+      given.add(flag);
+    }
+  }
+
+  private ParameterException notForWal(String flag, String why) {
+    return usageError(flag + " does not apply to --source wal: " + why);
+  }
+
+  private Duration sweepInterval() {
+    return wal.sweepInterval != null ? wal.sweepInterval : DEFAULT_SWEEP_INTERVAL;
+  }
+
+  /** The sweeper's: the relay's, named {@code <name>-sweeper}, polling every sweep interval. */
+  private RelayConfig sweeperConfig(RelayConfig c) {
+    return c.toBuilder()
+        .name(c.name() + "-sweeper")
+        .minPollInterval(sweepInterval())
+        .maxPollInterval(sweepInterval())
+        .build();
+  }
+
+  /** {@code --replication-url}, or the database's own URL. */
+  private String replicationUrl(DatabaseTarget target) {
+    return wal.replicationUrl != null ? wal.replicationUrl : target.jdbcUrl();
+  }
+
+  /**
+   * The WAL relay's builder with the slot, publication and replication connection of the flags;
+   * checked, not yet connected.
+   */
+  private WalRelay.Builder walRelay(DatabaseTarget target) {
+    if (wal.replicationUrl != null) {
+      OutputMasking.hide(SecretMasking.secretsIn(wal.replicationUrl));
+    }
+    try {
+      WalRelay.Builder b =
+          WalRelay.builder()
+              .tables(target.tables())
+              .replicationUrl(replicationUrl(target), target.replicationProperties())
+              .createIfMissing(!wal.noCreateSlot);
+      if (wal.slot != null) {
+        b.slotName(wal.slot);
+      }
+      if (wal.publication != null) {
+        b.publicationName(wal.publication);
+      }
+      return b;
+    } catch (IllegalArgumentException e) {
+      throw usageError(FlagNames.of(e.getMessage(), WAL_FLAGS));
+    }
+  }
+
+  /** Starts the WAL relay: a missing or unusable slot is one line, with the SQL to fix it. */
+  private static void startWal(WalRelay reader) {
+    try {
+      reader.start();
+    } catch (IllegalStateException e) {
+      throw new CliException("the WAL relay cannot start: " + e.getMessage(), e);
+    }
   }
 
   /** The Prometheus registry, closed last. */

@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
       "Exit codes:",
       "  0  done",
       "  1  failure, such as an unreachable database (one line on stderr)",
-      "  2  bad arguments, or purge without --yes: nothing was touched",
+      "  2  bad arguments, or purge or wal-slot drop without --yes: nothing was touched",
       "  3  status found dead letters"
     })
 final class TxoutboxCommand implements Callable<Integer> {

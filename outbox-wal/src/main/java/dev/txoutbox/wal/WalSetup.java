@@ -1,7 +1,11 @@
 package dev.txoutbox.wal;
 
 import dev.txoutbox.schema.OutboxTables;
+import dev.txoutbox.spi.Printable;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.regex.Pattern;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
@@ -30,22 +34,140 @@ final class WalSetup {
   private static final Table<Record> SLOTS =
       DSL.table(DSL.name("pg_catalog", "pg_replication_slots"));
 
+  private static final Pattern NAME = Pattern.compile("[a-z0-9_]{1,63}");
+
+  // The columns of pg_replication_slots that WalSlot shows and the checks read.
+  static final Field<String> SLOT_NAME = DSL.field(DSL.name("slot_name"), String.class);
+  static final Field<String> PLUGIN = DSL.field(DSL.name("plugin"), String.class);
+  static final Field<String> DATABASE = DSL.field(DSL.name("database"), String.class);
+  static final Field<Boolean> ACTIVE = DSL.field(DSL.name("active"), Boolean.class);
+  static final Field<Integer> ACTIVE_PID = DSL.field(DSL.name("active_pid"), Integer.class);
+  static final Field<String> CONFIRMED_FLUSH_LSN =
+      DSL.field(DSL.name("confirmed_flush_lsn"), String.class);
+  static final Field<String> RESTART_LSN = DSL.field(DSL.name("restart_lsn"), String.class);
+  static final Field<String> WAL_STATUS = DSL.field(DSL.name("wal_status"), String.class);
+  static final Field<Long> SAFE_WAL_SIZE = DSL.field(DSL.name("safe_wal_size"), Long.class);
+
   /**
-   * Bytes of WAL between the server's current insert position and the slot's confirmed one: what
-   * the slot holds back, or -1 if the slot does not exist.
+   * Bytes of WAL between the server's current insert position and the slot's confirmed one. The
+   * insert position, not {@code pg_current_wal_lsn()} (the write position), which stays behind a
+   * commit until the WAL writer runs when {@code synchronous_commit} is off. Catalog functions: no
+   * generated model for them.
+   */
+  static final Field<Long> LAG_BYTES =
+      DSL.field(
+              "pg_wal_lsn_diff(pg_current_wal_insert_lsn(), {0})",
+              Long.class, DSL.field(DSL.name("confirmed_flush_lsn")))
+          .as("lag_bytes");
+
+  // The columns of pg_publication.
+  private static final Field<String> PUB_NAME = DSL.field(DSL.name("pubname"), String.class);
+  static final Field<Boolean> PUB_ALL_TABLES = DSL.field(DSL.name("puballtables"), Boolean.class);
+  private static final List<Field<Boolean>> PUB_OPERATIONS =
+      List.of(
+          DSL.field(DSL.name("pubinsert"), Boolean.class),
+          DSL.field(DSL.name("pubupdate"), Boolean.class),
+          DSL.field(DSL.name("pubdelete"), Boolean.class),
+          DSL.field(DSL.name("pubtruncate"), Boolean.class));
+
+  /**
+   * {@code name}, if it is 1 to 63 characters of {@code a-z}, {@code 0-9} and {@code _}: a slot or
+   * publication name that needs no quoting anywhere.
+   *
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException naming {@code option} otherwise
+   */
+  static String requireName(String name, String option) {
+    Objects.requireNonNull(name, option);
+    if (!NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException(
+          option
+              + " must be 1 to 63 characters of a-z, 0-9 and _ but was '"
+              + Printable.of(name)
+              + "'");
+    }
+    return name;
+  }
+
+  /**
+   * Bytes of WAL between the server's current position and the slot's confirmed one: what the slot
+   * holds back, or -1 if the slot does not exist.
    */
   static long lagBytes(DSLContext dsl, String slot) {
-    // Catalog functions: no generated model for them.
-    Field<Long> lag =
-        DSL.field(
-            "pg_wal_lsn_diff(pg_current_wal_insert_lsn(), {0})",
-            Long.class, DSL.field(DSL.name("confirmed_flush_lsn")));
-    Long bytes =
-        dsl.select(lag)
-            .from(SLOTS)
-            .where(DSL.field(DSL.name("slot_name"), String.class).eq(slot))
-            .fetchOne(lag);
+    Long bytes = dsl.select(LAG_BYTES).from(SLOTS).where(SLOT_NAME.eq(slot)).fetchOne(LAG_BYTES);
     return bytes == null ? -1 : bytes;
+  }
+
+  /** The row of {@code slot} in {@code pg_replication_slots}, with its lag, or null. */
+  static @Nullable Record slot(DSLContext dsl, String slot) {
+    return dsl.select(
+            SLOT_NAME,
+            PLUGIN,
+            DATABASE,
+            ACTIVE,
+            ACTIVE_PID,
+            CONFIRMED_FLUSH_LSN,
+            RESTART_LSN,
+            WAL_STATUS,
+            SAFE_WAL_SIZE,
+            LAG_BYTES)
+        .from(SLOTS)
+        .where(SLOT_NAME.eq(slot))
+        .fetchOne();
+  }
+
+  /** The row of {@code publication} in {@code pg_publication}, or null. */
+  static @Nullable Record publication(DSLContext dsl, String publication) {
+    List<Field<?>> fields = new ArrayList<>(PUB_OPERATIONS);
+    fields.add(PUB_ALL_TABLES);
+    return dsl.select(fields).from(PUBLICATION).where(PUB_NAME.eq(publication)).fetchOne();
+  }
+
+  /** What a row of {@link #publication} publishes: insert, update, delete, truncate. */
+  static List<String> publishes(Record publication) {
+    List<String> out = new ArrayList<>();
+    for (Field<Boolean> f : PUB_OPERATIONS) {
+      if (Boolean.TRUE.equals(publication.get(f))) {
+        out.add(f.getName().substring("pub".length()));
+      }
+    }
+    return out;
+  }
+
+  /** The tables {@code publication} publishes, as {@code schema.table}, sorted. */
+  static List<String> publishedTables(DSLContext dsl, String publication) {
+    Field<String> schema = DSL.field(DSL.name("schemaname"), String.class);
+    Field<String> table = DSL.field(DSL.name("tablename"), String.class);
+    return dsl.select(schema, table)
+        .from(PUBLICATION_TABLES)
+        .where(PUB_NAME.eq(publication))
+        .orderBy(schema, table)
+        .fetch(r -> r.value1() + "." + r.value2());
+  }
+
+  /** Drops {@code slot}; the server refuses an active one (55006) or a missing one (42704). */
+  static void dropSlot(DSLContext dsl, String slot) {
+    // A function call with no model: jOOQ renders it through DSL.function.
+    dsl.select(DSL.function("pg_drop_replication_slot", Object.class, DSL.val(slot))).fetch();
+    log.info("dropped replication slot {}", slot);
+  }
+
+  static IllegalStateException noSuchSlot(String slot) {
+    return new IllegalStateException("replication slot " + slot + " does not exist");
+  }
+
+  static IllegalStateException slotActive(String slot, @Nullable Integer pid) {
+    String who = pid == null ? "a connection" : "process " + pid;
+    return new IllegalStateException(
+        "replication slot "
+            + slot
+            + " is active: "
+            + who
+            + " reads it (a running relay). Stop that relay first"
+            + (pid == null
+                ? ""
+                : ", or end the connection with SELECT pg_terminate_backend(" + pid + ")")
+            + "; nothing dropped");
   }
 
   /** The statement that creates the publication. */
@@ -69,15 +191,7 @@ final class WalSetup {
    */
   static void ensurePublication(
       DSLContext dsl, String publication, OutboxTables tables, boolean create) {
-    Field<String> name = DSL.field(DSL.name("pubname"), String.class);
-    Record pub =
-        dsl.select(
-                DSL.field(DSL.name("pubupdate"), Boolean.class),
-                DSL.field(DSL.name("pubdelete"), Boolean.class),
-                DSL.field(DSL.name("puballtables"), Boolean.class))
-            .from(PUBLICATION)
-            .where(name.eq(publication))
-            .fetchOne();
+    Record pub = publication(dsl, publication);
     String sql = createPublicationSql(publication, tables);
     if (pub == null) {
       if (!create) {
@@ -102,7 +216,8 @@ final class WalSetup {
       }
       return;
     }
-    if (Boolean.TRUE.equals(pub.get(0)) || Boolean.TRUE.equals(pub.get(1))) {
+    List<String> publishes = publishes(pub);
+    if (publishes.contains("update") || publishes.contains("delete")) {
       throw new IllegalStateException(
           "publication "
               + publication
@@ -113,7 +228,7 @@ final class WalSetup {
     List<String> published =
         dsl.select(DSL.field(DSL.name("schemaname"), String.class))
             .from(PUBLICATION_TABLES)
-            .where(name.eq(publication))
+            .where(PUB_NAME.eq(publication))
             .and(DSL.field(DSL.name("tablename"), String.class).eq(tables.eventsTable()))
             .and(DSL.field(DSL.name("schemaname"), String.class).eq(tables.schema()))
             .fetch(0, String.class);
@@ -141,15 +256,8 @@ final class WalSetup {
    * @throws IllegalStateException if it cannot be created, is another plugin's, or is lost
    */
   static boolean ensureSlot(DSLContext dsl, String slot, boolean create) {
-    Field<String> name = DSL.field(DSL.name("slot_name"), String.class);
     Record existing =
-        dsl.select(
-                DSL.field(DSL.name("plugin"), String.class),
-                DSL.field(DSL.name("database"), String.class),
-                DSL.field(DSL.name("wal_status"), String.class))
-            .from(SLOTS)
-            .where(name.eq(slot))
-            .fetchOne();
+        dsl.select(PLUGIN, DATABASE, WAL_STATUS).from(SLOTS).where(SLOT_NAME.eq(slot)).fetchOne();
     String sql = createSlotSql(slot);
     if (existing == null) {
       if (!create) {

@@ -1,0 +1,243 @@
+package dev.txoutbox.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.txoutbox.spi.Printable;
+import dev.txoutbox.wal.WalRelay;
+import dev.txoutbox.wal.WalSlot;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.Callable;
+import javax.sql.DataSource;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code txoutbox wal-slot}: show and drop the replication slot of {@code relay --source wal}. */
+@Command(
+    name = "wal-slot",
+    mixinStandardHelpOptions = true,
+    description = "Shows and drops the replication slot that 'relay --source wal' reads.")
+final class WalSlotCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    throw new ParameterException(
+        spec.commandLine(), "a command must be given (show or drop) but was not");
+  }
+
+  /** The flags the slot and publication names come from. */
+  private static final Map<String, String> NAME_FLAGS =
+      Map.of("slotName", "--slot", "publicationName", "--publication");
+
+  /**
+   * {@code value}, or the relay's default name for {@code target}, checked by the WAL relay's own
+   * rule before anything connects.
+   */
+  static String name(DatabaseCommand command, DatabaseTarget target, String value, String flag) {
+    String name = value != null ? value : WalSlot.defaultName(target.tables());
+    try {
+      if (flag.equals("--slot")) {
+        WalRelay.builder().slotName(name);
+      } else {
+        WalRelay.builder().publicationName(name);
+      }
+      return name;
+    } catch (IllegalArgumentException e) {
+      throw command.usageError(FlagNames.of(e.getMessage(), NAME_FLAGS));
+    }
+  }
+
+  static CliException missing(String slot) {
+    return new CliException(
+        "replication slot " + slot + " does not exist ('relay --source wal' creates it at start)");
+  }
+
+  /** {@code wal-slot show}. */
+  @Command(
+      name = "show",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Shows the slot: plugin, database, whether a relay reads it (and its process), the"
+            + " confirmed and restart positions, WAL status, the WAL it holds back (lag) and its"
+            + " publication.",
+        "Exit code 1 when the slot does not exist."
+      })
+  static final class ShowCommand extends DatabaseCommand {
+
+    @Option(
+        names = "--slot",
+        paramLabel = "NAME",
+        description = "The slot. Default: txoutbox_<table prefix><schema>, as the relay's.")
+    String slot;
+
+    @Option(
+        names = "--publication",
+        paramLabel = "NAME",
+        description = "The publication shown with it. Default: the slot's default name.")
+    String publication;
+
+    @Option(names = "--json", description = "One JSON object on stdout.")
+    boolean json;
+
+    ShowCommand(TxoutboxCommand root) {
+      super(root);
+    }
+
+    @Override
+    public Integer call() {
+      DatabaseTarget target = target();
+      String slotName = name(this, target, slot, "--slot");
+      String publicationName = name(this, target, publication, "--publication");
+      WalSlot found =
+          WalSlot.find(connect(target), slotName, publicationName)
+              .orElseThrow(() -> missing(slotName));
+      out().println(json ? json(found) : table(found));
+      return ExitCodes.OK;
+    }
+  }
+
+  /** {@code wal-slot drop}. */
+  @Command(
+      name = "drop",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Drops the slot, releasing the WAL it holds back; the publication stays. Refuses a slot"
+            + " a relay reads (exit code 1), and without --yes says what it would drop (exit"
+            + " code 2).",
+        "A relay started later creates the slot anew; its sweeper publishes what was committed"
+            + " in between."
+      })
+  static final class DropCommand extends DatabaseCommand {
+
+    @Option(
+        names = "--slot",
+        required = true,
+        paramLabel = "NAME",
+        description = "The slot, named explicitly.")
+    String slot;
+
+    @Option(names = "--yes", description = "Really drop it.")
+    boolean yes;
+
+    DropCommand(TxoutboxCommand root) {
+      super(root);
+    }
+
+    @Override
+    public Integer call() {
+      DatabaseTarget target = target();
+      String slotName = name(this, target, slot, "--slot");
+      DataSource db = connect(target);
+      WalSlot found = WalSlot.find(db, slotName).orElseThrow(() -> missing(slotName));
+      String held = held(found);
+      if (!yes) {
+        err()
+            .println(
+                "txoutbox: refusing to drop replication slot "
+                    + slotName
+                    + " ("
+                    + (found.active() ? "active, " : "")
+                    + held
+                    + ") without --yes; nothing dropped");
+        return ExitCodes.USAGE;
+      }
+      try {
+        WalSlot.drop(db, slotName);
+      } catch (IllegalStateException e) {
+        throw new CliException(e.getMessage(), e);
+      }
+      out().println("dropped replication slot " + slotName + " (" + held + ")");
+      return ExitCodes.OK;
+    }
+  }
+
+  private static String held(WalSlot s) {
+    return s.lagBytes().isPresent()
+        ? "holding " + s.lagBytes().getAsLong() + " bytes of WAL"
+        : "no lag known";
+  }
+
+  /** The slot as one JSON object; {@code publication} is null when it does not exist. */
+  static String json(WalSlot s) {
+    ObjectNode o = Json.object().put("slot", s.name());
+    o.put("plugin", s.plugin().orElse(null));
+    o.put("database", s.database().orElse(null));
+    o.put("active", s.active());
+    if (s.activePid().isPresent()) {
+      o.put("active_pid", s.activePid().getAsInt());
+    } else {
+      o.putNull("active_pid");
+    }
+    o.put("confirmed_flush_lsn", s.confirmedFlushLsn().orElse(null));
+    o.put("restart_lsn", s.restartLsn().orElse(null));
+    o.put("wal_status", s.walStatus().orElse(null));
+    putLong(o, "safe_wal_size", s.safeWalSize());
+    putLong(o, "lag_bytes", s.lagBytes());
+    Optional<WalSlot.Publication> pub = s.publication();
+    if (pub.isPresent()) {
+      ObjectNode p = o.putObject("publication").put("name", pub.get().name());
+      p.put("all_tables", pub.get().allTables());
+      ArrayNode tables = p.putArray("tables");
+      pub.get().tables().forEach(tables::add);
+      ArrayNode publishes = p.putArray("publishes");
+      pub.get().publishes().forEach(publishes::add);
+    } else {
+      o.putNull("publication");
+    }
+    return Json.write(o);
+  }
+
+  private static void putLong(ObjectNode o, String key, OptionalLong value) {
+    if (value.isPresent()) {
+      o.put(key, value.getAsLong());
+    } else {
+      o.putNull(key);
+    }
+  }
+
+  static String table(WalSlot s) {
+    String publication =
+        s.publication()
+            .map(
+                p ->
+                    p.name()
+                        + ": "
+                        + String.join(", ", p.publishes())
+                        + " of "
+                        + (p.allTables() ? "all tables" : String.join(", ", p.tables())))
+            .orElse("- (does not exist)");
+    return String.join(
+        System.lineSeparator(),
+        List.of(
+            row("slot", s.name()),
+            row("plugin", s.plugin().orElse("-")),
+            row("database", s.database().orElse("-")),
+            row(
+                "active",
+                s.active()
+                    ? "yes"
+                        + (s.activePid().isPresent() ? ", process " + s.activePid().getAsInt() : "")
+                    : "no"),
+            row("confirmed flush lsn", s.confirmedFlushLsn().orElse("-")),
+            row("restart lsn", s.restartLsn().orElse("-")),
+            row("wal status", s.walStatus().orElse("-")),
+            row(
+                "safe wal size",
+                s.safeWalSize().isPresent()
+                    ? s.safeWalSize().getAsLong() + " bytes"
+                    : "- (unlimited)"),
+            row("lag", s.lagBytes().isPresent() ? s.lagBytes().getAsLong() + " bytes" : "-"),
+            row("publication", publication)));
+  }
+
+  private static String row(String name, String value) {
+    return String.format("%-20s %s", name + ":", Printable.of(value));
+  }
+}

@@ -1,0 +1,106 @@
+package dev.txoutbox.cli;
+
+import dev.txoutbox.Outbox;
+import dev.txoutbox.OutboxEvent;
+import dev.txoutbox.schema.OutboxSchema;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+
+/**
+ * An embedded PostgreSQL with {@code wal_level=logical}, one per test JVM, started on first use
+ * (the shared server's configuration is never touched), and a fresh outbox schema in it per call.
+ */
+final class LogicalDatabase {
+
+  private static final AtomicInteger SCHEMAS = new AtomicInteger();
+  private static EmbeddedPostgres server;
+
+  final String schema;
+  private final Outbox outbox;
+
+  private LogicalDatabase(String schema) {
+    this.schema = schema;
+    this.outbox = Outbox.builder().schema(schema).build();
+  }
+
+  /** A new schema holding the outbox tables. */
+  static LogicalDatabase freshOutbox() {
+    LogicalDatabase db = new LogicalDatabase("cli_wal_" + SCHEMAS.incrementAndGet());
+    OutboxSchema.migrate(dataSource(), db.schema);
+    return db;
+  }
+
+  static synchronized EmbeddedPostgres server() {
+    if (server == null) {
+      try {
+        EmbeddedPostgres started =
+            EmbeddedPostgres.builder()
+                .setServerConfig("wal_level", "logical")
+                .setServerConfig("max_replication_slots", "8")
+                .setServerConfig("max_wal_senders", "8")
+                .start();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> closeQuietly(started)));
+        server = started;
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return server;
+  }
+
+  private static void closeQuietly(EmbeddedPostgres started) {
+    try {
+      started.close();
+    } catch (IOException e) {
+      // the temporary directory stays behind
+    }
+  }
+
+  static DataSource dataSource() {
+    return server().getPostgresDatabase();
+  }
+
+  /** The JDBC URL, without credentials (the user is {@code postgres}, trusted). */
+  static String jdbcUrl() {
+    return "jdbc:postgresql://localhost:" + server().getPort() + "/postgres";
+  }
+
+  /** The CLI's options that reach this outbox. */
+  String[] options() {
+    return new String[] {"--jdbc-url", jdbcUrl(), "--user", "postgres", "--schema", schema};
+  }
+
+  /** Writes {@code count} events, one committed transaction each. */
+  List<UUID> write(int count) {
+    return write(count, 1);
+  }
+
+  /** Writes {@code transactions} committed transactions of {@code perTransaction} events each. */
+  List<UUID> write(int transactions, int perTransaction) {
+    DSLContext dsl = DSL.using(dataSource(), SQLDialect.POSTGRES);
+    List<UUID> ids = new ArrayList<>();
+    for (int t = 0; t < transactions; t++) {
+      List<OutboxEvent> events = new ArrayList<>();
+      for (int i = 0; i < perTransaction; i++) {
+        events.add(OutboxEvent.of("order", "o-" + t + "-" + i, "order.created", "{}"));
+      }
+      dsl.transaction(tx -> ids.addAll(outbox.recordAll(tx.dsl(), events)));
+    }
+    return ids;
+  }
+
+  long count(String where) {
+    return DSL.using(dataSource(), SQLDialect.POSTGRES)
+        .fetchSingle("select count(*) from " + schema + ".outbox_events where " + where)
+        .get(0, Long.class);
+  }
+}

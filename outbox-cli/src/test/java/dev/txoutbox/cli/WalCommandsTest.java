@@ -1,0 +1,323 @@
+package dev.txoutbox.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.txoutbox.wal.WalSlot;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code relay --source wal} and {@code wal-slot} in-process against an embedded PostgreSQL with
+ * {@code wal_level=logical}, publishing to the local RabbitMQ.
+ */
+class WalCommandsTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final String UNREACHABLE = "jdbc:postgresql://127.0.0.1:1/x";
+
+  private LogicalDatabase db;
+  private RabbitQueue rabbit;
+  private ListAppender<ILoggingEvent> relayLog;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    db = LogicalDatabase.freshOutbox();
+    rabbit = new RabbitQueue();
+    relayLog = new ListAppender<>();
+    relayLog.start();
+    ((Logger) LoggerFactory.getLogger(RelayCommand.class)).addAppender(relayLog);
+    ((Logger) LoggerFactory.getLogger(MetricsServer.class)).addAppender(relayLog);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    ((Logger) LoggerFactory.getLogger(RelayCommand.class)).detachAppender(relayLog);
+    ((Logger) LoggerFactory.getLogger(MetricsServer.class)).detachAppender(relayLog);
+    rabbit.close();
+  }
+
+  @Test
+  void relayFromTheSlotPublishesEveryEventWithTheSweeperBesideItAndStopsWithExitZero()
+      throws Exception {
+    String slot = WalSlot.defaultName(dev.txoutbox.schema.OutboxTables.of(db.schema, ""));
+    List<UUID> before = db.write(5); // before the slot exists: the sweeper's
+    CliRunner cli = new CliRunner().withArgs(db.options());
+    CompletableFuture<CliRunner.Result> run =
+        startRelay(
+            cli,
+            "--source",
+            "wal",
+            // The sweeper polls every 10 minutes: after its first cycle, only the slot publishes.
+            "--sweep-interval",
+            "10m",
+            "--metrics-port",
+            "0",
+            "--metrics-refresh",
+            "200ms");
+    awaitActive(slot);
+    await().atMost(WAIT).until(() -> rabbit.receivedCount() == before.size());
+    List<UUID> all = new ArrayList<>(before);
+    // Two rounds: the first may meet the sweeper's first cycle; the second only the slot can.
+    for (int round = 1; round <= 2; round++) {
+      all.addAll(db.write(10));
+      await().atMost(WAIT).until(() -> rabbit.receivedCount() == all.size());
+    }
+    assertThat(rabbit.received())
+        .containsExactlyInAnyOrderElementsOf(all.stream().map(UUID::toString).toList());
+    await().atMost(WAIT).until(() -> db.count("processed_at is null") == 0);
+
+    int port = MetricsEndpoint.port(String.join(" ", messages()));
+    assertThat(port).isPositive();
+    await().atMost(WAIT).until(() -> MetricsEndpoint.get(port, "/health").statusCode() == 200);
+    assertThat(MetricsEndpoint.get(port, "/metrics").body())
+        .contains("outbox_events_pending{relay=\"default-sweeper\"}");
+
+    cli.stop.countDown();
+    CliRunner.Result result = run.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    assertThat(result.out()).isEmpty();
+    List<String> starting = messages().stream().filter(m -> m.contains("starting")).toList();
+    assertThat(starting)
+        .singleElement()
+        .asString()
+        .contains("source wal: slot " + slot + ", publication " + slot)
+        .contains("creating them if missing")
+        .contains("sweeper 'default-sweeper' every 10m")
+        .contains("pool size 4")
+        .doesNotContain("workers");
+    // Stopped: nothing reads the slot any more, and it confirmed what it published.
+    WalSlot after = WalSlot.find(LogicalDatabase.dataSource(), slot).orElseThrow();
+    assertThat(after.active()).isFalse();
+  }
+
+  @Test
+  void noCreateSlotRefusesAMissingSlotWithTheSqlToRun() {
+    CliRunner.Result r =
+        new CliRunner()
+            .withArgs(db.options())
+            .run(relayArgs("--source", "wal", "--no-create-slot", "--slot", "absent_slot"));
+
+    assertThat(r.exitCode()).isEqualTo(ExitCodes.FAILURE);
+    assertThat(r.errLines().get(0))
+        .startsWith("txoutbox: the WAL relay cannot start: publication")
+        .contains("does not exist and creating it is off: run CREATE PUBLICATION");
+    assertThat(WalSlot.find(LogicalDatabase.dataSource(), "absent_slot")).isEmpty();
+  }
+
+  @Test
+  void showsTheSlotAsTextAndJsonThenDropRefusesWithoutYesAndDrops() throws Exception {
+    CliRunner cli = new CliRunner().withArgs(db.options());
+    String slot = "show_" + db.schema;
+    CliRunner.Result missing = cli.run("wal-slot", "show", "--slot", slot);
+    assertThat(missing.exitCode()).isEqualTo(ExitCodes.FAILURE);
+    assertThat(missing.err())
+        .isEqualTo(
+            "txoutbox: replication slot "
+                + slot
+                + " does not exist ('relay --source wal' creates it at start)"
+                + System.lineSeparator());
+    assertThat(missing.out()).isEmpty();
+
+    // A relay creates the slot and publication, then stops.
+    CompletableFuture<CliRunner.Result> run = startRelay(cli, "--source", "wal", "--slot", slot);
+    awaitActive(slot);
+    CliRunner.Result active = cli.run("wal-slot", "drop", "--slot", slot, "--yes");
+    assertThat(active.exitCode()).isEqualTo(ExitCodes.FAILURE);
+    assertThat(active.err())
+        .startsWith("txoutbox: replication slot " + slot + " is active: process ")
+        .contains("Stop that relay first");
+    cli.stop.countDown();
+    assertThat(run.get(WAIT.toSeconds(), TimeUnit.SECONDS).exitCode()).isZero();
+    await()
+        .atMost(WAIT)
+        .until(() -> !WalSlot.find(LogicalDatabase.dataSource(), slot).orElseThrow().active());
+    db.write(3);
+
+    String publication = WalSlot.defaultName(dev.txoutbox.schema.OutboxTables.of(db.schema, ""));
+    CliRunner.Result text = cli.run("wal-slot", "show", "--slot", slot);
+    assertThat(text.exitCode()).as(text.err()).isZero();
+    assertThat(text.out().lines())
+        .contains(
+            "slot:                " + slot,
+            "plugin:              pgoutput",
+            "database:            postgres",
+            "active:              no",
+            "wal status:          reserved",
+            "safe wal size:       - (unlimited)",
+            "publication:         " + publication + ": insert of " + db.schema + ".outbox_events")
+        .anyMatch(l -> l.matches("lag: +[1-9][0-9]* bytes"))
+        .anyMatch(l -> l.matches("confirmed flush lsn: [0-9A-F]+/[0-9A-F]+"));
+
+    CliRunner.Result json = cli.run("wal-slot", "show", "--slot", slot, "--json");
+    assertThat(json.exitCode()).as(json.err()).isZero();
+    JsonNode o = JsonMapper.builder().build().readTree(json.out());
+    assertThat(o.fieldNames())
+        .toIterable()
+        .containsExactly(
+            "slot",
+            "plugin",
+            "database",
+            "active",
+            "active_pid",
+            "confirmed_flush_lsn",
+            "restart_lsn",
+            "wal_status",
+            "safe_wal_size",
+            "lag_bytes",
+            "publication");
+    assertThat(o.get("slot").asText()).isEqualTo(slot);
+    assertThat(o.get("active").asBoolean()).isFalse();
+    assertThat(o.get("active_pid").isNull()).isTrue();
+    assertThat(o.get("lag_bytes").asLong()).isPositive();
+    assertThat(o.get("publication").get("tables").get(0).asText())
+        .isEqualTo(db.schema + ".outbox_events");
+    assertThat(o.get("publication").get("publishes").toString()).isEqualTo("[\"insert\"]");
+
+    CliRunner.Result refused = cli.run("wal-slot", "drop", "--slot", slot);
+    assertThat(refused.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(refused.err())
+        .startsWith("txoutbox: refusing to drop replication slot " + slot + " (holding ")
+        .endsWith(" bytes of WAL) without --yes; nothing dropped" + System.lineSeparator());
+    assertThat(WalSlot.find(LogicalDatabase.dataSource(), slot)).isPresent();
+
+    CliRunner.Result dropped = cli.run("wal-slot", "drop", "--slot", slot, "--yes");
+    assertThat(dropped.exitCode()).as(dropped.err()).isZero();
+    assertThat(dropped.out()).startsWith("dropped replication slot " + slot + " (holding ");
+    assertThat(WalSlot.find(LogicalDatabase.dataSource(), slot)).isEmpty();
+    assertThat(cli.run("wal-slot", "drop", "--slot", slot, "--yes").exitCode())
+        .isEqualTo(ExitCodes.FAILURE);
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "--slot s | --slot applies to --source wal only but --source is poll",
+        "--no-create-slot | --no-create-slot applies to --source wal only but --source is poll",
+        "--sweep-interval 5s | --sweep-interval applies to --source wal only",
+        "--replication-url " + UNREACHABLE + " | --replication-url applies to --source wal only",
+        "--source river | --source must be one of poll, wal but was 'river'",
+        "--source wal --workers 2 | --workers does not apply to --source wal: it reads the slot",
+        "--source wal --ordering per-aggregate | --ordering does not apply to --source wal",
+        "--source wal --max-poll-interval 5s | --max-poll-interval does not apply to --source wal",
+        "--source wal --min-poll-interval 5s | --min-poll-interval does not apply to --source wal",
+        "--source wal --listen | --listen does not apply to --source wal",
+        "--source wal --sweep-interval 0s | --sweep-interval must be positive but was 0ms",
+        "--source wal --slot Bad-Name | --slot must be 1 to 63 characters of a-z, 0-9 and _ but",
+        "--source wal --publication x;drop | --publication must be 1 to 63 characters",
+        "--source wal --replication-url http://db/x | --replication-url must start with"
+            + " jdbc:postgresql: but was http://db/x",
+        "--source wal --pool-size 1 | --pool-size must be between 2 (the WAL relay and its sweeper)"
+      })
+  void flagsThatDoNotApplyToTheSourceAreRefusedNamingTheFlag(String flags, String message) {
+    List<String> args = new ArrayList<>(List.of(relayArgs()));
+    args.addAll(List.of(flags.trim().split(" ")));
+    CliRunner.Result r =
+        new CliRunner().env("OUTBOX_JDBC_URL", UNREACHABLE).run(args.toArray(String[]::new));
+
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.errLines().get(0)).startsWith(message.trim());
+    assertThat(r.out()).isEmpty();
+    assertThat(messages()).noneMatch(m -> m.contains("starting"));
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "show --slot Bad | --slot must be 1 to 63 characters",
+        "show --publication a-b | --publication must be 1 to 63 characters",
+        "drop | Missing required option: '--slot=NAME'",
+        "drop --slot x'y --yes | --slot must be 1 to 63 characters",
+        " | a command must be given (show or drop) but was not"
+      })
+  void badWalSlotArgumentsExitTwo(String flags, String message) {
+    List<String> args = new ArrayList<>(List.of("wal-slot"));
+    if (flags != null) {
+      args.addAll(List.of(flags.trim().split(" ")));
+    }
+    CliRunner.Result r =
+        new CliRunner().env("OUTBOX_JDBC_URL", UNREACHABLE).run(args.toArray(String[]::new));
+
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.errLines().get(0)).startsWith(message.trim());
+  }
+
+  @Test
+  void thePasswordOfTheReplicationUrlIsMaskedInTheStartLineErrorsAndLogs() {
+    String secret = "R3plS3cretPw";
+    CliRunner.Result r =
+        new CliRunner()
+            .env("OUTBOX_JDBC_URL", UNREACHABLE)
+            .run(
+                relayArgs(
+                    "--source",
+                    "wal",
+                    "--replication-url",
+                    "jdbc:postgresql://replica.example:5432/app?user=relay&password=" + secret));
+
+    assertThat(r.exitCode()).isEqualTo(ExitCodes.FAILURE);
+    assertThat(r.err()).startsWith("txoutbox: cannot reach the database").doesNotContain(secret);
+    List<String> starting = messages().stream().filter(m -> m.contains("starting")).toList();
+    assertThat(starting)
+        .singleElement()
+        .asString()
+        .contains(
+            "replication url jdbc:postgresql://replica.example:5432/app?user=relay&password=****")
+        .doesNotContain(secret);
+    // Once read, the secret is hidden wherever it appears, even outside a URL.
+    assertThat(OutputMasking.line("the server said: " + secret + " is wrong"))
+        .isEqualTo("the server said: **** is wrong");
+  }
+
+  private String[] relayArgs(String... options) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "relay",
+                "--publisher",
+                "rabbit",
+                "--amqp-uri",
+                RabbitQueue.URI,
+                "--exchange",
+                rabbit.exchange));
+    args.addAll(List.of(options));
+    return args.toArray(String[]::new);
+  }
+
+  private CompletableFuture<CliRunner.Result> startRelay(CliRunner cli, String... options) {
+    String[] args = relayArgs(options);
+    return CompletableFuture.supplyAsync(() -> cli.run(args));
+  }
+
+  /** Until a replication connection reads {@code slot}: the relay has started streaming. */
+  private static void awaitActive(String slot) {
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                WalSlot.find(LogicalDatabase.dataSource(), slot)
+                    .map(WalSlot::active)
+                    .orElse(false));
+  }
+
+  private List<String> messages() {
+    return relayLog.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+  }
+}
