@@ -62,6 +62,12 @@ import org.slf4j.LoggerFactory;
  * attempt) and commits. Only then does it confirm the slot's flushed position. A crash before the
  * confirmation replays the batch: duplicates, never loss.
  *
+ * <p>When the broker is unavailable to every event of a batch, the relay rolls the batch back,
+ * confirms nothing and publishes the same batch again after each delay of the broker probe backoff,
+ * holding the slot (and keeping the stream alive) until the broker answers or the relay is closed.
+ * In the per-aggregate {@linkplain RelayConfig#ordering() orderings} it publishes no event whose
+ * aggregate has an earlier pending event outside the batch, and leaves those rows untouched.
+ *
  * <p>Failed, postponed and delayed events ({@code notBefore}) are left to a polling {@code
  * OutboxRelay} running alongside with a long poll interval, which retries and dead-letters them and
  * sweeps anything the slot missed (a slot dropped or lost and created anew).
@@ -726,10 +732,12 @@ public final class WalRelay implements AutoCloseable {
     }
 
     /**
-     * Name, batch size, max attempts, backoff, completion mode, broker probe backoff (the delay
-     * given to broker-unavailable events) and shutdown timeout, as for the polling relay; the poll
-     * intervals, workers and ordering do not apply (the stream is in commit order). Defaults to
-     * {@link RelayConfig#defaults()}.
+     * Name, batch size, max attempts, backoff, completion mode, shutdown timeout and ordering, as
+     * for the polling relay; the broker probe backoff gives the waits while the broker is
+     * unavailable to a whole batch (and the delay of events a partly unavailable batch leaves to
+     * the polling relay). In the per-aggregate orderings no event is published while its aggregate
+     * has an earlier pending event outside the batch (see the README). The poll intervals and
+     * workers do not apply. Defaults to {@link RelayConfig#defaults()}.
      */
     public Builder config(RelayConfig config) {
       this.config = Objects.requireNonNull(config, "config");
