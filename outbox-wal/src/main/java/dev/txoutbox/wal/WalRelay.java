@@ -3,12 +3,14 @@ package dev.txoutbox.wal;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.SecretMasking;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -109,6 +111,9 @@ public final class WalRelay implements AutoCloseable {
   private final Clock clock;
   private final Duration reconnectDelay;
   private final Duration statusInterval;
+  private final String metricsText;
+  private final Runnable startMeters;
+  private final Runnable closeMeters;
 
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -142,6 +147,18 @@ public final class WalRelay implements AutoCloseable {
     PGProperty.PREFER_QUERY_MODE.set(p, "simple");
     this.replicationProperties = p;
     this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, tables.settings(new Settings()));
+    OutboxMetrics metrics = b.metrics;
+    if (metrics == null) {
+      this.metricsText = "off";
+      this.startMeters = () -> {};
+      this.closeMeters = () -> {};
+    } else {
+      // Only here is Micrometer loaded: a relay without metrics runs without it.
+      WalMeters meters = WalMeters.register(metrics, config.name(), this);
+      this.metricsText = metrics.toString();
+      this.startMeters = () -> meters.start(config.name());
+      this.closeMeters = meters::close;
+    }
   }
 
   /** {@code txoutbox_<prefix><schema>}, the default slot and publication name. */
@@ -243,7 +260,7 @@ public final class WalRelay implements AutoCloseable {
     WalSetup.ensureSlot(dsl, slotName, createIfMissing);
     log.info(
         "starting WAL relay {}: slot={}, publication={}, tables={}, batchSize={}, maxAttempts={},"
-            + " completionMode={}, publisher={}, url={}",
+            + " completionMode={}, ordering={}, publisher={}, metrics={}, url={}",
         config.name(),
         slotName,
         publicationName,
@@ -251,9 +268,12 @@ public final class WalRelay implements AutoCloseable {
         config.batchSize(),
         config.maxAttempts(),
         config.completionMode(),
+        config.ordering(),
         publisher.describe(),
+        metricsText,
         SecretMasking.maskUri(replicationUrl));
     running = true;
+    startMeters.run();
     Thread t = new Thread(this::run, "outbox-wal-" + config.name());
     t.setDaemon(true);
     reader = t;
@@ -608,7 +628,10 @@ public final class WalRelay implements AutoCloseable {
     }
   }
 
-  /** Stops within the configured shutdown timeout; see {@link #close(Duration)}. */
+  /**
+   * Stops within the configured shutdown timeout and removes the meters; see {@link
+   * #close(Duration)}.
+   */
   @Override
   public void close() {
     close(config.shutdownTimeout());
@@ -642,6 +665,7 @@ public final class WalRelay implements AutoCloseable {
       }
     }
     closeReplication();
+    closeMeters.run();
     log.info("WAL relay {} stopped", config.name());
   }
 
@@ -679,6 +703,7 @@ public final class WalRelay implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private Duration reconnectDelay = DEFAULT_RECONNECT_DELAY;
     private Duration statusInterval = DEFAULT_STATUS_INTERVAL;
+    private @Nullable OutboxMetrics metrics;
 
     private Builder() {}
 
@@ -799,6 +824,31 @@ public final class WalRelay implements AutoCloseable {
     }
 
     /**
+     * Registers the relay's meters in {@code registry} with the default {@link OutboxMetrics}
+     * settings; the same as {@code metrics(OutboxMetrics.in(registry))}. Needs {@code
+     * io.micrometer:micrometer-core}; a relay never given metrics never loads Micrometer.
+     *
+     * @throws NullPointerException if {@code registry} is null
+     */
+    public Builder metrics(MeterRegistry registry) {
+      return metrics(OutboxMetrics.in(registry));
+    }
+
+    /**
+     * Registers the relay's meters as {@code metrics} says, at {@link #build()}, each tagged {@code
+     * relay=<name>}: {@code outbox.wal.slot.lag.bytes} (read every refresh interval by a thread of
+     * its own from {@link #start()} on, never per scrape), {@code outbox.wal.slot.lag.seconds},
+     * {@code outbox.wal.confirmed.lsn}, {@code outbox.wal.events.skipped} and {@code
+     * outbox.wal.reconnects}; {@link WalRelay#close()} removes them. Defaults to none.
+     *
+     * @throws NullPointerException if {@code metrics} is null
+     */
+    public Builder metrics(OutboxMetrics metrics) {
+      this.metrics = Objects.requireNonNull(metrics, "metrics");
+      return this;
+    }
+
+    /**
      * How often the relay tells the server its position while reading, and that it is alive while
      * it holds the slot during a broker outage; keep it well below the server's {@code
      * wal_sender_timeout} (60 s by default). Defaults to {@link #DEFAULT_STATUS_INTERVAL}.
@@ -814,6 +864,8 @@ public final class WalRelay implements AutoCloseable {
      * A relay with these settings, not yet started.
      *
      * @throws NullPointerException if the data source, replication URL or publisher is missing
+     * @throws IllegalStateException if the meter registry already holds the WAL meters of a relay
+     *     with this {@link RelayConfig#name()}
      */
     public WalRelay build() {
       Objects.requireNonNull(dataSource, "dataSource must be set");

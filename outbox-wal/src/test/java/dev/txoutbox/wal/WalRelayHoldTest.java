@@ -73,11 +73,14 @@ class WalRelayHoldTest {
                 .replicationUrl(LogicalServer.jdbcUrl(), impatient)
                 .statusInterval(Duration.ofMillis(200))
                 .listener(listener));
+    assertThat(relay.slotLagSeconds()).isNaN();
     relay.start();
+    await().atMost(WAIT).until(() -> relay.slotLagSeconds() == 0);
     List<UUID> expected = new ArrayList<>(write(tables, outbox, "a", 1));
     await().atMost(WAIT).until(() -> publisher.attempts().size() >= 2);
     long confirmed = relay.confirmedLsn();
     long lag = relay.slotLagBytes();
+    double lagSeconds = relay.slotLagSeconds();
     expected.addAll(write(tables, outbox, "b", 3));
     expected.addAll(write(tables, outbox, "a", 2));
     // Two more attempts, each after a wait longer than the server's timeout.
@@ -85,7 +88,8 @@ class WalRelayHoldTest {
 
     assertThat(relay.confirmedLsn()).isEqualTo(confirmed);
     assertThat(relay.slotLagBytes()).isGreaterThan(lag);
-    assertThat(relay.slotLagSeconds()).isPositive();
+    assertThat(lagSeconds).isPositive();
+    assertThat(relay.slotLagSeconds()).isGreaterThan(lagSeconds);
     assertThat(touched(tables)).isZero();
     assertThat(publisher.published()).isEmpty();
     // Only the first batch was read and attempted again and again.
