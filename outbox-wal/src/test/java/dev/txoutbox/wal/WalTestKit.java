@@ -1,6 +1,7 @@
 package dev.txoutbox.wal;
 
 import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
+import static org.awaitility.Awaitility.await;
 
 import dev.txoutbox.Backoff;
 import dev.txoutbox.Ordering;
@@ -17,6 +18,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
 
 /**
  * What the WAL relay's tests share: relays on the logical server, closed with the kit, the polling
@@ -27,6 +30,7 @@ final class WalTestKit implements AutoCloseable {
   static final Duration WAIT = Duration.ofSeconds(30);
 
   private final List<AutoCloseable> toClose = new ArrayList<>();
+  private final List<String> slots = new ArrayList<>();
 
   /** A builder of a relay on the logical server, reconnecting quickly. */
   static WalRelay.Builder builder(OutboxTables tables, Publisher publisher, RelayConfig config) {
@@ -43,6 +47,7 @@ final class WalTestKit implements AutoCloseable {
   WalRelay relay(WalRelay.Builder builder) {
     WalRelay relay = builder.build();
     toClose.add(relay);
+    slots.add(relay.slotName());
     return relay;
   }
 
@@ -115,5 +120,23 @@ final class WalTestKit implements AutoCloseable {
       c.close();
     }
     toClose.clear();
+    // The server has a few slots only: free those of the closed relays once they are released.
+    for (String slot : slots) {
+      await().atMost(WAIT).until(() -> dropInactive(slot));
+    }
+    slots.clear();
+  }
+
+  /** Drops {@code slot} unless a stream still holds it; true if it is gone. */
+  private static boolean dropInactive(String slot) {
+    DSLContext dsl = DSL.using(LogicalServer.dataSource(), SQLDialect.POSTGRES);
+    // Slot functions and pg_replication_slots: no jOOQ model for them.
+    dsl.execute(
+        "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
+            + " WHERE slot_name = ? AND NOT active",
+        slot);
+    return dsl.fetchCount(
+            DSL.table(DSL.name("pg_replication_slots")), DSL.field(DSL.name("slot_name")).eq(slot))
+        == 0;
   }
 }
