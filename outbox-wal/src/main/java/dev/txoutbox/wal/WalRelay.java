@@ -6,6 +6,7 @@ import dev.txoutbox.RelayListener;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
+import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
@@ -392,8 +393,8 @@ public final class WalRelay implements AutoCloseable {
             "WAL relay {}: broker unavailable to a whole batch, holding the slot and publishing"
                 + " the batch again after backoff {} to {}: {}",
             config.name(),
-            config.brokerProbeBackoff().initialDelay(),
-            config.brokerProbeBackoff().maxDelay(),
+            DurationText.of(config.brokerProbeBackoff().initialDelay()),
+            DurationText.of(config.brokerProbeBackoff().maxDelay()),
             reason);
         safely(() -> listener.brokerUnavailable(reason));
       }
@@ -404,7 +405,7 @@ public final class WalRelay implements AutoCloseable {
       log.info(
           "WAL relay {}: broker available again after {} ({} attempts); resuming",
           config.name(),
-          outage,
+          DurationText.of(outage),
           probes + 1);
       safely(() -> listener.brokerAvailable(outage));
     }
@@ -557,12 +558,12 @@ public final class WalRelay implements AutoCloseable {
       int[] counts) {
     List<UUID> completed = new ArrayList<>();
     Map<OffsetDateTime, List<UUID>> postponed = new HashMap<>();
-    Map<String, OffsetDateTime> blocked = new HashMap<>();
+    Map<WalStore.Aggregate, OffsetDateTime> blocked = new HashMap<>();
     OffsetDateTime probe = now.plus(config.brokerProbeBackoff().initialDelay());
     for (int i = 0; i < sent.size(); i++) {
       OutboxMessage m = sent.get(i);
       PublishResult r = results.get(i);
-      String aggregate = m.aggregateType() + '\u0000' + m.aggregateId();
+      WalStore.Aggregate aggregate = WalStore.Aggregate.of(m);
       OffsetDateTime behind = blocked.get(aggregate);
       if (behind != null) {
         postponed.computeIfAbsent(behind, k -> new ArrayList<>()).add(m.id());
