@@ -1,5 +1,6 @@
 package dev.txoutbox.wal;
 
+import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 import static dev.txoutbox.wal.WalTestKit.WAIT;
 import static dev.txoutbox.wal.WalTestKit.pending;
 import static dev.txoutbox.wal.WalTestKit.touched;
@@ -14,6 +15,7 @@ import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.testing.RecordingPublisher;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -128,5 +130,28 @@ class WalRelayHoldTest {
     next.start();
     await().atMost(WAIT).until(() -> pending(tables) == 0);
     assertThat(up.publishedIds()).containsExactlyElementsOf(ids);
+  }
+
+  @Test
+  void aPublisherThatThrowsIsARetryableFailureNotAnOutage() {
+    OutboxTables tables = LogicalServer.freshOutbox("ht_");
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    Publisher throwing =
+        messages -> {
+          throw new IllegalStateException("bug in the publisher");
+        };
+    WalRelay relay =
+        kit.relay(WalTestKit.builder(tables, throwing, WalTestKit.config(100)).listener(listener));
+    relay.start();
+    write(tables, outbox, "a", 1);
+    write(tables, outbox, "b", 1);
+    // As in the polling relay: an attempt counted, the event left to the polling relay.
+    await().atMost(WAIT).until(() -> touched(tables) == 2);
+    assertThat(
+            LogicalServer.dsl(tables)
+                .fetchCount(
+                    OUTBOX_EVENTS, OUTBOX_EVENTS.LAST_ERROR.contains("bug in the publisher")))
+        .isEqualTo(2);
+    assertThat(heard).isEmpty();
   }
 }
