@@ -22,8 +22,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class OutboxInserts {
 
-  /** The inserts of one committed transaction, and the position to confirm after them. */
-  record Transaction(long endLsn, List<OutboxMessage> events, int delayed) {}
+  /**
+   * The inserts of one committed transaction, the position to confirm after them and the commit
+   * time, microseconds since 2000-01-01 UTC.
+   */
+  record Transaction(long endLsn, long commitMicros, List<OutboxMessage> events, int delayed) {}
 
   /** What PostgreSQL's {@code timestamptz} output gives with {@code DateStyle=ISO}. */
   static final DateTimeFormatter TIMESTAMPTZ =
@@ -78,7 +81,7 @@ final class OutboxInserts {
     } else if (message instanceof PgOutput.Insert i) {
       insert(i);
     } else if (message instanceof PgOutput.Commit c) {
-      Transaction t = new Transaction(c.endLsn(), List.copyOf(current), delayed);
+      Transaction t = new Transaction(c.endLsn(), c.commitMicros(), List.copyOf(current), delayed);
       current.clear();
       delayed = 0;
       return t;

@@ -1,21 +1,28 @@
 package dev.txoutbox.wal;
 
+import dev.txoutbox.Ordering;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
+import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.SecretMasking;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +65,12 @@ import org.slf4j.LoggerFactory;
  * attempt) and commits. Only then does it confirm the slot's flushed position. A crash before the
  * confirmation replays the batch: duplicates, never loss.
  *
+ * <p>When the broker is unavailable to every event of a batch, the relay rolls the batch back,
+ * confirms nothing and publishes the same batch again after each delay of the broker probe backoff,
+ * holding the slot (and keeping the stream alive) until the broker answers or the relay is closed.
+ * In the per-aggregate {@linkplain RelayConfig#ordering() orderings} it publishes no event whose
+ * aggregate has an earlier pending event outside the batch, and leaves those rows untouched.
+ *
  * <p>Failed, postponed and delayed events ({@code notBefore}) are left to a polling {@code
  * OutboxRelay} running alongside with a long poll interval, which retries and dead-letters them and
  * sweeps anything the slot missed (a slot dropped or lost and created anew).
@@ -70,6 +83,15 @@ public final class WalRelay implements AutoCloseable {
 
   /** Defaults to this delay before reconnecting after the stream failed: 1 s. */
   public static final Duration DEFAULT_RECONNECT_DELAY = Duration.ofSeconds(1);
+
+  /** Defaults to this interval between two status updates to the server: 10 s. */
+  static final Duration DEFAULT_STATUS_INTERVAL = Duration.ofSeconds(10);
+
+  /** {@link #oldestUnconfirmed} when every commit read is confirmed. */
+  private static final long NO_COMMIT = Long.MIN_VALUE;
+
+  /** PostgreSQL's epoch, of the commit times in the stream. */
+  private static final Instant PG_EPOCH = Instant.parse("2000-01-01T00:00:00Z");
 
   /** How long the reader sleeps when the stream has nothing and no batch is pending. */
   private static final long IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -89,6 +111,10 @@ public final class WalRelay implements AutoCloseable {
   private final RelayListener listener;
   private final Clock clock;
   private final Duration reconnectDelay;
+  private final Duration statusInterval;
+  private final String metricsText;
+  private final Runnable startMeters;
+  private final Runnable closeMeters;
 
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -98,6 +124,9 @@ public final class WalRelay implements AutoCloseable {
   private final AtomicLong confirmedLsn = new AtomicLong();
   private final AtomicLong skippedCount = new AtomicLong();
   private final AtomicLong reconnects = new AtomicLong();
+
+  /** The commit time of the oldest transaction read and not confirmed, or {@link #NO_COMMIT}. */
+  private volatile long oldestUnconfirmed = NO_COMMIT;
 
   private WalRelay(Builder b) {
     this.dataSource = Objects.requireNonNull(b.dataSource, "dataSource");
@@ -111,6 +140,7 @@ public final class WalRelay implements AutoCloseable {
     this.listener = b.listener;
     this.clock = b.clock;
     this.reconnectDelay = b.reconnectDelay;
+    this.statusInterval = b.statusInterval;
     Properties p = new Properties();
     p.putAll(b.replicationProperties);
     PGProperty.REPLICATION.set(p, "database");
@@ -118,6 +148,18 @@ public final class WalRelay implements AutoCloseable {
     PGProperty.PREFER_QUERY_MODE.set(p, "simple");
     this.replicationProperties = p;
     this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, tables.settings(new Settings()));
+    OutboxMetrics metrics = b.metrics;
+    if (metrics == null) {
+      this.metricsText = "off";
+      this.startMeters = () -> {};
+      this.closeMeters = () -> {};
+    } else {
+      // Only here is Micrometer loaded: a relay without metrics runs without it.
+      WalMeters meters = WalMeters.register(metrics, config.name(), this);
+      this.metricsText = metrics.toString();
+      this.startMeters = () -> meters.start(config.name());
+      this.closeMeters = meters::close;
+    }
   }
 
   /** {@code txoutbox_<prefix><schema>}, the default slot and publication name. */
@@ -164,6 +206,28 @@ public final class WalRelay implements AutoCloseable {
     return WalSetup.lagBytes(dsl, slotName);
   }
 
+  /**
+   * How far behind the confirmed position is in time: the age, by this relay's clock, of the commit
+   * of the oldest transaction that the relay has read from the stream but not yet confirmed to the
+   * slot (it is publishing it, or holding it while the broker is unavailable). 0 when every
+   * transaction read is confirmed. It does not see transactions the server has not sent yet: while
+   * the stream is down, or the relay is stopped, watch {@link #slotLagBytes()}. No query.
+   *
+   * @return the lag in seconds, 0 when caught up, or NaN before {@link #start()} and after {@link
+   *     #close()}
+   */
+  public double slotLagSeconds() {
+    long oldest = oldestUnconfirmed;
+    if (!running) {
+      return Double.NaN;
+    }
+    if (oldest == NO_COMMIT) {
+      return 0;
+    }
+    long now = ChronoUnit.MICROS.between(PG_EPOCH, clock.instant());
+    return Math.max(0, now - oldest) / 1e6;
+  }
+
   /** How many times the stream was opened again after a failure since start. */
   public long reconnects() {
     return reconnects.get();
@@ -197,7 +261,7 @@ public final class WalRelay implements AutoCloseable {
     WalSetup.ensureSlot(dsl, slotName, createIfMissing);
     log.info(
         "starting WAL relay {}: slot={}, publication={}, tables={}, batchSize={}, maxAttempts={},"
-            + " completionMode={}, publisher={}, url={}",
+            + " completionMode={}, ordering={}, publisher={}, metrics={}, url={}",
         config.name(),
         slotName,
         publicationName,
@@ -205,9 +269,12 @@ public final class WalRelay implements AutoCloseable {
         config.batchSize(),
         config.maxAttempts(),
         config.completionMode(),
+        config.ordering(),
         publisher.describe(),
+        metricsText,
         SecretMasking.maskUri(replicationUrl));
     running = true;
+    startMeters.run();
     Thread t = new Thread(this::run, "outbox-wal-" + config.name());
     t.setDaemon(true);
     reader = t;
@@ -259,11 +326,12 @@ public final class WalRelay implements AutoCloseable {
             .withSlotName(slotName)
             .withSlotOption("proto_version", "1")
             .withSlotOption("publication_names", publicationName)
-            .withStatusInterval(10, TimeUnit.SECONDS)
+            .withStatusInterval((int) statusInterval.toMillis(), TimeUnit.MILLISECONDS)
             .start();
     OutboxInserts inserts = new OutboxInserts(tables);
     List<OutboxMessage> batch = new ArrayList<>();
     long confirm = -1;
+    oldestUnconfirmed = NO_COMMIT;
     while (running) {
       ByteBuffer buffer = stream.readPending();
       if (buffer == null) {
@@ -278,6 +346,9 @@ public final class WalRelay implements AutoCloseable {
       }
       OutboxInserts.Transaction t = inserts.accept(PgOutput.decode(buffer));
       if (t != null) {
+        if (confirm < 0) {
+          oldestUnconfirmed = t.commitMicros();
+        }
         batch.addAll(t.events());
         skippedCount.addAndGet(t.delayed());
         confirm = t.endLsn();
@@ -294,17 +365,81 @@ public final class WalRelay implements AutoCloseable {
   private void flush(PGReplicationStream stream, List<OutboxMessage> events, long lsn)
       throws SQLException, InterruptedException {
     for (int from = 0; from < events.size(); from += config.batchSize()) {
-      process(events.subList(from, Math.min(events.size(), from + config.batchSize())));
+      processHolding(
+          stream, events.subList(from, Math.min(events.size(), from + config.batchSize())));
     }
     LogSequenceNumber position = LogSequenceNumber.valueOf(lsn);
     stream.setAppliedLSN(position);
     stream.setFlushedLSN(position);
     stream.forceUpdateStatus();
     confirmedLsn.set(lsn);
+    oldestUnconfirmed = NO_COMMIT;
   }
 
-  /** One batch: claim, publish, record, commit; then tell the listener. */
-  private void process(List<OutboxMessage> events) throws InterruptedException {
+  /**
+   * Processes one batch; while the broker is unavailable to every event of it, rolls it back, waits
+   * the broker probe backoff's next delay with the slot held and publishes it again.
+   */
+  private void processHolding(PGReplicationStream stream, List<OutboxMessage> events)
+      throws SQLException, InterruptedException {
+    int probes = 0;
+    long heldSince = 0;
+    String unavailable;
+    while ((unavailable = process(events)) != null) {
+      if (probes++ == 0) {
+        heldSince = System.nanoTime();
+        String reason = unavailable;
+        log.warn(
+            "WAL relay {}: broker unavailable to a whole batch, holding the slot and publishing"
+                + " the batch again after backoff {} to {}: {}",
+            config.name(),
+            DurationText.of(config.brokerProbeBackoff().initialDelay()),
+            DurationText.of(config.brokerProbeBackoff().maxDelay()),
+            reason);
+        safely(() -> listener.brokerUnavailable(reason));
+      }
+      hold(stream, config.brokerProbeBackoff().delayAfter(probes, ThreadLocalRandom.current()));
+    }
+    if (probes > 0) {
+      Duration outage = Duration.ofNanos(System.nanoTime() - heldSince);
+      log.info(
+          "WAL relay {}: broker available again after {} ({} attempts); resuming",
+          config.name(),
+          DurationText.of(outage),
+          probes + 1);
+      safely(() -> listener.brokerAvailable(outage));
+    }
+  }
+
+  /**
+   * Waits {@code delay} without reading, telling the server every status interval that the relay is
+   * alive (the old position again), so that {@code wal_sender_timeout} does not end the stream.
+   *
+   * @throws InterruptedException if the relay is closed meanwhile
+   */
+  private void hold(PGReplicationStream stream, Duration delay)
+      throws SQLException, InterruptedException {
+    long end = System.nanoTime() + delay.toNanos();
+    long left;
+    while (running && (left = end - System.nanoTime()) > 0) {
+      LockSupport.parkNanos(this, Math.min(left, statusInterval.toNanos()));
+      if (Thread.interrupted()) {
+        throw new InterruptedException("interrupted while holding the slot");
+      }
+      stream.forceUpdateStatus();
+    }
+    if (!running) {
+      throw new InterruptedException("closed while holding the slot");
+    }
+  }
+
+  /**
+   * One batch: claim, publish, record, commit; then tell the listener.
+   *
+   * @return null, or the reason when the broker was unavailable to every event published: then the
+   *     transaction was rolled back and nothing recorded
+   */
+  private @Nullable String process(List<OutboxMessage> events) throws InterruptedException {
     long started = System.nanoTime();
     UUID[] ids = events.stream().map(OutboxMessage::id).toArray(UUID[]::new);
     List<Runnable> after = new ArrayList<>();
@@ -320,20 +455,29 @@ public final class WalRelay implements AutoCloseable {
                 send.add(m);
               }
             }
-            skippedCount.addAndGet(events.size() - send.size());
+            if (config.ordering() != Ordering.NONE) {
+              Set<WalStore.Aggregate> blocked = WalStore.blocked(tx, send, config.ordering());
+              send.removeIf(m -> blocked.contains(WalStore.Aggregate.of(m)));
+            }
             counts[0] = send.size();
             if (send.isEmpty()) {
               return;
             }
             List<PublishResult> results = publish(send);
+            if (results.stream().allMatch(PublishResult::isBrokerUnavailable)) {
+              throw new Unavailable(Objects.toString(results.get(0).reason()));
+            }
             record(tx, send, results, OffsetDateTime.now(clock), after, counts);
           });
+    } catch (Unavailable e) {
+      return e.getMessage();
     } catch (org.jooq.exception.DataAccessException | RuntimeInterruption e) {
       if (e instanceof RuntimeInterruption) {
         throw new InterruptedException("interrupted while publishing");
       }
       throw e;
     }
+    skippedCount.addAndGet(events.size() - counts[0]);
     for (Runnable r : after) {
       safely(r);
     }
@@ -349,6 +493,7 @@ public final class WalRelay implements AutoCloseable {
     if (counts[0] > 0) {
       safely(() -> listener.batchCompleted(counts[0], counts[1], counts[2], took));
     }
+    return null;
   }
 
   /** Thrown through jOOQ's transaction to roll it back when the publisher was interrupted. */
@@ -360,6 +505,19 @@ public final class WalRelay implements AutoCloseable {
     }
   }
 
+  /** Thrown through jOOQ's transaction to roll it back when the broker was unavailable to all. */
+  private static final class Unavailable extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Unavailable(String reason) {
+      super(reason, null, false, false);
+    }
+  }
+
+  /**
+   * The publisher's results, held to its contract as the polling relay holds them: a throw, or a
+   * list of the wrong size, is a retryable failure of every message; a null entry, of its message.
+   */
   private List<PublishResult> publish(List<OutboxMessage> send) {
     List<PublishResult> results;
     try {
@@ -367,10 +525,10 @@ public final class WalRelay implements AutoCloseable {
     } catch (InterruptedException e) {
       throw new RuntimeInterruption(e);
     } catch (RuntimeException e) {
-      return all(send.size(), PublishResult.retryable("publisher threw " + e, e));
+      return Collections.nCopies(send.size(), PublishResult.retryable("publisher threw " + e, e));
     }
     if (results == null || results.size() != send.size()) {
-      return all(
+      return Collections.nCopies(
           send.size(),
           PublishResult.retryable(
               "publisher returned "
@@ -379,15 +537,11 @@ public final class WalRelay implements AutoCloseable {
                   + send.size()
                   + " messages"));
     }
-    return results;
-  }
-
-  private static List<PublishResult> all(int n, PublishResult r) {
-    List<PublishResult> out = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      out.add(r);
+    List<PublishResult> checked = new ArrayList<>(results.size());
+    for (PublishResult r : results) {
+      checked.add(r == null ? PublishResult.retryable("publisher returned null") : r);
     }
-    return out;
+    return checked;
   }
 
   /**
@@ -404,12 +558,12 @@ public final class WalRelay implements AutoCloseable {
       int[] counts) {
     List<UUID> completed = new ArrayList<>();
     Map<OffsetDateTime, List<UUID>> postponed = new HashMap<>();
-    Map<String, OffsetDateTime> blocked = new HashMap<>();
+    Map<WalStore.Aggregate, OffsetDateTime> blocked = new HashMap<>();
     OffsetDateTime probe = now.plus(config.brokerProbeBackoff().initialDelay());
     for (int i = 0; i < sent.size(); i++) {
       OutboxMessage m = sent.get(i);
-      PublishResult r = Objects.requireNonNull(results.get(i), "result");
-      String aggregate = m.aggregateType() + '\u0000' + m.aggregateId();
+      PublishResult r = results.get(i);
+      WalStore.Aggregate aggregate = WalStore.Aggregate.of(m);
       OffsetDateTime behind = blocked.get(aggregate);
       if (behind != null) {
         postponed.computeIfAbsent(behind, k -> new ArrayList<>()).add(m.id());
@@ -475,7 +629,10 @@ public final class WalRelay implements AutoCloseable {
     }
   }
 
-  /** Stops within the configured shutdown timeout; see {@link #close(Duration)}. */
+  /**
+   * Stops within the configured shutdown timeout and removes the meters; see {@link
+   * #close(Duration)}.
+   */
   @Override
   public void close() {
     close(config.shutdownTimeout());
@@ -496,6 +653,7 @@ public final class WalRelay implements AutoCloseable {
     running = false;
     Thread t = reader;
     if (t != null) {
+      LockSupport.unpark(t); // ends a hold at once
       try {
         t.join(Math.max(1, timeout.toMillis()));
         if (t.isAlive()) {
@@ -508,6 +666,7 @@ public final class WalRelay implements AutoCloseable {
       }
     }
     closeReplication();
+    closeMeters.run();
     log.info("WAL relay {} stopped", config.name());
   }
 
@@ -544,6 +703,8 @@ public final class WalRelay implements AutoCloseable {
     private RelayListener listener = RelayListener.none();
     private Clock clock = Clock.systemUTC();
     private Duration reconnectDelay = DEFAULT_RECONNECT_DELAY;
+    private Duration statusInterval = DEFAULT_STATUS_INTERVAL;
+    private @Nullable OutboxMetrics metrics;
 
     private Builder() {}
 
@@ -597,10 +758,12 @@ public final class WalRelay implements AutoCloseable {
     }
 
     /**
-     * Name, batch size, max attempts, backoff, completion mode, broker probe backoff (the delay
-     * given to broker-unavailable events) and shutdown timeout, as for the polling relay; the poll
-     * intervals, workers and ordering do not apply (the stream is in commit order). Defaults to
-     * {@link RelayConfig#defaults()}.
+     * Name, batch size, max attempts, backoff, completion mode, shutdown timeout and ordering, as
+     * for the polling relay; the broker probe backoff gives the waits while the broker is
+     * unavailable to a whole batch (and the delay of events a partly unavailable batch leaves to
+     * the polling relay). In the per-aggregate orderings no event is published while its aggregate
+     * has an earlier pending event outside the batch (see the README). The poll intervals and
+     * workers do not apply. Defaults to {@link RelayConfig#defaults()}.
      */
     public Builder config(RelayConfig config) {
       this.config = Objects.requireNonNull(config, "config");
@@ -657,12 +820,44 @@ public final class WalRelay implements AutoCloseable {
      * @throws IllegalArgumentException if not positive
      */
     public Builder reconnectDelay(Duration reconnectDelay) {
-      Objects.requireNonNull(reconnectDelay, "reconnectDelay");
-      if (reconnectDelay.isNegative() || reconnectDelay.isZero()) {
-        throw new IllegalArgumentException(
-            "reconnectDelay must be positive but was " + reconnectDelay);
-      }
-      this.reconnectDelay = reconnectDelay;
+      this.reconnectDelay = requirePositive(reconnectDelay, "reconnectDelay");
+      return this;
+    }
+
+    /**
+     * Registers the relay's meters in {@code registry} with the default {@link OutboxMetrics}
+     * settings; the same as {@code metrics(OutboxMetrics.in(registry))}. Needs {@code
+     * io.micrometer:micrometer-core}; a relay never given metrics never loads Micrometer.
+     *
+     * @throws NullPointerException if {@code registry} is null
+     */
+    public Builder metrics(MeterRegistry registry) {
+      return metrics(OutboxMetrics.in(registry));
+    }
+
+    /**
+     * Registers the relay's meters as {@code metrics} says, at {@link #build()}, each tagged {@code
+     * relay=<name>}: {@code outbox.wal.slot.lag.bytes} (read every refresh interval by a thread of
+     * its own from {@link #start()} on, never per scrape), {@code outbox.wal.slot.lag.seconds},
+     * {@code outbox.wal.confirmed.lsn}, {@code outbox.wal.events.skipped} and {@code
+     * outbox.wal.reconnects}; {@link WalRelay#close()} removes them. Defaults to none.
+     *
+     * @throws NullPointerException if {@code metrics} is null
+     */
+    public Builder metrics(OutboxMetrics metrics) {
+      this.metrics = Objects.requireNonNull(metrics, "metrics");
+      return this;
+    }
+
+    /**
+     * How often the relay tells the server its position while reading, and that it is alive while
+     * it holds the slot during a broker outage; keep it well below the server's {@code
+     * wal_sender_timeout} (60 s by default). Defaults to {@link #DEFAULT_STATUS_INTERVAL}.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    Builder statusInterval(Duration statusInterval) {
+      this.statusInterval = requirePositive(statusInterval, "statusInterval");
       return this;
     }
 
@@ -670,12 +865,22 @@ public final class WalRelay implements AutoCloseable {
      * A relay with these settings, not yet started.
      *
      * @throws NullPointerException if the data source, replication URL or publisher is missing
+     * @throws IllegalStateException if the meter registry already holds the WAL meters of a relay
+     *     with this {@link RelayConfig#name()}
      */
     public WalRelay build() {
       Objects.requireNonNull(dataSource, "dataSource must be set");
       Objects.requireNonNull(replicationUrl, "replicationUrl must be set");
       Objects.requireNonNull(publisher, "publisher must be set");
       return new WalRelay(this);
+    }
+
+    private static Duration requirePositive(Duration value, String option) {
+      Objects.requireNonNull(value, option);
+      if (value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException(option + " must be positive but was " + value);
+      }
+      return value;
     }
 
     private static String requireSlotName(String name, String option) {

@@ -3,12 +3,23 @@ package dev.txoutbox.wal;
 import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 
 import dev.txoutbox.CompletionMode;
+import dev.txoutbox.Ordering;
+import dev.txoutbox.spi.OutboxMessage;
 import java.time.OffsetDateTime;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import org.jooq.Condition;
 import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record2;
+import org.jooq.Record3;
+import org.jooq.ResultQuery;
+import org.jooq.Row3;
+import org.jooq.Table;
 import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
 
@@ -39,6 +50,84 @@ final class WalStore {
             .forUpdate()
             .skipLocked()
             .fetch(OUTBOX_EVENTS.ID));
+  }
+
+  /** An aggregate: its type and id. */
+  record Aggregate(String type, String id) {
+    static Aggregate of(OutboxMessage m) {
+      return new Aggregate(m.aggregateType(), m.aggregateId());
+    }
+  }
+
+  /**
+   * The aggregates of {@code batch} that have a pending event before their first event in the
+   * batch, in {@code seq} order, which the per-aggregate orderings must publish first: an event not
+   * yet published nor dead-lettered (whether due, in backoff or locked by another relay) and, under
+   * {@link Ordering#PER_AGGREGATE}, a dead letter too. One statement; each aggregate costs one
+   * probe of {@code outbox_events_pending_aggregate_idx} (and of {@code
+   * outbox_events_dead_aggregate_idx}) where the ordering indexes exist.
+   *
+   * @throws IllegalArgumentException if {@code ordering} is {@link Ordering#NONE}
+   */
+  static Set<Aggregate> blocked(DSLContext tx, List<OutboxMessage> batch, Ordering ordering) {
+    if (batch.isEmpty()) {
+      return Set.of();
+    }
+    return new HashSet<>(
+        blockedQuery(tx, batch, ordering).fetch(r -> new Aggregate(r.value1(), r.value2())));
+  }
+
+  /** The statement of {@link #blocked}, for the plan tests. */
+  static ResultQuery<Record2<String, String>> blockedQuery(
+      DSLContext tx, List<OutboxMessage> batch, Ordering ordering) {
+    Map<Aggregate, Long> first = new LinkedHashMap<>();
+    for (OutboxMessage m : batch) {
+      first.merge(Aggregate.of(m), m.sequence(), Math::min);
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    Row3<String, String, Long>[] rows = new Row3[first.size()];
+    int i = 0;
+    for (Map.Entry<Aggregate, Long> e : first.entrySet()) {
+      rows[i++] =
+          DSL.row(
+              DSL.val(e.getKey().type(), OUTBOX_EVENTS.AGGREGATE_TYPE),
+              DSL.val(e.getKey().id(), OUTBOX_EVENTS.AGGREGATE_ID),
+              DSL.val(e.getValue(), OUTBOX_EVENTS.SEQ));
+    }
+    Table<Record3<String, String, Long>> heads =
+        DSL.values(rows).as("heads", "aggregate_type", "aggregate_id", "seq");
+    Field<String> type = heads.field("aggregate_type", String.class);
+    Field<String> id = heads.field("aggregate_id", String.class);
+    Field<Long> seq = heads.field("seq", Long.class);
+    // Written as the ordering indexes' predicates, so that each probe can use one of them.
+    Condition before =
+        OUTBOX_EVENTS
+            .AGGREGATE_TYPE
+            .eq(type)
+            .and(OUTBOX_EVENTS.AGGREGATE_ID.eq(id))
+            .and(OUTBOX_EVENTS.SEQ.lt(seq));
+    Condition pending =
+        DSL.exists(
+            DSL.selectOne()
+                .from(OUTBOX_EVENTS)
+                .where(before)
+                .and(OUTBOX_EVENTS.PROCESSED_AT.isNull())
+                .and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNull()));
+    Condition blocking =
+        switch (ordering) {
+          case PER_AGGREGATE ->
+              pending.or(
+                  DSL.exists(
+                      DSL.selectOne()
+                          .from(OUTBOX_EVENTS)
+                          .where(before)
+                          .and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNotNull())));
+          case PER_AGGREGATE_SKIP_DEAD_LETTERS -> pending;
+          case NONE ->
+              throw new IllegalArgumentException(
+                  "ordering must be per aggregate but was " + ordering);
+        };
+    return tx.select(type, id).from(heads).where(blocking);
   }
 
   /** Marks or deletes the published events, as the polling relay does. */

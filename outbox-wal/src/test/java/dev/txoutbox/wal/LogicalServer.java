@@ -32,8 +32,8 @@ final class LogicalServer {
         EmbeddedPostgres started =
             EmbeddedPostgres.builder()
                 .setServerConfig("wal_level", "logical")
-                .setServerConfig("max_replication_slots", "8")
-                .setServerConfig("max_wal_senders", "8")
+                .setServerConfig("max_replication_slots", "32")
+                .setServerConfig("max_wal_senders", "16")
                 .setServerConfig("max_connections", "60")
                 .start();
         Runtime.getRuntime()

@@ -1,0 +1,204 @@
+package dev.txoutbox.wal;
+
+import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
+import static dev.txoutbox.wal.WalTestKit.WAIT;
+import static dev.txoutbox.wal.WalTestKit.write;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.txoutbox.Backoff;
+import dev.txoutbox.Ordering;
+import dev.txoutbox.Outbox;
+import dev.txoutbox.OutboxEvent;
+import dev.txoutbox.OutboxRelay;
+import dev.txoutbox.RelayConfig;
+import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.schema.OutboxTables;
+import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.testing.RecordingPublisher;
+import dev.txoutbox.testing.TestClock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.IntStream;
+import org.jooq.DSLContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * In the per-aggregate orderings the WAL relay publishes no event of an aggregate that has an
+ * earlier pending event outside the batch: the polling relay in the same ordering publishes them
+ * after it.
+ */
+class WalRelayOrderingTest {
+
+  private final WalTestKit kit = new WalTestKit();
+
+  @AfterEach
+  void closeAll() throws Exception {
+    kit.close();
+  }
+
+  private static OutboxTables orderedOutbox(String prefix) {
+    OutboxTables tables = LogicalServer.freshOutbox(prefix);
+    OutboxSchema.migrateOrderingIndex(LogicalServer.dataSource(), tables);
+    return tables;
+  }
+
+  private static RelayConfig config(Ordering ordering) {
+    return WalTestKit.config(100).toBuilder()
+        .ordering(ordering)
+        .backoff(Backoff.exponential(Duration.ofMinutes(1), Duration.ofMinutes(1)).withJitter(0))
+        .build();
+  }
+
+  /** Whether the relays left the event as it was written: no attempt, no time, not processed. */
+  private static boolean untouched(OutboxTables tables, UUID id) {
+    return LogicalServer.dsl(tables)
+            .fetchCount(
+                OUTBOX_EVENTS,
+                OUTBOX_EVENTS
+                    .ID
+                    .eq(id)
+                    .and(OUTBOX_EVENTS.ATTEMPTS.eq(0))
+                    .and(OUTBOX_EVENTS.RETRY_AFTER.isNull())
+                    .and(OUTBOX_EVENTS.PROCESSED_AT.isNull()))
+        == 1;
+  }
+
+  /** One event of aggregate {@code a}, its id set in {@code id} before it commits. */
+  private static UUID writeOne(OutboxTables tables, Outbox outbox, AtomicReference<UUID> id) {
+    LogicalServer.dsl(tables)
+        .transaction(c -> id.set(outbox.record(c.dsl(), OutboxEvent.of("order", "a", "e", "{}"))));
+    return Objects.requireNonNull(id.get());
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = Ordering.class,
+      names = {"PER_AGGREGATE", "PER_AGGREGATE_SKIP_DEAD_LETTERS"})
+  void aFailedEventHoldsBackItsAggregatesLaterEventsForThePollingRelay(Ordering ordering)
+      throws Exception {
+    OutboxTables tables = orderedOutbox("or_");
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    RecordingPublisher publisher = new RecordingPublisher();
+    AtomicReference<UUID> failing = new AtomicReference<>();
+    publisher.failWhen(m -> m.id().equals(failing.get()));
+    WalRelay relay = kit.relay(tables, publisher, config(ordering));
+    relay.start();
+    List<UUID> a = new ArrayList<>(List.of(writeOne(tables, outbox, failing)));
+    await().atMost(WAIT).until(() -> !publisher.failures().isEmpty());
+    // Later WAL batches: a's later events, and b's, written last.
+    a.addAll(write(tables, outbox, "a", 2));
+    List<UUID> b = write(tables, outbox, "b", 2);
+    await().atMost(WAIT).until(() -> publisher.published().size() == 2);
+    assertThat(publisher.publishedIds()).containsExactlyElementsOf(b);
+    assertThat(publisher.attempted())
+        .extracting(OutboxMessage::id)
+        .doesNotContain(a.get(1), a.get(2));
+    assertThat(untouched(tables, a.get(1))).isTrue();
+    assertThat(untouched(tables, a.get(2))).isTrue();
+    await().atMost(WAIT).until(() -> relay.skippedEvents() == 2 && WalTestKit.pending(tables) == 3);
+
+    // The polling relay in the same ordering, its clock past the backoff, publishes a in order.
+    TestClock clock = TestClock.now();
+    clock.advance(Duration.ofMinutes(2));
+    RecordingPublisher sweeper = new RecordingPublisher();
+    OutboxRelay polling = kit.polling(tables, sweeper, clock, ordering);
+    assertThat(polling.drain().published()).containsExactlyElementsOf(a);
+    assertThat(sweeper.publishedIds()).containsExactlyElementsOf(a);
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = Ordering.class,
+      names = {"PER_AGGREGATE", "PER_AGGREGATE_SKIP_DEAD_LETTERS"})
+  void aDeadLetterHaltsItsAggregateOnlyUnderPerAggregate(Ordering ordering) throws Exception {
+    OutboxTables tables = orderedOutbox("dl_");
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    RecordingPublisher publisher = new RecordingPublisher();
+    AtomicReference<UUID> dead = new AtomicReference<>();
+    publisher.failWhen(m -> m.id().equals(dead.get()), PublishResult.permanent("rejected"));
+    WalRelay relay = kit.relay(tables, publisher, config(ordering));
+    relay.start();
+    writeOne(tables, outbox, dead);
+    DSLContext dsl = LogicalServer.dsl(tables);
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> dsl.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.DEAD_LETTERED_AT.isNotNull()) == 1);
+    List<UUID> later = write(tables, outbox, "a", 2);
+    List<UUID> other = write(tables, outbox, "b", 1);
+    await().atMost(WAIT).until(() -> publisher.publishedIds().contains(other.get(0)));
+    if (ordering == Ordering.PER_AGGREGATE) {
+      assertThat(publisher.publishedIds()).containsExactlyElementsOf(other);
+      assertThat(later).allMatch(id -> untouched(tables, id));
+    } else {
+      assertThat(publisher.publishedIds())
+          .containsExactlyElementsOf(WalTestKit.concat(later, other));
+    }
+  }
+
+  @Test
+  void underNoOrderingLaterEventsGoOnPastAFailedOne() throws Exception {
+    OutboxTables tables = orderedOutbox("no_");
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    RecordingPublisher publisher = new RecordingPublisher();
+    AtomicReference<UUID> failing = new AtomicReference<>();
+    publisher.failWhen(m -> m.id().equals(failing.get()));
+    WalRelay relay = kit.relay(tables, publisher, config(Ordering.NONE));
+    relay.start();
+    writeOne(tables, outbox, failing);
+    await().atMost(WAIT).until(() -> !publisher.failures().isEmpty());
+    List<UUID> later = write(tables, outbox, "a", 2);
+    await().atMost(WAIT).until(() -> publisher.published().size() == 2);
+    assertThat(publisher.publishedIds()).containsExactlyElementsOf(later);
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = Ordering.class,
+      names = {"PER_AGGREGATE", "PER_AGGREGATE_SKIP_DEAD_LETTERS"})
+  void theCheckOfEarlierEventsProbesTheOrderingIndexes(Ordering ordering) {
+    OutboxTables tables = orderedOutbox("ex_");
+    // A backlog of 20,000 events of 2,000 aggregates, some dead letters, with statistics.
+    LogicalServer.execute(
+        "INSERT INTO "
+            + tables.schema()
+            + ".ex_outbox_events (id, aggregate_type, aggregate_id, event_type, payload,"
+            + " dead_lettered_at) SELECT gen_random_uuid(), 'order', 'o' || (i % 2000), 'e', '{}',"
+            + " CASE WHEN i % 97 = 0 THEN now() END FROM generate_series(1, 20000) i");
+    LogicalServer.execute("ANALYZE " + tables.schema() + ".ex_outbox_events");
+    List<OutboxMessage> batch =
+        IntStream.range(0, 50)
+            .mapToObj(
+                i ->
+                    new OutboxMessage(
+                        UUID.randomUUID(),
+                        30_000L + i,
+                        "order",
+                        "o" + i,
+                        "e",
+                        "{}",
+                        java.util.Map.of(),
+                        java.time.Instant.now(),
+                        1))
+            .toList();
+    DSLContext dsl = LogicalServer.dsl(tables);
+    String plan = dsl.explain(WalStore.blockedQuery(dsl, batch, ordering)).plan();
+    assertThat(plan)
+        .contains(tables.orderingIndex())
+        .doesNotContain("Seq Scan on ex_outbox_events");
+    if (ordering == Ordering.PER_AGGREGATE) {
+      assertThat(plan).contains("ex_" + OutboxSchema.ORDERING_DEAD_LETTER_INDEX);
+    }
+    // Every aggregate of the batch has pending events before seq 30,000.
+    assertThat(WalStore.blocked(dsl, batch, ordering)).hasSize(50);
+  }
+}
