@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.ArgGroup;
@@ -391,7 +392,8 @@ final class RelayCommand extends DatabaseCommand {
       // endpoint and its health check, the pool and the registry.
       HikariDataSource pool;
       PrometheusMeterRegistry registry = null;
-      AtomicReference<OutboxRelay> running = new AtomicReference<>();
+      // The relays that must be running for /health to answer 200: the relay, and the WAL relay.
+      AtomicReference<BooleanSupplier> running = new AtomicReference<>(() -> false);
       try {
         if (port != null) {
           registry = closer.add(new Registry()).registry;
@@ -399,11 +401,7 @@ final class RelayCommand extends DatabaseCommand {
         pool = closer.add(target.pool(CLIENT_NAME_PREFIX + config.name(), poolSize, registry));
         if (port != null) {
           HealthCheck health =
-              closer.add(
-                  new HealthCheck(
-                      pool,
-                      healthTimeout,
-                      () -> running.get() != null && running.get().isRunning()));
+              closer.add(new HealthCheck(pool, healthTimeout, () -> running.get().getAsBoolean()));
           closer.add(MetricsServer.start(host, port, registry, health));
         }
       } finally {
@@ -430,14 +428,20 @@ final class RelayCommand extends DatabaseCommand {
       }
       OutboxRelay outboxRelay = builder.build();
       closer.add(() -> outboxRelay.close(config.shutdownTimeout()));
+      WalRelay reader = null;
       if (walRelay != null) {
+        if (meters != null) {
+          walRelay.metrics(meters.outbox());
+        }
         // Registered after the sweeper, so closed before it (the last registered closes first).
-        WalRelay reader = walRelay.dataSource(pool).publisher(broker).config(config).build();
-        closer.add(() -> reader.close(config.shutdownTimeout()));
-        startWal(reader);
+        WalRelay wal = walRelay.dataSource(pool).publisher(broker).config(config).build();
+        closer.add(() -> wal.close(config.shutdownTimeout()));
+        startWal(wal);
+        reader = wal;
       }
       outboxRelay.start();
-      running.set(outboxRelay);
+      WalRelay wal = reader;
+      running.set(() -> outboxRelay.isRunning() && (wal == null || wal.isRunning()));
       log.info("relay '{}' running; stop it with SIGTERM", config.name());
       try {
         root.context().shutdown().await();

@@ -86,7 +86,11 @@ class WalCommandsTest {
     assertThat(port).isPositive();
     await().atMost(WAIT).until(() -> MetricsEndpoint.get(port, "/health").statusCode() == 200);
     assertThat(MetricsEndpoint.get(port, "/metrics").body())
-        .contains("outbox_events_pending{relay=\"default-sweeper\"}");
+        .contains("outbox_events_pending{relay=\"default-sweeper\"}")
+        // The WAL relay's own meters, and the outbox meters under its name.
+        .contains("outbox_wal_slot_lag_bytes{relay=\"default\"}")
+        .contains("outbox_wal_slot_lag_seconds{relay=\"default\"}")
+        .contains("outbox_events_published_total{relay=\"default\"}");
 
     cli.stop.countDown();
     CliRunner.Result result = run.get(WAIT.toSeconds(), TimeUnit.SECONDS);

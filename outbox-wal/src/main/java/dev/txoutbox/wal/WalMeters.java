@@ -1,6 +1,9 @@
 package dev.txoutbox.wal;
 
+import dev.txoutbox.OutboxAdmin;
+import dev.txoutbox.RelayListener;
 import dev.txoutbox.metrics.OutboxMetrics;
+import dev.txoutbox.metrics.RelayMeterBinding;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -16,7 +19,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The WAL relay's own meters, tagged {@code relay=<name>} and described: the slot's lag in bytes
+ * The WAL relay's meters: the outbox meters every relay has ({@link OutboxMetrics}: published,
+ * failed, dead-lettered, batch duration, broker availability, backlog), fed through {@link
+ * #listener()}, and its own, tagged {@code relay=<name>} and described: the slot's lag in bytes
  * (read by one daemon thread every refresh interval, so that a scrape never queries the database)
  * and in seconds, the confirmed position, and the skipped events and reconnections. Registered by
  * the relay's builder, started by its {@code start()} and removed by its {@code close()}. The only
@@ -49,13 +54,15 @@ final class WalMeters {
   private final List<Meter> meters;
   private final WalRelay relay;
   private final OutboxMetrics settings;
+  private final RelayMeterBinding outbox;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile double lagBytes = Double.NaN;
   private volatile @Nullable ScheduledExecutorService refresher;
 
-  private WalMeters(OutboxMetrics settings, String name, WalRelay relay) {
+  private WalMeters(OutboxMetrics settings, String name, WalRelay relay, RelayMeterBinding outbox) {
     this.registry = settings.registry();
     this.settings = settings;
+    this.outbox = outbox;
     this.relay = relay;
     Tags tags = Tags.of(RELAY_TAG, name);
     this.meters =
@@ -91,11 +98,14 @@ final class WalMeters {
   }
 
   /**
-   * Registers the meters of relay {@code name} in the registry of {@code settings}.
+   * Registers the meters of relay {@code name} in the registry of {@code settings}, the backlog
+   * gauges reading {@code admin}.
    *
-   * @throws IllegalStateException if the registry already holds WAL meters of this relay name
+   * @throws IllegalStateException if the registry already holds outbox or WAL meters of this relay
+   *     name
    */
-  static WalMeters register(OutboxMetrics settings, String name, WalRelay relay) {
+  static WalMeters register(
+      OutboxMetrics settings, String name, WalRelay relay, OutboxAdmin admin) {
     if (settings.registry().find(LAG_BYTES).tag(RELAY_TAG, name).meter() != null) {
       throw new IllegalStateException(
           "the relay name must be unique in the meter registry but '"
@@ -103,7 +113,18 @@ final class WalMeters {
               + "' already has WAL meters; close that relay first or give this one another"
               + " RelayConfig name");
     }
-    return new WalMeters(settings, name, relay);
+    RelayMeterBinding outbox = settings.bindRelay(name, admin);
+    try {
+      return new WalMeters(settings, name, relay, outbox);
+    } catch (RuntimeException e) {
+      outbox.close();
+      throw e;
+    }
+  }
+
+  /** Where the relay tells its outcomes, for the outbox meters. */
+  RelayListener listener() {
+    return outbox;
   }
 
   /** Starts refreshing the lag in bytes: at once, then every refresh interval. */
@@ -139,5 +160,6 @@ final class WalMeters {
       s.shutdownNow();
     }
     meters.forEach(registry::remove);
+    outbox.close();
   }
 }

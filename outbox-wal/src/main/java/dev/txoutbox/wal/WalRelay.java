@@ -1,6 +1,7 @@
 package dev.txoutbox.wal;
 
 import dev.txoutbox.Ordering;
+import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
 import dev.txoutbox.metrics.OutboxMetrics;
@@ -137,7 +138,6 @@ public final class WalRelay implements AutoCloseable {
     this.slotName = b.slotName != null ? b.slotName : defaultName(b.tables);
     this.publicationName = b.publicationName != null ? b.publicationName : defaultName(b.tables);
     this.createIfMissing = b.createIfMissing;
-    this.listener = b.listener;
     this.clock = b.clock;
     this.reconnectDelay = b.reconnectDelay;
     this.statusInterval = b.statusInterval;
@@ -150,12 +150,16 @@ public final class WalRelay implements AutoCloseable {
     this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, tables.settings(new Settings()));
     OutboxMetrics metrics = b.metrics;
     if (metrics == null) {
+      this.listener = b.listener;
       this.metricsText = "off";
       this.startMeters = () -> {};
       this.closeMeters = () -> {};
     } else {
       // Only here is Micrometer loaded: a relay without metrics runs without it.
-      WalMeters meters = WalMeters.register(metrics, config.name(), this);
+      OutboxAdmin admin =
+          OutboxAdmin.builder().dataSource(dataSource).tables(tables).clock(clock).build();
+      WalMeters meters = WalMeters.register(metrics, config.name(), this, admin);
+      this.listener = new MetersFirst(meters.listener(), b.listener);
       this.metricsText = metrics.toString();
       this.startMeters = () -> meters.start(config.name());
       this.closeMeters = meters::close;
@@ -226,6 +230,16 @@ public final class WalRelay implements AutoCloseable {
     }
     long now = ChronoUnit.MICROS.between(PG_EPOCH, clock.instant());
     return Math.max(0, now - oldest) / 1e6;
+  }
+
+  /**
+   * Whether the relay is reading or trying to: true from {@link #start()} until {@link #close()},
+   * while its thread lives. A stream being reopened after a failure still counts as running; {@link
+   * #reconnects()} and the slot lag tell how well it goes.
+   */
+  public boolean isRunning() {
+    Thread t = reader;
+    return running && t != null && t.isAlive();
   }
 
   /** How many times the stream was opened again after a failure since start. */
@@ -609,6 +623,59 @@ public final class WalRelay implements AutoCloseable {
     postponed.forEach((until, ids) -> WalStore.defer(tx, ids, until));
   }
 
+  /** Tells the meters, which never throw, and then the application's listener. */
+  private static final class MetersFirst implements RelayListener {
+    private final RelayListener meters;
+    private final RelayListener application;
+
+    MetersFirst(RelayListener meters, RelayListener application) {
+      this.meters = meters;
+      this.application = application;
+    }
+
+    @Override
+    public void published(OutboxMessage message) {
+      meters.published(message);
+      application.published(message);
+    }
+
+    @Override
+    public void willRetry(OutboxMessage message, PublishResult failure, Duration delay) {
+      meters.willRetry(message, failure, delay);
+      application.willRetry(message, failure, delay);
+    }
+
+    @Override
+    public void deadLettered(OutboxMessage message, PublishResult failure) {
+      meters.deadLettered(message, failure);
+      application.deadLettered(message, failure);
+    }
+
+    @Override
+    public void batchCompleted(int claimed, int published, int failed, Duration duration) {
+      meters.batchCompleted(claimed, published, failed, duration);
+      application.batchCompleted(claimed, published, failed, duration);
+    }
+
+    @Override
+    public void cycleFailed(Throwable error) {
+      meters.cycleFailed(error);
+      application.cycleFailed(error);
+    }
+
+    @Override
+    public void brokerUnavailable(String reason) {
+      meters.brokerUnavailable(reason);
+      application.brokerUnavailable(reason);
+    }
+
+    @Override
+    public void brokerAvailable(Duration outage) {
+      meters.brokerAvailable(outage);
+      application.brokerAvailable(outage);
+    }
+  }
+
   private void safely(Runnable r) {
     try {
       r.run();
@@ -840,7 +907,9 @@ public final class WalRelay implements AutoCloseable {
      * relay=<name>}: {@code outbox.wal.slot.lag.bytes} (read every refresh interval by a thread of
      * its own from {@link #start()} on, never per scrape), {@code outbox.wal.slot.lag.seconds},
      * {@code outbox.wal.confirmed.lsn}, {@code outbox.wal.events.skipped} and {@code
-     * outbox.wal.reconnects}; {@link WalRelay#close()} removes them. Defaults to none.
+     * outbox.wal.reconnects}, and the outbox meters every relay has ({@link
+     * OutboxMetrics#bindRelay}: published, failed, dead-lettered, batch duration, broker
+     * availability, backlog); {@link WalRelay#close()} removes them. Defaults to none.
      *
      * @throws NullPointerException if {@code metrics} is null
      */

@@ -22,7 +22,10 @@ import java.time.Instant;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The WAL relay's meters in a registry: their values, their names, and their removal. */
+/**
+ * The WAL relay's meters in a registry, its own and the outbox meters every relay has: their
+ * values, their names, and their removal.
+ */
 class WalMetersTest {
 
   private final WalTestKit kit = new WalTestKit();
@@ -84,8 +87,19 @@ class WalMetersTest {
     write(tables, outbox, "b", 3);
     await().atMost(WAIT).until(() -> gauge(WalMeters.LAG_BYTES) > bytes);
     assertThat(gauge(WalMeters.LAG_SECONDS)).isPositive();
+    assertThat(gauge("outbox.broker.available")).isZero();
     publisher.clearFailures();
     await().atMost(WAIT).until(() -> publisher.published().size() == 6);
+    // The outbox meters every relay has, fed by the WAL relay's outcomes.
+    await().atMost(WAIT).until(() -> gauge("outbox.broker.available") == 1);
+    assertThat(registry.get("outbox.events.published").tag("relay", "wal-test").counter().count())
+        .isEqualTo(6);
+    assertThat(registry.get("outbox.broker.outages").tag("relay", "wal-test").counter().count())
+        .isEqualTo(1);
+    assertThat(registry.get("outbox.batch.duration").tag("relay", "wal-test").timer().count())
+        .isPositive();
+    // The backlog gauges read the relay's outbox: the delayed event is its one pending event.
+    await().atMost(WAIT).until(() -> gauge("outbox.events.pending") == 1);
 
     // The server ends the stream: the relay opens it again.
     LogicalServer.execute(
@@ -120,12 +134,18 @@ class WalMetersTest {
             .metrics(registry));
     assertThat(registry.getMeters())
         .extracting(m -> m.getId().getName())
-        .containsExactlyInAnyOrder(
+        .contains(
             WalMeters.LAG_BYTES,
             WalMeters.LAG_SECONDS,
             WalMeters.CONFIRMED_LSN,
             WalMeters.SKIPPED,
-            WalMeters.RECONNECTS);
+            WalMeters.RECONNECTS,
+            "outbox.events.published",
+            "outbox.batch.duration",
+            "outbox.broker.available",
+            "outbox.events.pending",
+            "outbox.oldest.pending.age")
+        .allMatch(name -> name.startsWith("outbox."));
     assertThat(registry.getMeters())
         .allMatch(m -> m.getId().getDescription() != null)
         .allMatch(m -> "wal-test".equals(m.getId().getTag("relay")));
