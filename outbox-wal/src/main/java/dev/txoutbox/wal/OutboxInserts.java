@@ -24,9 +24,18 @@ final class OutboxInserts {
 
   /**
    * The inserts of one committed transaction, the position to confirm after them and the commit
-   * time, microseconds since 2000-01-01 UTC.
+   * time, microseconds since 2000-01-01 UTC; how many were left to the polling relay for a delay,
+   * and, for each insert that could not be read into a message, its id and why.
    */
-  record Transaction(long endLsn, long commitMicros, List<OutboxMessage> events, int delayed) {}
+  record Transaction(
+      long endLsn,
+      long commitMicros,
+      List<OutboxMessage> events,
+      int delayed,
+      List<Unreadable> unreadable) {}
+
+  /** An insert the relay cannot publish: the polling relay dead-letters it as unreadable. */
+  record Unreadable(UUID id, String reason) {}
 
   /** What PostgreSQL's {@code timestamptz} output gives with {@code DateStyle=ISO}. */
   static final DateTimeFormatter TIMESTAMPTZ =
@@ -58,6 +67,7 @@ final class OutboxInserts {
   private final String table;
   private final Map<Integer, int[]> outboxRelations = new HashMap<>();
   private final List<OutboxMessage> current = new ArrayList<>();
+  private final List<Unreadable> unreadable = new ArrayList<>();
   private int delayed;
 
   OutboxInserts(OutboxTables tables) {
@@ -69,20 +79,25 @@ final class OutboxInserts {
    * Reads one message.
    *
    * @return the transaction that {@code message} commits, or null if it commits none
-   * @throws IllegalStateException if the outbox table lacks a column the relay needs, or an insert
-   *     into it cannot be read
+   * @throws IllegalStateException if the outbox table lacks a column the relay needs, or the id of
+   *     an insert into it cannot be read (any other column that cannot be read makes that insert
+   *     {@link Unreadable})
    */
   @Nullable Transaction accept(PgOutput.Message message) {
     if (message instanceof PgOutput.Begin) {
       current.clear();
+      unreadable.clear();
       delayed = 0;
     } else if (message instanceof PgOutput.Relation r) {
       relation(r);
     } else if (message instanceof PgOutput.Insert i) {
       insert(i);
     } else if (message instanceof PgOutput.Commit c) {
-      Transaction t = new Transaction(c.endLsn(), c.commitMicros(), List.copyOf(current), delayed);
+      Transaction t =
+          new Transaction(
+              c.endLsn(), c.commitMicros(), List.copyOf(current), delayed, List.copyOf(unreadable));
       current.clear();
+      unreadable.clear();
       delayed = 0;
       return t;
     }
@@ -137,8 +152,16 @@ final class OutboxInserts {
               OffsetDateTime.parse(required(v, at[8], "created_at"), TIMESTAMPTZ).toInstant(),
               Integer.parseInt(required(v, at[7], "attempts")) + 1));
     } catch (RuntimeException e) {
-      throw new IllegalStateException(
-          "cannot read an insert into " + schema + "." + table + ": " + e.getMessage(), e);
+      // One row the relay cannot read must not stop the stream: it stays pending, and the polling
+      // relay dead-letters it as unreadable. Only an unreadable id (a uuid primary key) is fatal.
+      UUID id;
+      try {
+        id = UUID.fromString(required(v, at[0], "id"));
+      } catch (RuntimeException idProblem) {
+        throw new IllegalStateException(
+            "cannot read an insert into " + schema + "." + table + ": " + e.getMessage(), e);
+      }
+      unreadable.add(new Unreadable(id, String.valueOf(e.getMessage())));
     }
   }
 

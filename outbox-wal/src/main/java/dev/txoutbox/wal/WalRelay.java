@@ -364,7 +364,15 @@ public final class WalRelay implements AutoCloseable {
           oldestUnconfirmed = t.commitMicros();
         }
         batch.addAll(t.events());
-        skippedCount.addAndGet(t.delayed());
+        skippedCount.addAndGet(t.delayed() + t.unreadable().size());
+        for (OutboxInserts.Unreadable u : t.unreadable()) {
+          log.warn(
+              "WAL relay {}: event {} cannot be read from the stream ({}); it is left to the"
+                  + " polling relay, which dead-letters a row it cannot read either",
+              config.name(),
+              u.id(),
+              u.reason());
+        }
         confirm = t.endLsn();
         if (batch.size() >= config.batchSize()) {
           flush(stream, batch, confirm);

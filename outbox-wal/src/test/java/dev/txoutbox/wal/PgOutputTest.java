@@ -252,17 +252,48 @@ class PgOutputTest {
   }
 
   @Test
-  void anUnreadableInsertNamesTheColumn() {
+  void anUnreadableInsertIsSetAsideWithItsIdAndTheColumnWhileTheOthersGoOn() {
+    OutboxInserts inserts = new OutboxInserts(OutboxTables.in("s"));
+    inserts.accept(PgOutput.decode(relation(1, "s", "outbox_events", COLUMNS)));
+    UUID toast = UUID.randomUUID();
+    String[] values = row(toast, 1, "{}", "{}");
+    values[5] = "\u0000u";
+    assertThat(inserts.accept(PgOutput.decode(insert(1, values)))).isNull();
+    UUID missing = UUID.randomUUID();
+    String[] nulls = row(missing, 2, "{}", "{}");
+    nulls[5] = null;
+    inserts.accept(PgOutput.decode(insert(1, nulls)));
+    UUID numbers = UUID.randomUUID();
+    inserts.accept(PgOutput.decode(insert(1, row(numbers, 3, "{}", "[1]"))));
+    UUID fine = UUID.randomUUID();
+    inserts.accept(PgOutput.decode(insert(1, row(fine, 4, "{}", "{}"))));
+
+    OutboxInserts.Transaction t = inserts.accept(new PgOutput.Commit(1, 2, 3));
+    assertThat(t.events()).extracting(OutboxMessage::id).containsExactly(fine);
+    assertThat(t.unreadable())
+        .extracting(OutboxInserts.Unreadable::id)
+        .containsExactly(toast, missing, numbers);
+    assertThat(t.unreadable())
+        .extracting(OutboxInserts.Unreadable::reason)
+        .containsExactly(
+            "column payload must have a text value but was an unchanged TOAST value",
+            "column payload must have a text value but was null",
+            "headers must be a JSON object of strings but have no '{' where one must be (only"
+                + " string values are read) at offset 0");
+    // The next transaction starts clean.
+    inserts.accept(PgOutput.decode(new Msg('B').l(1).l(2).i(3).buffer()));
+    assertThat(inserts.accept(new PgOutput.Commit(4, 5, 6)).unreadable()).isEmpty();
+  }
+
+  @Test
+  void anInsertWhoseIdCannotBeReadFailsTheStream() {
     OutboxInserts inserts = new OutboxInserts(OutboxTables.in("s"));
     inserts.accept(PgOutput.decode(relation(1, "s", "outbox_events", COLUMNS)));
     String[] values = row(UUID.randomUUID(), 1, "{}", "{}");
-    values[5] = "\u0000u";
+    values[0] = "not-a-uuid";
     assertThatThrownBy(() -> inserts.accept(PgOutput.decode(insert(1, values))))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("column payload must have a text value but was an unchanged TOAST");
-    values[5] = null;
-    assertThatThrownBy(() -> inserts.accept(PgOutput.decode(insert(1, values))))
-        .hasMessageContaining("column payload must have a text value but was null");
+        .hasMessageContaining("cannot read an insert into s.outbox_events");
   }
 
   @Test

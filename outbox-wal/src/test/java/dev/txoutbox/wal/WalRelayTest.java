@@ -207,6 +207,55 @@ class WalRelayTest {
   }
 
   @Test
+  void anUnreadableRowDoesNotStopTheStreamAndThePollingRelayDeadLettersIt() throws Exception {
+    OutboxTables tables = LogicalServer.freshOutbox("ur_");
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    RecordingPublisher publisher = new RecordingPublisher();
+    WalRelay relay = relay(tables, publisher, config(100));
+    relay.start();
+    List<UUID> before = write(tables, outbox, "good", 2);
+    // Written past the writer, as an operator's SQL could: headers that are not an object.
+    UUID unreadable = UUID.randomUUID();
+    DSLContext dsl = LogicalServer.dsl(tables);
+    dsl.insertInto(OUTBOX_EVENTS)
+        .set(OUTBOX_EVENTS.ID, unreadable)
+        .set(OUTBOX_EVENTS.AGGREGATE_TYPE, "order")
+        .set(OUTBOX_EVENTS.AGGREGATE_ID, "odd")
+        .set(OUTBOX_EVENTS.EVENT_TYPE, "e")
+        .set(OUTBOX_EVENTS.PAYLOAD, org.jooq.JSONB.valueOf("{}"))
+        .set(OUTBOX_EVENTS.HEADERS, org.jooq.JSONB.valueOf("[1]"))
+        .execute();
+    List<UUID> after = write(tables, outbox, "good", 2);
+
+    await().atMost(WAIT).until(() -> publisher.published().size() == 4);
+    assertThat(publisher.publishedIds()).containsExactlyElementsOf(concat(before, after));
+    await().atMost(WAIT).until(() -> relay.skippedEvents() == 1);
+    assertThat(relay.reconnects()).isZero();
+    assertThat(pending(tables)).isEqualTo(1);
+    assertThat(WalTestKit.touched(tables)).as("rows with an attempt or a retry time").isZero();
+
+    // The polling relay cannot read it either, and makes it a dead letter an operator sees.
+    polling(tables, publisher, java.time.Clock.systemUTC()).start();
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                dsl.fetchExists(
+                    OUTBOX_EVENTS,
+                    OUTBOX_EVENTS
+                        .ID
+                        .eq(unreadable)
+                        .and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNotNull())));
+    assertThat(
+            dsl.select(OUTBOX_EVENTS.LAST_ERROR)
+                .from(OUTBOX_EVENTS)
+                .where(OUTBOX_EVENTS.ID.eq(unreadable))
+                .fetchSingle(OUTBOX_EVENTS.LAST_ERROR))
+        .startsWith("unreadable row");
+    assertThat(publisher.publishedIds()).doesNotContain(unreadable);
+  }
+
+  @Test
   void aFailedEventStaysPendingAndThePollingRelayPublishesIt() throws Exception {
     OutboxTables tables = LogicalServer.freshOutbox("fa_");
     Outbox outbox = Outbox.builder().tables(tables).build();
