@@ -85,6 +85,32 @@ record ReportProfile(
           50_000,
           1);
 
+  /** This profile with a WAL drain of {@code events}. */
+  ReportProfile withWalDrainEvents(int events) {
+    return new ReportProfile(
+        name,
+        drainEvents,
+        slowEvents,
+        drainRounds,
+        drainWarmupEvents,
+        drainShapes,
+        writerLength,
+        writerRounds,
+        writerWarmup,
+        latencyRate,
+        latencyWarmup,
+        latencyLength,
+        idleSamples,
+        quiet,
+        backlogSizes,
+        history,
+        delayed,
+        claimCycles,
+        idlePolls,
+        events,
+        walDrainRounds);
+  }
+
   /** The largest pending backlog, also the one measured with the processed history. */
   int largestBacklog() {
     return backlogSizes[backlogSizes.length - 1];

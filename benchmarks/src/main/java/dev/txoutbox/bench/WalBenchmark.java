@@ -322,8 +322,10 @@ final class WalBenchmark {
       throws Exception {
     Map<String, List<WriterBenchmark.Run>> runs = new java.util.LinkedHashMap<>();
     for (int round = 0; round <= rounds; round++) {
-      // Round 0, not counted: the JIT's warm-up of the first state's run.
-      for (SlotState state : round == 0 ? List.of(SlotState.NONE) : List.of(SlotState.values())) {
+      // Round 0, not counted, warms the JIT; each round starts with another state.
+      List<SlotState> order = new ArrayList<>(List.of(SlotState.values()));
+      java.util.Collections.rotate(order, -round);
+      for (SlotState state : round == 0 ? List.of(SlotState.NONE) : order) {
         log.info("writers beside {}, round {} of {}", state.label, round, rounds);
         WriterBenchmark.Measured m =
             WriterBenchmark.measure(

@@ -28,8 +28,13 @@ final class WalSection {
    */
   static final String PARTS_PROPERTY = "txoutbox.bench.walParts";
 
-  static ReportSection run(ReportProfile profile, BenchDatabase shared, List<List<String>> summary)
+  /** The drain's size instead of the profile's, from this system property if set. */
+  static final String EVENTS_PROPERTY = "txoutbox.bench.walDrainEvents";
+
+  static ReportSection run(ReportProfile given, BenchDatabase shared, List<List<String>> summary)
       throws Exception {
+    ReportProfile profile =
+        given.withWalDrainEvents(Integer.getInteger(EVENTS_PROPERTY, given.walDrainEvents()));
     List<String> parts =
         List.of(System.getProperty(PARTS_PROPERTY, "drain,latency,writer").split(","));
     Map<String, String> sharedSettings = MachineInfo.collect(shared.dsl()).postgresSettings();
@@ -319,7 +324,7 @@ final class WalSection {
                 + " business row and one event per transaction, writers as fast as they can) on"
                 + " this server, beside: nothing; the polling relay (%s) consuming; the WAL relay"
                 + " (batch %d) consuming; a slot nobody reads, retaining WAL. %d s per run in %d"
-                + " interleaved round%s, each after a %d s warm-up. The relays publish to a no-op"
+                + " interleaved round%s (the states in a rotating order, after one uncounted run), each after a %d s warm-up. The relays publish to a no-op"
                 + " publisher and run in this JVM on the benchmark database's pool, so their CPU"
                 + " counts in the JVM and PostgreSQL figures.",
             WalBenchmark.POLLING_BEST.shape(),
