@@ -47,6 +47,10 @@ public final class RemoteWriters {
    * OUTBOX_BENCH_DB_PASSWORD}, never on the command line.
    */
   public static void main(String[] args) throws Exception {
+    // A benchmark that dies (SIGTERM, a failure) must not leave its writers running.
+    ProcessHandle.current()
+        .parent()
+        .ifPresent(parent -> parent.onExit().thenRun(() -> Runtime.getRuntime().halt(2)));
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(args[0]);
     config.setUsername(args[1]);
