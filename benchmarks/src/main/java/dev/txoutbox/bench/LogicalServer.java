@@ -85,12 +85,9 @@ final class LogicalServer implements AutoCloseable {
       conf.put("unix_socket_directories", "'" + dir + "'");
       StringBuilder extra = new StringBuilder("\n# dev.txoutbox.bench.LogicalServer\n");
       conf.forEach((k, v) -> extra.append(k).append(" = ").append(v).append('\n'));
-      server.run(
-          List.of(
-              "sh",
-              "-c",
-              "cat >> " + data.resolve("postgresql.conf") + " <<'EOF'\n" + extra + "EOF"),
-          root);
+      // Appending keeps the file's owner, so this works as root for the postgres user too.
+      Files.writeString(
+          data.resolve("postgresql.conf"), extra, java.nio.file.StandardOpenOption.APPEND);
       server.run(
           List.of(
               bin.resolve("pg_ctl").toString(),

@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * tuning log and git are read from there), with PostgreSQL and RabbitMQ as for {@link
  * DrainBenchmark}. The {@code wal} section ({@link WalSection}) starts a PostgreSQL server of its
  * own with {@code wal_level=logical} ({@link LogicalServer}); {@code --sections wal} runs it alone
- * (about 9 minutes full, 2 quick); {@code -Dtxoutbox.bench.walParts=drain,latency,writer} picks its
- * parts and {@code -Dtxoutbox.bench.walDrainEvents=N} the drain's size.
+ * (about 11 minutes full, 2 quick); {@code -Dtxoutbox.bench.walParts=drain,latency,writer} picks
+ * its parts and {@code -Dtxoutbox.bench.walDrainEvents=N} the drain's size.
  */
 public final class Report {
 

@@ -326,7 +326,9 @@ final class WalSection {
                 + " (batch %d) consuming; a slot nobody reads, retaining WAL. %d s per run in %d"
                 + " interleaved round%s (the states in a rotating order, after one uncounted run), each after a %d s warm-up. The relays publish to a no-op"
                 + " publisher and run in this JVM on the benchmark database's pool, so their CPU"
-                + " counts in the JVM and PostgreSQL figures.",
+                + " counts in the JVM and PostgreSQL figures. On a machine of few cores a relay's"
+                + " own work competes with the writers: the inactive slot's row shows what the slot"
+                + " alone costs them, the polling relay's what any relay consuming costs.",
             WalBenchmark.POLLING_BEST.shape(),
             WalBenchmark.WAL_BATCH,
             profile.writerLength().toSeconds(),
