@@ -88,8 +88,14 @@ final class BenchDatabase implements AutoCloseable {
    * aggregate {@code order-(n % aggregates)}, then {@code VACUUM ANALYZE}.
    */
   void seed(int count, int aggregates) {
+    seed(count, aggregates, () -> {});
+  }
+
+  /** {@link #seed(int, int)}, running {@code afterInsert} between the inserts and the vacuum. */
+  void seed(int count, int aggregates, Runnable afterInsert) {
     dsl.truncate(DSL.table(DSL.name(SCHEMA, "outbox_events"))).execute();
     SeedEvents.insert(dsl, SCHEMA, count, aggregates, null, null);
+    afterInsert.run();
     vacuum();
   }
 

@@ -320,41 +320,18 @@ public final class DrainBenchmark {
 
   /**
    * Starts a relay on the seeded outbox and returns the nanoseconds from {@code relay.start()}
-   * until the batch holding the last event committed. The clock stops in {@code batchCompleted},
-   * which the relay calls after the cycle's transaction committed, as the baseline's clock includes
-   * its commits; {@code published} comes before the completion statement and the commit, and
-   * stopping there flattered the relay by one batch's completion (logged as "to the last
-   * published").
+   * until the batch holding the last event committed ({@link DrainClock}).
    */
   private static long relayDrain(BenchDatabase db, Target target, Case c, int events)
       throws InterruptedException {
-    CountDownLatch done = new CountDownLatch(1);
-    AtomicLong committed = new AtomicLong();
-    AtomicInteger published = new AtomicInteger();
-    AtomicLong lastPublishedAt = new AtomicLong();
-    RelayListener counter =
-        new RelayListener() {
-          @Override
-          public void published(OutboxMessage message) {
-            if (published.incrementAndGet() == events) {
-              lastPublishedAt.set(System.nanoTime());
-            }
-          }
-
-          @Override
-          public void batchCompleted(int claimed, int completed, int failed, Duration duration) {
-            if (committed.addAndGet(completed) >= events) {
-              done.countDown();
-            }
-          }
-        };
+    DrainClock clock = new DrainClock(events);
     try (Publisher publisher = target.publisher()) {
       OutboxRelay relay =
           OutboxRelay.builder()
               .dataSource(db.dataSource())
               .schema(BenchDatabase.SCHEMA)
               .publisher(publisher)
-              .listener(counter)
+              .listener(clock)
               .config(
                   RelayConfig.builder()
                       .name("bench")
@@ -366,18 +343,71 @@ public final class DrainBenchmark {
                       .maxPollInterval(Duration.ofMillis(50))
                       .build())
               .build();
-      long start = System.nanoTime();
+      clock.start();
       relay.start();
-      boolean finished = done.await(10, TimeUnit.MINUTES);
-      long nanos = System.nanoTime() - start;
+      boolean finished = clock.await(Duration.ofMinutes(10));
       relay.close(Duration.ofSeconds(30));
+      return clock.nanos(c.label(), finished);
+    }
+  }
+
+  /**
+   * A relay's drain clock, as its listener: from {@link #start()} until the batch holding the last
+   * of {@code events} committed. The clock stops in {@code batchCompleted}, which a relay calls
+   * after the batch's transaction committed, as the baseline's clock includes its commits; {@code
+   * published} comes before the completion statement and the commit, and stopping there flattered
+   * the relay by one batch's completion (logged as "to the last published"). Thread-safe.
+   */
+  static final class DrainClock implements RelayListener {
+    private final int events;
+    private final CountDownLatch done = new CountDownLatch(1);
+    private final AtomicLong committed = new AtomicLong();
+    private final AtomicInteger published = new AtomicInteger();
+    private final AtomicLong lastPublishedAt = new AtomicLong();
+    private final AtomicLong doneAt = new AtomicLong();
+    private volatile long start;
+
+    DrainClock(int events) {
+      this.events = events;
+    }
+
+    @Override
+    public void published(OutboxMessage message) {
+      if (published.incrementAndGet() == events) {
+        lastPublishedAt.set(System.nanoTime());
+      }
+    }
+
+    @Override
+    public void batchCompleted(int claimed, int completed, int failed, Duration duration) {
+      if (committed.addAndGet(completed) >= events && doneAt.compareAndSet(0, System.nanoTime())) {
+        done.countDown();
+      }
+    }
+
+    void start() {
+      start = System.nanoTime();
+    }
+
+    /** Whether every event was completed within {@code timeout}. */
+    boolean await(Duration timeout) throws InterruptedException {
+      return done.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * The drain's nanoseconds, logged with both rates.
+     *
+     * @throws IllegalStateException if it did not {@code finish}
+     */
+    long nanos(String label, boolean finished) {
       if (!finished) {
         throw new IllegalStateException(
-            c.label() + ": " + (events - committed.get()) + " events not completed in 10 minutes");
+            label + ": " + (events - committed.get()) + " events not completed in time");
       }
+      long nanos = doneAt.get() - start;
       log.info(
           "{}: {} events/s to the last commit, {} events/s to the last published",
-          c.label(),
+          label,
           Math.round(events / (nanos / 1e9)),
           Math.round(events / ((lastPublishedAt.get() - start) / 1e9)));
       return nanos;
@@ -394,18 +424,25 @@ public final class DrainBenchmark {
     if (drained != expected) {
       throw new IllegalStateException(c.label() + " drained " + drained + " of " + expected);
     }
+    rates
+        .computeIfAbsent(c, k -> new ArrayList<>())
+        .add(measurement(c.label(), drained, nanos, cpu));
+  }
+
+  /** The figures of a drain of {@code drained} events in {@code nanos}, logged. */
+  static Measurement measurement(String label, long drained, long nanos, CpuMeter.Sample cpu) {
     Measurement m =
         new Measurement(
             drained / (nanos / 1e9),
             cpu.jvmNanos() / 1e3 / drained,
             cpu.postgresNanos() / 1e3 / drained);
-    rates.computeIfAbsent(c, k -> new ArrayList<>()).add(m);
     log.info(
         "{}: {} events/s, CPU per event {} µs JVM / {} µs PostgreSQL",
-        c.label(),
+        label,
         Math.round(m.rate()),
         String.format("%.1f", m.jvmMicros()),
         String.format("%.1f", m.postgresMicros()));
+    return m;
   }
 
   /** The command line's Markdown table: each case with its reference of the same run. */

@@ -20,6 +20,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -99,31 +101,9 @@ final class LatencyBenchmark {
       if (mode == Mode.NOTIFY) {
         OutboxSchema.migrateNotifyTrigger(pool, SCHEMA);
       }
-      Map<UUID, Long> publishedAt = new ConcurrentHashMap<>();
-      Publisher timing =
-          new Publisher() {
-            @Override
-            public List<PublishResult> publish(List<OutboxMessage> messages) {
-              long now = System.nanoTime();
-              for (OutboxMessage m : messages) {
-                publishedAt.putIfAbsent(m.id(), now);
-              }
-              return Collections.nCopies(messages.size(), PublishResult.published());
-            }
-
-            @Override
-            public String name() {
-              return "timing";
-            }
-          };
-      OutboxRelay relay =
-          OutboxRelay.builder()
-              .dataSource(pool)
-              .schema(SCHEMA)
-              .publisher(timing)
-              .listenForNotifications(mode == Mode.NOTIFY)
-              .config(RelayConfig.builder().name("latency").workers(1).batchSize(100).build())
-              .build();
+      FirstSeen seen = new FirstSeen(System::nanoTime);
+      Map<UUID, Long> publishedAt = seen.at();
+      OutboxRelay relay = pollingRelay(pool, SCHEMA, seen, mode == Mode.NOTIFY);
       Outbox.Builder builder = Outbox.builder().schema(SCHEMA);
       DefaultConfiguration writerConfig = new DefaultConfiguration();
       writerConfig.set(pool).set(SQLDialect.POSTGRES);
@@ -137,61 +117,30 @@ final class LatencyBenchmark {
       DSLContext writer = DSL.using(writerConfig);
       relay.start();
       try {
-        Map<UUID, Long> committedAt = new ConcurrentHashMap<>();
-        AtomicLong failed = new AtomicLong();
-        ScheduledExecutorService writers = Executors.newScheduledThreadPool(WRITERS);
-        long periodMicros = 1_000_000L * WRITERS / rate;
-        long warmupEnd = System.nanoTime() + warmup.toNanos();
-        for (int w = 0; w < WRITERS; w++) {
-          writers.scheduleAtFixedRate(
-              () -> {
-                try {
-                  UUID id = write(writer, outbox);
-                  long now = System.nanoTime();
-                  if (now > warmupEnd) {
-                    committedAt.put(id, now);
-                  }
-                } catch (RuntimeException e) {
-                  if (failed.incrementAndGet() == 1) {
-                    log.warn("a write failed (only the first is logged)", e);
-                  }
-                }
-              },
-              w * periodMicros / WRITERS,
-              periodMicros,
-              TimeUnit.MICROSECONDS);
-        }
-        TimeUnit.NANOSECONDS.sleep(warmup.toNanos());
         CpuMeter meter = new CpuMeter(dsl);
-        CpuMeter.Sample before = meter.sample();
-        long start = System.nanoTime();
-        TimeUnit.NANOSECONDS.sleep(length.toNanos());
-        writers.shutdown();
-        if (!writers.awaitTermination(30, TimeUnit.SECONDS)) {
-          throw new IllegalStateException("writers did not stop");
-        }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!publishedAt.keySet().containsAll(committedAt.keySet())
-            && System.nanoTime() < deadline) {
-          TimeUnit.MILLISECONDS.sleep(20);
-        }
-        CpuMeter.Sample cpu = meter.sample().minus(before);
-        long[] latencies =
-            committedAt.entrySet().stream()
-                .filter(e -> publishedAt.containsKey(e.getKey()))
-                .mapToLong(e -> Math.max(0, publishedAt.get(e.getKey()) - e.getValue()))
-                .sorted()
-                .toArray();
+        CpuMeter.Sample[] before = new CpuMeter.Sample[1];
+        Steady steady =
+            writeSteadily(
+                writer,
+                outbox,
+                rate,
+                warmup,
+                length,
+                System::nanoTime,
+                () -> before[0] = meter.sample());
+        Map<UUID, Long> committedAt = steady.committedAt();
+        awaitSeen(committedAt, publishedAt, Duration.ofSeconds(30));
+        CpuMeter.Sample cpu = meter.sample().minus(before[0]);
+        long[] latencies = latencies(committedAt, publishedAt);
         long unpublished = committedAt.size() - latencies.length;
         log.info(
             "{}: {} events in {} s, p50 {} ms, p99 {} ms, {} failed writes",
             mode.label,
             latencies.length,
-            String.format("%.1f", seconds),
+            String.format("%.1f", steady.seconds()),
             String.format("%.2f", Figures.percentile(latencies, 0.50) / 1e6),
             String.format("%.2f", Figures.percentile(latencies, 0.99) / 1e6),
-            failed.get());
+            steady.failed());
         long[] idle = new long[idleSamples];
         for (int i = 0; i < idleSamples; i++) {
           TimeUnit.NANOSECONDS.sleep(quiet.toNanos());
@@ -206,14 +155,133 @@ final class LatencyBenchmark {
           log.info("{}: from idle {} ms", mode.label, String.format("%.1f", idle[i] / 1e6));
         }
         return new Result(
-            mode, latencies.length, seconds, latencies, cpu, unpublished, idle, quiet);
+            mode, latencies.length, steady.seconds(), latencies, cpu, unpublished, idle, quiet);
       } finally {
         relay.close(Duration.ofSeconds(10));
       }
     }
   }
 
-  private static UUID write(DSLContext writer, Outbox outbox) {
+  /**
+   * The relay of every polling mode: 1 worker × 100, unordered, the default adaptive poll, with the
+   * LISTEN connection if {@code listen}.
+   */
+  static OutboxRelay pollingRelay(
+      DataSource pool, String schema, Publisher publisher, boolean listen) {
+    return OutboxRelay.builder()
+        .dataSource(pool)
+        .schema(schema)
+        .publisher(publisher)
+        .listenForNotifications(listen)
+        .config(RelayConfig.builder().name("latency").workers(1).batchSize(100).build())
+        .build();
+  }
+
+  /** A no-op publisher that notes, by {@code clock}, when it first saw each event. Thread-safe. */
+  static final class FirstSeen implements Publisher {
+    private final Map<UUID, Long> at = new ConcurrentHashMap<>();
+    private final LongSupplier clock;
+
+    FirstSeen(LongSupplier clock) {
+      this.clock = clock;
+    }
+
+    /** Each event's first-seen time, live. */
+    Map<UUID, Long> at() {
+      return at;
+    }
+
+    @Override
+    public List<PublishResult> publish(List<OutboxMessage> messages) {
+      long now = clock.getAsLong();
+      for (OutboxMessage m : messages) {
+        at.putIfAbsent(m.id(), now);
+      }
+      return Collections.nCopies(messages.size(), PublishResult.published());
+    }
+
+    @Override
+    public String name() {
+      return "timing";
+    }
+  }
+
+  /** The steady part's commit times by event id (by the writers' clock), seconds, failed writes. */
+  record Steady(Map<UUID, Long> committedAt, double seconds, long failed) {}
+
+  /**
+   * {@value #WRITERS} threads commit one event per transaction at {@code rate} events/s in total:
+   * {@code warmup} not counted, then {@code afterWarmup} runs and {@code length} is counted, each
+   * event's time read by {@code clock} right after its commit returned.
+   */
+  static Steady writeSteadily(
+      DSLContext writer,
+      Outbox outbox,
+      int rate,
+      Duration warmup,
+      Duration length,
+      LongSupplier clock,
+      Runnable afterWarmup)
+      throws InterruptedException {
+    Map<UUID, Long> committedAt = new ConcurrentHashMap<>();
+    AtomicLong failed = new AtomicLong();
+    java.util.concurrent.atomic.AtomicBoolean counting =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    ScheduledExecutorService writers = Executors.newScheduledThreadPool(WRITERS);
+    long periodMicros = 1_000_000L * WRITERS / rate;
+    for (int w = 0; w < WRITERS; w++) {
+      writers.scheduleAtFixedRate(
+          () -> {
+            try {
+              UUID id = write(writer, outbox);
+              long now = clock.getAsLong();
+              if (counting.get()) {
+                committedAt.put(id, now);
+              }
+            } catch (RuntimeException e) {
+              if (failed.incrementAndGet() == 1) {
+                log.warn("a write failed (only the first is logged)", e);
+              }
+            }
+          },
+          w * periodMicros / WRITERS,
+          periodMicros,
+          TimeUnit.MICROSECONDS);
+    }
+    TimeUnit.NANOSECONDS.sleep(warmup.toNanos());
+    afterWarmup.run();
+    counting.set(true);
+    long start = System.nanoTime();
+    TimeUnit.NANOSECONDS.sleep(length.toNanos());
+    writers.shutdown();
+    if (!writers.awaitTermination(30, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("writers did not stop");
+    }
+    return new Steady(committedAt, (System.nanoTime() - start) / 1e9, failed.get());
+  }
+
+  /** Waits until every committed event was seen, or {@code timeout}. */
+  static void awaitSeen(Map<UUID, Long> committedAt, Map<UUID, Long> seenAt, Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!seenAt.keySet().containsAll(committedAt.keySet()) && System.nanoTime() < deadline) {
+      TimeUnit.MILLISECONDS.sleep(20);
+    }
+  }
+
+  /**
+   * The sorted latencies, seen − committed, of the committed events that were seen; an event seen
+   * before its writer read the clock counts as 0.
+   */
+  static long[] latencies(Map<UUID, Long> committedAt, Map<UUID, Long> seenAt) {
+    return committedAt.entrySet().stream()
+        .filter(e -> seenAt.containsKey(e.getKey()))
+        .mapToLong(e -> Math.max(0, seenAt.get(e.getKey()) - e.getValue()))
+        .sorted()
+        .toArray();
+  }
+
+  static UUID write(DSLContext writer, Outbox outbox) {
     String aggregate = "order-" + ThreadLocalRandom.current().nextInt(1_000);
     return writer.transactionResult(
         tx -> outbox.record(tx.dsl(), "order", aggregate, "order.changed", PAYLOAD));

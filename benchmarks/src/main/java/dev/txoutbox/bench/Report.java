@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * <pre>
  * mvn -B -q -o package -pl benchmarks -am -DskipTests
  * java -Djava.awt.headless=true -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' \
- *     dev.txoutbox.bench.Report [--quick] [--sections drain,writer,latency,backlog] [--out DIR] \
+ *     dev.txoutbox.bench.Report [--quick] [--sections drain,writer,latency,backlog,wal] [--out DIR] \
  *     [--tuning-log benchmarks/tuning-log.md]
  * </pre>
  *
@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
  * #DEFAULT_OUT}; {@code --quick} is a smoke run of the same code paths with small sizes (about 4
  * minutes) into {@value #QUICK_OUT}, whose figures mean little. Run from the repository's root (the
  * tuning log and git are read from there), with PostgreSQL and RabbitMQ as for {@link
- * DrainBenchmark}.
+ * DrainBenchmark}. The {@code wal} section ({@link WalSection}) starts a PostgreSQL server of its
+ * own with {@code wal_level=logical} ({@link LogicalServer}); {@code --sections wal} runs it alone
+ * (about 11 minutes full, 2 quick); {@code -Dtxoutbox.bench.walParts=drain,latency,writer} picks
+ * its parts and {@code -Dtxoutbox.bench.walDrainEvents=N} the drain's size.
  */
 public final class Report {
 
@@ -42,7 +45,7 @@ public final class Report {
 
   static final String TUNING_LOG = "benchmarks/tuning-log.md";
 
-  static final List<String> SECTIONS = List.of("drain", "writer", "latency", "backlog");
+  static final List<String> SECTIONS = List.of("drain", "writer", "latency", "backlog", "wal");
 
   static final String USAGE =
       "Report [--quick] [--sections "
@@ -137,6 +140,7 @@ public final class Report {
               case "writer" -> WriterSection.run(options.profile(), summary);
               case "latency" -> LatencySection.run(options.profile(), summary);
               case "backlog" -> BacklogSection.run(options.profile(), summary);
+              case "wal" -> WalSection.run(options.profile(), db, summary);
               default -> throw new IllegalArgumentException("unknown section " + s);
             });
         log.info("section {} took {} s", s, (System.nanoTime() - t0) / 1_000_000_000);
@@ -195,7 +199,7 @@ public final class Report {
 
   /** The hand-maintained tuning log, included verbatim under its own heading. */
   static ReportSection tuningLog(Path file) throws IOException {
-    ReportSection section = new ReportSection("5. Tuning log");
+    ReportSection section = new ReportSection("6. Tuning log");
     if (!Files.exists(file)) {
       return section.text("No tuning log at `" + file + "`.");
     }

@@ -4,8 +4,9 @@ import java.time.Duration;
 
 /**
  * The sizes of one report run ({@code slowEvents}: the drain of the per-row relay and of the broker
- * targets, which run at a fraction of the others' rates): {@link #FULL} by default, {@link #QUICK}
- * for a smoke run of a few minutes whose figures mean little.
+ * targets, which run at a fraction of the others' rates; {@code walDrainEvents}: the WAL section's
+ * backlog, the issue's million in the full run): {@link #FULL} by default, {@link #QUICK} for a
+ * smoke run of a few minutes whose figures mean little.
  */
 record ReportProfile(
     String name,
@@ -26,7 +27,9 @@ record ReportProfile(
     int history,
     int delayed,
     int claimCycles,
-    int idlePolls) {
+    int idlePolls,
+    int walDrainEvents,
+    int walDrainRounds) {
 
   private static final int[][] SHAPES = {
     {1, 100}, {2, 100}, {4, 100}, {1, 500}, {2, 500}, {4, 500}
@@ -53,7 +56,9 @@ record ReportProfile(
           5_000_000,
           1_000_000,
           40,
-          2_000);
+          2_000,
+          1_000_000,
+          2);
 
   /** A smoke run of the same code paths in about 4 minutes. */
   static final ReportProfile QUICK =
@@ -76,7 +81,35 @@ record ReportProfile(
           200_000,
           100_000,
           20,
-          200);
+          200,
+          50_000,
+          1);
+
+  /** This profile with a WAL drain of {@code events}. */
+  ReportProfile withWalDrainEvents(int events) {
+    return new ReportProfile(
+        name,
+        drainEvents,
+        slowEvents,
+        drainRounds,
+        drainWarmupEvents,
+        drainShapes,
+        writerLength,
+        writerRounds,
+        writerWarmup,
+        latencyRate,
+        latencyWarmup,
+        latencyLength,
+        idleSamples,
+        quiet,
+        backlogSizes,
+        history,
+        delayed,
+        claimCycles,
+        idlePolls,
+        events,
+        walDrainRounds);
+  }
 
   /** The largest pending backlog, also the one measured with the processed history. */
   int largestBacklog() {

@@ -179,42 +179,80 @@ public final class WriterBenchmark {
       Duration warmup,
       boolean mock)
       throws Exception {
+    return measure(
+        BenchDatabase.url(DATABASE),
+        BenchDatabase.user(),
+        BenchDatabase.password(),
+        threadCounts,
+        cases,
+        length,
+        rounds,
+        warmup,
+        mock,
+        database -> () -> {});
+  }
+
+  /** What runs beside the writers: started once the schemas exist, closed after the last run. */
+  interface Alongside {
+    /**
+     * Starts it on the benchmark database's pool (not the writers').
+     *
+     * @return what stops it
+     */
+    AutoCloseable start(BenchDatabase database) throws Exception;
+  }
+
+  /**
+   * {@link #measure(int[], List, Duration, int, Duration, boolean)} on the database {@code url},
+   * with {@code alongside} running during the warm-up and the runs.
+   */
+  static Measured measure(
+      String url,
+      String user,
+      String password,
+      int[] threadCounts,
+      List<Case> cases,
+      Duration length,
+      int rounds,
+      Duration warmup,
+      boolean mock,
+      Alongside alongside)
+      throws Exception {
     int maxThreads = Arrays.stream(threadCounts).max().orElse(1);
-    String url = BenchDatabase.url(DATABASE);
-    String user = BenchDatabase.user();
-    String password = BenchDatabase.password();
     try (BenchDatabase db = new BenchDatabase(url, user, password);
         HikariDataSource pool = pool(url, user, password, maxThreads + 2)) {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       createSchemas(pool, dsl);
-      Map<Case, Writers> writers = new EnumMap<>(Case.class);
-      for (Case c : cases) {
-        writers.put(c, new Writers(dsl, c));
-      }
-      String withoutDatabase = mock ? withoutDatabase(writers) : "";
-      for (Case c : cases) {
-        truncate(dsl);
-        writers.get(c).flatOut(maxThreads, warmup, db.cpu());
-      }
-      Map<String, List<Run>> runs = new java.util.LinkedHashMap<>();
-      for (int round = 0; round < rounds; round++) {
-        for (int threads : threadCounts) {
-          for (Case c : cases) {
-            truncate(dsl);
-            Run r = writers.get(c).flatOut(threads, length, db.cpu());
-            log.info(
-                "round {} {} writers {}: {} tx/s, JVM {} µs/tx, PostgreSQL {} µs/tx",
-                round + 1,
-                threads,
-                c.label,
-                Math.round(r.commits() / r.seconds()),
-                String.format("%.1f", jvmMicros(r)),
-                String.format("%.1f", pgMicros(r)));
-            runs.computeIfAbsent(threads + "/" + c.key, k -> new ArrayList<>()).add(r);
+      try (AutoCloseable running = alongside.start(db)) {
+        Map<Case, Writers> writers = new EnumMap<>(Case.class);
+        for (Case c : cases) {
+          writers.put(c, new Writers(dsl, c));
+        }
+        String withoutDatabase = mock ? withoutDatabase(writers) : "";
+        for (Case c : cases) {
+          truncate(dsl);
+          writers.get(c).flatOut(maxThreads, warmup, db.cpu());
+        }
+        Map<String, List<Run>> runs = new java.util.LinkedHashMap<>();
+        for (int round = 0; round < rounds; round++) {
+          for (int threads : threadCounts) {
+            for (Case c : cases) {
+              truncate(dsl);
+              Run r = writers.get(c).flatOut(threads, length, db.cpu());
+              log.info(
+                  "round {} {} writers {}: {} tx/s, JVM {} µs/tx, PostgreSQL {} µs/tx",
+                  round + 1,
+                  threads,
+                  c.label,
+                  Math.round(r.commits() / r.seconds()),
+                  String.format("%.1f", jvmMicros(r)),
+                  String.format("%.1f", pgMicros(r)));
+              runs.computeIfAbsent(threads + "/" + c.key, k -> new ArrayList<>()).add(r);
+            }
           }
         }
+        return new Measured(runs, withoutDatabase, db.serverVersion());
       }
-      return new Measured(runs, withoutDatabase, db.serverVersion());
     }
   }
 
@@ -355,6 +393,11 @@ public final class WriterBenchmark {
 
   static long percentile(long[] sorted, double p) {
     return Figures.percentile(sorted, p);
+  }
+
+  /** The median over {@code runs} of their transaction times' {@code p}-quantile, in ms. */
+  static double millis(List<Run> runs, double p) {
+    return median(runs, r -> percentile(r.sortedNanos(), p) / 1e6);
   }
 
   /** The writer threads of one case. */

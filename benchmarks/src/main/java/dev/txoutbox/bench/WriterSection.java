@@ -66,12 +66,8 @@ final class WriterSection {
                 c.ordinal() <= WriterBenchmark.Case.PLAIN_INSERT.ordinal()
                     ? ""
                     : Figures.ratio(rate, plainRate),
-                Figures.two(
-                    Figures.median(
-                        rs, r -> WriterBenchmark.percentile(r.sortedNanos(), 0.50) / 1e6)),
-                Figures.two(
-                    Figures.median(
-                        rs, r -> WriterBenchmark.percentile(r.sortedNanos(), 0.99) / 1e6)),
+                Figures.two(WriterBenchmark.millis(rs, 0.50)),
+                Figures.two(WriterBenchmark.millis(rs, 0.99)),
                 Figures.one(jvm),
                 c == WriterBenchmark.Case.ALONE ? "" : String.format("%+.1f", jvm - aloneJvm),
                 Figures.one(Figures.median(rs, WriterBenchmark::pgMicros)),

@@ -119,6 +119,7 @@ class ReportWriterTest {
     assertThat(Report.Options.parse(new String[0]).out()).isEqualTo(Path.of(Report.DEFAULT_OUT));
     assertThatThrownBy(() -> Report.Options.parse(new String[] {"--sections", "drian"}))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("--sections takes drain, writer, latency, backlog but had 'drian'");
+        .hasMessageContaining(
+            "--sections takes drain, writer, latency, backlog, wal but had 'drian'");
   }
 }

@@ -1,0 +1,404 @@
+package dev.txoutbox.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.txoutbox.CompletionMode;
+import dev.txoutbox.OutboxRelay;
+import dev.txoutbox.RelayConfig;
+import dev.txoutbox.RelayListener;
+import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.schema.OutboxTables;
+import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.wal.WalRelay;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import javax.sql.DataSource;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The WAL relay ({@code outbox-wal}) against the polling relay, both on a {@link LogicalServer} of
+ * the benchmark's own ({@code wal_level=logical}): the drain of a backlog the slot holds, commit →
+ * publish latency from writers in another process ({@link RemoteWriters}), and the writers' rate
+ * with the slot active. Run by {@link Report} as its WAL section ({@code --sections wal}).
+ *
+ * <p>Every slot and publication it makes is dropped again before the next case, so no case pays for
+ * WAL another case left behind.
+ */
+final class WalBenchmark {
+
+  private static final Logger log = LoggerFactory.getLogger(WalBenchmark.class);
+
+  /** The database on the logical server. */
+  static final String DATABASE = "txoutbox_bench";
+
+  static final String USER = "postgres";
+
+  /** The polling relay's best shape in the drain section's marking cases: 2 workers × 500. */
+  static final DrainBenchmark.Case POLLING_BEST =
+      new DrainBenchmark.Case("noop", 2, 500, CompletionMode.MARK_PROCESSED);
+
+  /** The WAL relay's batch in the drain, the polling relay's best batch size. */
+  static final int WAL_BATCH = 500;
+
+  private WalBenchmark() {}
+
+  /**
+   * The WAL drain's runs, the polling relay's, the WAL the slot held per event after the seed, and
+   * why the WAL drain stopped early (null if it did not).
+   */
+  record Drain(
+      List<DrainBenchmark.Measurement> wal,
+      List<DrainBenchmark.Measurement> polling,
+      List<Double> walBytesPerEvent,
+      String failure) {}
+
+  /** How long one WAL drain may take before the section reports it unfinished. */
+  static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(20);
+
+  /** The replication connection's properties on the logical server. */
+  static Properties credentials() {
+    Properties p = new Properties();
+    p.setProperty("user", USER);
+    return p;
+  }
+
+  /** A WAL relay on the outbox of {@code schema}, marking published rows processed. */
+  static WalRelay walRelay(
+      LogicalServer server,
+      String database,
+      DataSource dataSource,
+      String schema,
+      Publisher publisher,
+      RelayListener listener,
+      int batchSize,
+      String name) {
+    return WalRelay.builder()
+        .dataSource(dataSource)
+        .replicationUrl(server.url(database), credentials())
+        .tables(OutboxTables.of(schema, ""))
+        .publisher(publisher)
+        .listener(listener)
+        .config(RelayConfig.builder().name(name).batchSize(batchSize).build())
+        .build();
+  }
+
+  /**
+   * Drops the relay's slot and publication if they exist, once the slot is no longer active (the
+   * WAL sender ends a moment after the relay closed its connection).
+   */
+  static void dropSlot(DSLContext dsl, WalRelay relay) throws InterruptedException {
+    // Catalog view and functions, DROP PUBLICATION: no generated model for them.
+    org.jooq.Table<?> slots = DSL.table(DSL.name("pg_catalog", "pg_replication_slots"));
+    org.jooq.Condition mine = DSL.field(DSL.name("slot_name"), String.class).eq(relay.slotName());
+    org.jooq.Field<Boolean> active = DSL.field(DSL.name("active"), Boolean.class);
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    while (dsl.fetchExists(slots, mine.and(active)) && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    dsl.select(DSL.function("pg_drop_replication_slot", Object.class, DSL.field("slot_name")))
+        .from(slots)
+        .where(mine)
+        .fetch();
+    dsl.execute("DROP PUBLICATION IF EXISTS " + DSL.name(relay.publicationName()));
+  }
+
+  /**
+   * Drains {@code events} from the WAL and with the polling relay's best shape on the same server,
+   * in {@code rounds} interleaved rounds after a warm-up of both with {@code warmupEvents}.
+   */
+  static Drain drain(
+      LogicalServer server, BenchDatabase db, int events, int rounds, int warmupEvents)
+      throws Exception {
+    List<DrainBenchmark.Measurement> wal = new ArrayList<>();
+    List<Double> walBytes = new ArrayList<>();
+    Map<DrainBenchmark.Case, List<DrainBenchmark.Measurement>> polling =
+        new java.util.LinkedHashMap<>();
+    try (DrainBenchmark.Targets targets = DrainBenchmark.Targets.start(List.of("noop"))) {
+      for (int round = warmupEvents > 0 ? 0 : 1; round <= rounds; round++) {
+        int n = round == 0 ? warmupEvents : events;
+        log.info(round == 0 ? "WAL drain warm-up" : "WAL drain round {} of {}", round, rounds);
+        double[] held = new double[1];
+        DrainBenchmark.Measurement m;
+        try {
+          m = walDrain(server, db, targets.get("noop"), n, held);
+        } catch (IllegalStateException unfinished) {
+          log.warn("the WAL drain did not finish: {}", unfinished.getMessage());
+          return new Drain(
+              wal,
+              polling.getOrDefault(POLLING_BEST, List.of()),
+              walBytes,
+              String.format(
+                  "%,d events, round %d: %s (timeout %d min)",
+                  n, round, unfinished.getMessage(), DRAIN_TIMEOUT.toMinutes()));
+        }
+        Map<DrainBenchmark.Case, List<DrainBenchmark.Measurement>> p =
+            DrainBenchmark.measure(db, targets, List.of(POLLING_BEST), c -> n, 1, 0);
+        if (round > 0) {
+          wal.add(m);
+          walBytes.add(held[0]);
+          polling.computeIfAbsent(POLLING_BEST, k -> new ArrayList<>()).addAll(p.get(POLLING_BEST));
+        }
+      }
+    }
+    return new Drain(wal, polling.get(POLLING_BEST), walBytes, null);
+  }
+
+  /**
+   * One WAL drain: the slot is made (by a relay started and closed on the empty outbox) before the
+   * seed, so the WAL holds the seeded events; then a relay is timed from its start to the commit of
+   * the batch with the last event, and the slot dropped.
+   *
+   * @param heldBytesPerEvent receives the slot's lag after the seed's inserts, per event
+   */
+  private static DrainBenchmark.Measurement walDrain(
+      LogicalServer server, BenchDatabase db, Target target, int events, double[] heldBytesPerEvent)
+      throws Exception {
+    try (Publisher publisher = target.publisher()) {
+      java.util.function.BiFunction<RelayListener, String, WalRelay> relayOn =
+          (listener, name) ->
+              walRelay(
+                  server,
+                  DATABASE,
+                  db.dataSource(),
+                  BenchDatabase.SCHEMA,
+                  publisher,
+                  listener,
+                  WAL_BATCH,
+                  name);
+      WalRelay setup = relayOn.apply(new RelayListener() {}, "bench-setup");
+      db.dsl().truncate(DSL.table(DSL.name(BenchDatabase.SCHEMA, "outbox_events"))).execute();
+      setup.start();
+      setup.close();
+      try {
+        db.seed(
+            events,
+            DrainBenchmark.DEFAULT_AGGREGATES,
+            () -> heldBytesPerEvent[0] = (double) setup.slotLagBytes() / events);
+        DrainBenchmark.DrainClock clock = new DrainBenchmark.DrainClock(events);
+        WalRelay relay = relayOn.apply(clock, "bench");
+        CpuMeter.Sample before = db.cpu().sample();
+        clock.start();
+        relay.start();
+        boolean finished = clock.await(DRAIN_TIMEOUT);
+        // Before the close: the WAL sender's backend ends with the replication connection.
+        CpuMeter.Sample spent = db.cpu().sample().minus(before);
+        relay.close(Duration.ofSeconds(30));
+        long nanos = clock.nanos("WAL relay", finished);
+        return DrainBenchmark.measurement("WAL relay", events, nanos, spent);
+      } finally {
+        dropSlot(db.dsl(), setup);
+      }
+    }
+  }
+
+  /** How the relay of a latency run learns of a commit in another process. */
+  enum LatencyMode {
+    WAL("WAL relay"),
+    NOTIFY("polling relay, LISTEN/NOTIFY"),
+    POLL("polling relay alone");
+
+    final String label;
+
+    LatencyMode(String label) {
+      this.label = label;
+    }
+  }
+
+  /**
+   * One latency run: the writers' steady part (their own rate), the sorted latencies in nanoseconds
+   * (from microsecond clocks), events not seen within 30 s, and CPU of this JVM (the relay's) and
+   * of every backend of the database (the writers' included).
+   */
+  record Latency(
+      LatencyMode mode,
+      LatencyBenchmark.Steady steady,
+      long[] sortedNanos,
+      long unpublished,
+      CpuMeter.Sample cpu) {}
+
+  /**
+   * Commit → publish latency of {@code mode}: {@link RemoteWriters} in a child JVM commit at {@code
+   * rate} for {@code warmup} + {@code length}; the relay here (1 × 100) publishes to a no-op
+   * publisher that notes the wall-clock time it first saw each event.
+   */
+  static Latency latency(
+      LogicalServer server, LatencyMode mode, int rate, Duration warmup, Duration length)
+      throws Exception {
+    String schema = LatencyBenchmark.SCHEMA;
+    try (HikariDataSource pool = pool(server.url(DATABASE), 6, "wal-latency")) {
+      DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
+      dsl.dropSchemaIfExists(schema).cascade().execute();
+      OutboxSchema.migrate(pool, schema);
+      if (mode == LatencyMode.NOTIFY) {
+        OutboxSchema.migrateNotifyTrigger(pool, schema);
+      }
+      // A table in service: a processed history and planner statistics. On a table never
+      // analyzed, the WAL relay's completion statement is planned as a sequential scan.
+      SeedEvents.insert(dsl, schema, HISTORY, 1_000, DSL.currentOffsetDateTime(), null);
+      // VACUUM is a utility command jOOQ does not model.
+      ClaimBenchmark.execute(pool, "VACUUM ANALYZE " + schema + ".outbox_events");
+      LatencyBenchmark.FirstSeen seen = new LatencyBenchmark.FirstSeen(RemoteWriters::wallMicros);
+      WalRelay wal = null;
+      OutboxRelay polling = null;
+      if (mode == LatencyMode.WAL) {
+        wal =
+            walRelay(server, DATABASE, pool, schema, seen, new RelayListener() {}, 100, "latency");
+        wal.start();
+      } else {
+        polling = LatencyBenchmark.pollingRelay(pool, schema, seen, mode == LatencyMode.NOTIFY);
+        polling.start();
+      }
+      Path file = Files.createTempFile("txoutbox-latency-", ".txt");
+      try (RemoteWriters.Child child =
+          RemoteWriters.start(server.url(DATABASE), USER, "", schema, rate, warmup, length, file)) {
+        CpuMeter meter = new CpuMeter(dsl);
+        child.await("measuring");
+        CpuMeter.Sample before = meter.sample();
+        LatencyBenchmark.Steady steady = RemoteWriters.read(file, child.await("written"));
+        LatencyBenchmark.awaitSeen(steady.committedAt(), seen.at(), Duration.ofSeconds(30));
+        CpuMeter.Sample cpu = meter.sample().minus(before);
+        long[] micros = LatencyBenchmark.latencies(steady.committedAt(), seen.at());
+        long[] nanos = java.util.Arrays.stream(micros).map(m -> m * 1_000).toArray();
+        Latency l =
+            new Latency(mode, steady, nanos, steady.committedAt().size() - nanos.length, cpu);
+        log.info(
+            "{}: {} events at {} events/s, p50 {} ms, p99 {} ms, {} unpublished, {} failed writes",
+            mode.label,
+            nanos.length,
+            Math.round(steady.committedAt().size() / steady.seconds()),
+            Figures.two(Figures.percentile(nanos, 0.50) / 1e6),
+            Figures.two(Figures.percentile(nanos, 0.99) / 1e6),
+            l.unpublished(),
+            steady.failed());
+        return l;
+      } finally {
+        Files.deleteIfExists(file);
+        if (wal != null) {
+          wal.close();
+          dropSlot(dsl, wal);
+        }
+        if (polling != null) {
+          polling.close(Duration.ofSeconds(10));
+        }
+      }
+    }
+  }
+
+  /** Processed events in the outbox before a latency run, analyzed. */
+  static final int HISTORY = 10_000;
+
+  /** What runs beside the writers of a writer run. */
+  enum SlotState {
+    NONE("no slot, nothing consuming"),
+    POLLING("no slot, polling relay (2 × 500) consuming"),
+    WAL("slot, WAL relay consuming"),
+    INACTIVE("slot inactive, retaining WAL");
+
+    final String label;
+
+    SlotState(String label) {
+      this.label = label;
+    }
+  }
+
+  /**
+   * {@link WriterBenchmark}'s {@code outbox.record} case on the logical server at each of {@code
+   * threads}, beside each {@link SlotState}, in {@code rounds} interleaved rounds (each state's run
+   * after its own warm-up).
+   *
+   * @return the runs by state and writer count ({@code "<state>/<threads>"})
+   */
+  static Map<String, List<WriterBenchmark.Run>> writers(
+      LogicalServer server, int[] threads, Duration length, int rounds, Duration warmup)
+      throws Exception {
+    Map<String, List<WriterBenchmark.Run>> runs = new java.util.LinkedHashMap<>();
+    for (int round = 0; round <= rounds; round++) {
+      // Round 0, not counted, warms the JIT; each round starts with another state.
+      List<SlotState> order = new ArrayList<>(List.of(SlotState.values()));
+      java.util.Collections.rotate(order, -round);
+      for (SlotState state : round == 0 ? List.of(SlotState.NONE) : order) {
+        log.info("writers beside {}, round {} of {}", state.label, round, rounds);
+        WriterBenchmark.Measured m =
+            WriterBenchmark.measure(
+                server.url(WriterBenchmark.DATABASE),
+                USER,
+                "",
+                threads,
+                List.of(WriterBenchmark.Case.OUTBOX),
+                length,
+                1,
+                warmup,
+                false,
+                db -> alongside(server, db, state));
+        for (int t : round == 0 ? new int[0] : threads) {
+          runs.computeIfAbsent(state.name() + "/" + t, k -> new ArrayList<>())
+              .addAll(m.runs().get(t + "/" + WriterBenchmark.Case.OUTBOX.key));
+        }
+      }
+    }
+    return runs;
+  }
+
+  private static AutoCloseable alongside(LogicalServer server, BenchDatabase db, SlotState state) {
+    Publisher noop = new NoopTarget().publisher();
+    String schema = WriterBenchmark.SCHEMA;
+    return switch (state) {
+      case NONE -> () -> {};
+      case POLLING -> {
+        OutboxRelay relay =
+            OutboxRelay.builder()
+                .dataSource(db.dataSource())
+                .schema(schema)
+                .publisher(noop)
+                .config(
+                    RelayConfig.builder()
+                        .name("writer-polling")
+                        .workers(POLLING_BEST.workers())
+                        .batchSize(POLLING_BEST.batchSize())
+                        .build())
+                .build();
+        relay.start();
+        yield () -> relay.close(Duration.ofSeconds(10));
+      }
+      case WAL, INACTIVE -> {
+        WalRelay relay =
+            walRelay(
+                server,
+                WriterBenchmark.DATABASE,
+                db.dataSource(),
+                schema,
+                noop,
+                new RelayListener() {},
+                WAL_BATCH,
+                "writer-wal");
+        relay.start();
+        if (state == SlotState.INACTIVE) {
+          relay.close();
+        }
+        yield () -> {
+          relay.close();
+          log.info("{}: the slot held {} MB at the end", state.label, relay.slotLagBytes() >> 20);
+          dropSlot(db.dsl(), relay);
+        };
+      }
+    };
+  }
+
+  static HikariDataSource pool(String url, int size, String name) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url);
+    config.setUsername(USER);
+    config.setMaximumPoolSize(size);
+    config.setPoolName(name);
+    return new HikariDataSource(config);
+  }
+}

@@ -1,0 +1,413 @@
+package dev.txoutbox.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The report's WAL relay section, from {@link WalBenchmark}'s measurements on a {@link
+ * LogicalServer} started for it with the shared server's settings. Stateless.
+ */
+final class WalSection {
+
+  /** Writer counts of the writer runs: one, and the writer section's most. */
+  private static final int[] THREADS = {1, 8};
+
+  /** The goals. */
+  static final double DRAIN_GOAL = 2.0;
+
+  static final double P99_GOAL_MS = 10.0;
+  static final double WRITER_GOAL = 0.95;
+
+  private WalSection() {}
+
+  /**
+   * The parts to run, from the system property {@value #PARTS_PROPERTY} (default all: {@code
+   * drain,latency,writer}), to run one part alone while working on it.
+   */
+  static final String PARTS_PROPERTY = "txoutbox.bench.walParts";
+
+  /** The drain's size instead of the profile's, from this system property if set. */
+  static final String EVENTS_PROPERTY = "txoutbox.bench.walDrainEvents";
+
+  static ReportSection run(ReportProfile given, BenchDatabase shared, List<List<String>> summary)
+      throws Exception {
+    ReportProfile profile =
+        given.withWalDrainEvents(Integer.getInteger(EVENTS_PROPERTY, given.walDrainEvents()));
+    List<String> parts =
+        List.of(System.getProperty(PARTS_PROPERTY, "drain,latency,writer").split(","));
+    Map<String, String> sharedSettings = MachineInfo.collect(shared.dsl()).postgresSettings();
+    Map<String, String> settings = new LinkedHashMap<>(sharedSettings);
+    settings.remove("wal_level");
+    WalBenchmark.Drain drain = null;
+    List<WalBenchmark.Latency> latencies = new ArrayList<>();
+    Map<String, List<WriterBenchmark.Run>> writers = null;
+    MachineInfo info;
+    try (LogicalServer server = LogicalServer.start(LogicalServer.quoted(settings));
+        BenchDatabase db =
+            new BenchDatabase(server.url(WalBenchmark.DATABASE), WalBenchmark.USER, "")) {
+      info = MachineInfo.collect(db.dsl());
+      if (parts.contains("drain")) {
+        drain =
+            WalBenchmark.drain(
+                server,
+                db,
+                profile.walDrainEvents(),
+                profile.walDrainRounds(),
+                profile.drainWarmupEvents());
+      }
+      for (WalBenchmark.LatencyMode mode : WalBenchmark.LatencyMode.values()) {
+        if (parts.contains("latency")) {
+          latencies.add(
+              WalBenchmark.latency(
+                  server,
+                  mode,
+                  profile.latencyRate(),
+                  profile.latencyWarmup(),
+                  profile.latencyLength()));
+        }
+      }
+      if (parts.contains("writer")) {
+        writers =
+            WalBenchmark.writers(
+                server,
+                THREADS,
+                profile.writerLength(),
+                profile.writerRounds(),
+                profile.writerWarmup());
+      }
+    }
+    ReportSection section = new ReportSection("5. WAL relay");
+    section.text(serverText(info.postgresVersion(), info.postgresSettings(), sharedSettings));
+    if (drain != null) {
+      drainPart(section, profile, drain, summary);
+    }
+    if (!latencies.isEmpty()) {
+      latencyPart(section, profile, latencies, summary);
+    }
+    if (writers != null) {
+      writerPart(section, profile, writers, summary);
+    }
+    return section;
+  }
+
+  private static String serverText(
+      String version, Map<String, String> own, Map<String, String> shared) {
+    StringBuilder out =
+        new StringBuilder(
+            "The WAL relay needs `wal_level=logical`, which the shared server has not (and is never"
+                + " given): this section runs on a PostgreSQL server of its own, a cluster made by"
+                + " the same Debian binaries' `initdb` in a temporary directory on the same disk,"
+                + " started on a free port of 127.0.0.1 and deleted at the end, with the shared"
+                + " server's settings named above and `max_replication_slots=8`,"
+                + " `max_wal_senders=8`. PostgreSQL "
+                + version
+                + ":");
+    own.forEach((k, v) -> out.append(" `").append(k).append('=').append(v).append('`'));
+    List<String> differ = new ArrayList<>();
+    own.forEach(
+        (k, v) -> {
+          if (!v.equals(shared.get(k))) {
+            differ.add("`" + k + "` " + v + " here, " + shared.get(k) + " on the shared server");
+          }
+        });
+    out.append(". Differences: ")
+        .append(differ.isEmpty() ? "none" : String.join("; ", differ))
+        .append(
+            ". Other settings are `initdb`'s defaults, not Debian's `postgresql.conf`. Both the WAL"
+                + " relay and its polling references run on this server, so every ratio here is"
+                + " like for like; its absolute figures are not those of the sections above.");
+    return out.toString();
+  }
+
+  private static void drainPart(
+      ReportSection section,
+      ReportProfile profile,
+      WalBenchmark.Drain drain,
+      List<List<String>> summary) {
+    section.text(
+        String.format(
+            "**Drain.** %,d pending events seeded as the drain section seeds them (10 statements"
+                + " of up to 100,000 rows in auto-commit, then `VACUUM ANALYZE`), with the slot made"
+                + " before the seed so that the WAL holds them; the WAL relay (batch %d, a no-op"
+                + " publisher, rows marked processed) is timed from its `start()` to the commit of"
+                + " the batch holding the last event, as the polling relay is in the drain section;"
+                + " against the polling relay's best marking shape there, %s, on the same seed in"
+                + " the same server. Median of %d interleaved round%s after a warm-up of both (%,d"
+                + " events). WAL held: the slot's lag (`pg_wal_lsn_diff` of the current position"
+                + " and `confirmed_flush_lsn`) after the seed's inserts, per million events. The"
+                + " PostgreSQL CPU includes the WAL sender's decoding.",
+            profile.walDrainEvents(),
+            WalBenchmark.WAL_BATCH,
+            WalBenchmark.POLLING_BEST.shape(),
+            profile.walDrainRounds(),
+            profile.walDrainRounds() == 1 ? "" : "s",
+            profile.drainWarmupEvents()));
+    if (drain.failure() != null) {
+      section.text("**The WAL drain did not finish**: " + drain.failure() + ".");
+      summary.add(List.of("drain from the WAL", "did not finish", drain.failure(), ""));
+      if (drain.wal().isEmpty() || drain.polling().isEmpty()) {
+        return;
+      }
+    }
+    double wal = Figures.median(drain.wal(), DrainBenchmark.Measurement::rate);
+    double polling = Figures.median(drain.polling(), DrainBenchmark.Measurement::rate);
+    double heldMb = Figures.median(drain.walBytesPerEvent(), b -> b) * 1_000_000 / (1 << 20);
+    List<List<String>> rows = new ArrayList<>();
+    rows.add(
+        drainRow(
+            "WAL relay",
+            "batch " + WalBenchmark.WAL_BATCH + ", mark",
+            drain.wal(),
+            Figures.ratio(wal, polling),
+            Figures.one(heldMb)));
+    rows.add(
+        drainRow(
+            "polling relay (txoutbox, no-op publisher)",
+            WalBenchmark.POLLING_BEST.shape(),
+            drain.polling(),
+            "",
+            ""));
+    section.table(
+        new ReportSection.Table(
+            List.of(
+                "relay",
+                "shape",
+                "events/s (median)",
+                "min–max",
+                "vs polling relay",
+                "JVM CPU µs/event",
+                "PostgreSQL CPU µs/event",
+                "WAL held, MB per million events"),
+            rows));
+    section.text(
+        goal(
+            "drain ≥ " + Figures.one(DRAIN_GOAL) + "× the polling relay's best",
+            wal / polling >= DRAIN_GOAL,
+            Figures.ratio(wal, polling)));
+    summary.add(
+        List.of(
+            String.format(
+                "drain from the WAL, %,d events, no-op publisher", profile.walDrainEvents()),
+            Figures.rate(wal) + " events/s",
+            Figures.ratio(wal, polling)
+                + " of the polling relay "
+                + WalBenchmark.POLLING_BEST.shape()
+                + " ("
+                + Figures.rate(polling)
+                + "/s), own logical server",
+            Figures.one(Figures.median(drain.wal(), DrainBenchmark.Measurement::jvmMicros))
+                + " / "
+                + Figures.one(
+                    Figures.median(drain.wal(), DrainBenchmark.Measurement::postgresMicros))));
+  }
+
+  private static List<String> drainRow(
+      String what, String shape, List<DrainBenchmark.Measurement> runs, String ratio, String held) {
+    return List.of(
+        what,
+        shape,
+        Figures.rate(Figures.median(runs, DrainBenchmark.Measurement::rate)),
+        Figures.rate(runs.stream().mapToDouble(DrainBenchmark.Measurement::rate).min().orElse(0))
+            + "–"
+            + Figures.rate(
+                runs.stream().mapToDouble(DrainBenchmark.Measurement::rate).max().orElse(0)),
+        ratio,
+        Figures.one(Figures.median(runs, DrainBenchmark.Measurement::jvmMicros)),
+        Figures.one(Figures.median(runs, DrainBenchmark.Measurement::postgresMicros)),
+        held);
+  }
+
+  private static void latencyPart(
+      ReportSection section,
+      ReportProfile profile,
+      List<WalBenchmark.Latency> results,
+      List<List<String>> summary) {
+    section.text(
+        String.format(
+            "**Latency, writers in another process.** A child JVM (this benchmark's class path)"
+                + " runs %d writer threads committing one event per transaction at %,d events/s in"
+                + " total for %d s after a %d s warm-up, and notes each event's wall-clock time"
+                + " (`Instant.now()`, microseconds) right after its commit returned; this process's"
+                + " relay publishes to a no-op publisher that notes the wall-clock time it first"
+                + " sees each event. The outbox holds %,d processed events, vacuumed and analyzed"
+                + " before the run, as a table in service would be. Same machine, same clock; latency = seen − committed, an"
+                + " event seen before its writer read the clock counts as 0. The WAL relay (batch"
+                + " 100) runs alone, without the polling sweeper; the polling relay is the latency"
+                + " section's (1 × 100, adaptive poll 25 ms – 1 s), with the opt-in NOTIFY trigger"
+                + " and its LISTEN connection, or alone. JVM CPU: the relay's process only;"
+                + " PostgreSQL CPU: every backend of the database, the writers' included.",
+            LatencyBenchmark.WRITERS,
+            profile.latencyRate(),
+            profile.latencyLength().toSeconds(),
+            profile.latencyWarmup().toSeconds(),
+            WalBenchmark.HISTORY));
+    List<List<String>> rows = new ArrayList<>();
+    Map<String, List<Double>> chart = new LinkedHashMap<>();
+    chart.put("p50", new ArrayList<>());
+    chart.put("p99", new ArrayList<>());
+    double walP99 = Double.NaN;
+    for (WalBenchmark.Latency r : results) {
+      long[] sorted = r.sortedNanos();
+      double p50 = Figures.percentile(sorted, 0.50) / 1e6;
+      double p99 = Figures.percentile(sorted, 0.99) / 1e6;
+      if (r.mode() == WalBenchmark.LatencyMode.WAL) {
+        walP99 = p99;
+      }
+      chart.get("p50").add(p50);
+      chart.get("p99").add(p99);
+      long events = Math.max(1, sorted.length);
+      rows.add(
+          List.of(
+              r.mode().label,
+              Figures.rate(r.steady().committedAt().size() / r.steady().seconds()),
+              Figures.two(p50),
+              Figures.two(Figures.percentile(sorted, 0.95) / 1e6),
+              Figures.two(p99),
+              Figures.two(sorted.length == 0 ? Double.NaN : sorted[sorted.length - 1] / 1e6),
+              Long.toString(r.unpublished()),
+              Long.toString(r.steady().failed()),
+              Figures.one(r.cpu().jvmNanos() / 1e3 / events),
+              Figures.one(r.cpu().postgresNanos() / 1e3 / events)));
+      summary.add(
+          List.of(
+              String.format(
+                  "commit → publish at %,d events/s, writers in another process, %s",
+                  profile.latencyRate(), r.mode().label),
+              "p50 " + Figures.one(p50) + " ms, p99 " + Figures.one(p99) + " ms",
+              r.mode() == WalBenchmark.LatencyMode.WAL
+                  ? ""
+                  : "WAL relay's p99 " + Figures.ratio(walP99, p99) + " of this",
+              Figures.one(r.cpu().jvmNanos() / 1e3 / events)
+                  + " / "
+                  + Figures.one(r.cpu().postgresNanos() / 1e3 / events)));
+    }
+    section.table(
+        new ReportSection.Table(
+            List.of(
+                "relay",
+                "events/s written",
+                "p50 ms",
+                "p95 ms",
+                "p99 ms",
+                "max ms",
+                "unpublished",
+                "failed writes",
+                "JVM CPU µs/event",
+                "PostgreSQL CPU µs/event"),
+            rows));
+    section.chart(
+        new ReportSection.Chart(
+            "wal-latency.png",
+            "Commit → publish, writers in another process, " + profile.latencyRate() + " events/s",
+            "milliseconds (log scale)",
+            results.stream().map(r -> r.mode().label).toList(),
+            chart,
+            false,
+            true));
+    section.text(
+        goal(
+            "WAL relay's p99 ≤ " + Figures.one(P99_GOAL_MS) + " ms",
+            walP99 <= P99_GOAL_MS,
+            Figures.two(walP99) + " ms"));
+  }
+
+  private static void writerPart(
+      ReportSection section,
+      ReportProfile profile,
+      Map<String, List<WriterBenchmark.Run>> runs,
+      List<List<String>> summary) {
+    section.text(
+        String.format(
+            "**Writers with the slot active.** The writer section's `outbox.record` case (a"
+                + " business row and one event per transaction, writers as fast as they can) on"
+                + " this server, beside: nothing; the polling relay (%s) consuming; the WAL relay"
+                + " (batch %d) consuming; a slot nobody reads, retaining WAL. %d s per run in %d"
+                + " interleaved round%s (the states in a rotating order, after one uncounted run), each after a %d s warm-up. The relays publish to a no-op"
+                + " publisher and run in this JVM on the benchmark database's pool, so their CPU"
+                + " counts in the JVM and PostgreSQL figures. On a machine of few cores a relay's"
+                + " own work competes with the writers: the inactive slot's row shows what the slot"
+                + " alone costs them, the polling relay's what any relay consuming costs.",
+            WalBenchmark.POLLING_BEST.shape(),
+            WalBenchmark.WAL_BATCH,
+            profile.writerLength().toSeconds(),
+            profile.writerRounds(),
+            profile.writerRounds() == 1 ? "" : "s",
+            profile.writerWarmup().toSeconds()));
+    List<List<String>> rows = new ArrayList<>();
+    boolean met = true;
+    StringBuilder ratios = new StringBuilder();
+    for (int threads : THREADS) {
+      double none = rate(runs.get(WalBenchmark.SlotState.NONE.name() + "/" + threads));
+      for (WalBenchmark.SlotState state : WalBenchmark.SlotState.values()) {
+        List<WriterBenchmark.Run> rs = runs.get(state.name() + "/" + threads);
+        double rate = rate(rs);
+        if (state == WalBenchmark.SlotState.WAL) {
+          met &= rate / none >= WRITER_GOAL;
+          ratios
+              .append(ratios.length() == 0 ? "" : ", ")
+              .append(threads)
+              .append(" writer")
+              .append(threads == 1 ? "" : "s")
+              .append(' ')
+              .append(Figures.ratio(rate, none));
+          summary.add(
+              List.of(
+                  "writer, "
+                      + threads
+                      + " thread"
+                      + (threads == 1 ? "" : "s")
+                      + ", WAL relay consuming",
+                  Figures.rate(rate) + " tx/s",
+                  Figures.ratio(rate, none)
+                      + " of no slot ("
+                      + Figures.rate(none)
+                      + " tx/s), own logical server",
+                  Figures.one(Figures.median(rs, WriterBenchmark::jvmMicros))
+                      + " / "
+                      + Figures.one(Figures.median(rs, WriterBenchmark::pgMicros))
+                      + " per tx"));
+        }
+        rows.add(
+            List.of(
+                threads + " × " + state.label,
+                Figures.rate(rate),
+                state == WalBenchmark.SlotState.NONE ? "" : Figures.ratio(rate, none),
+                Figures.two(WriterBenchmark.millis(rs, 0.50)),
+                Figures.two(WriterBenchmark.millis(rs, 0.99)),
+                Figures.one(Figures.median(rs, WriterBenchmark::jvmMicros)),
+                Figures.one(Figures.median(rs, WriterBenchmark::pgMicros)),
+                Long.toString(rs.stream().mapToLong(WriterBenchmark.Run::failed).sum())));
+      }
+    }
+    section.table(
+        new ReportSection.Table(
+            List.of(
+                "writers × beside",
+                "tx/s (median)",
+                "vs no slot",
+                "p50 ms",
+                "p99 ms",
+                "JVM CPU µs/tx",
+                "PostgreSQL CPU µs/tx",
+                "failed tx"),
+            rows));
+    section.text(
+        goal("writers with the WAL relay consuming within 5% of no slot", met, ratios.toString()));
+  }
+
+  private static String goal(String what, boolean met, String measured) {
+    return "Goal: "
+        + what
+        + " — "
+        + (met ? "**met**" : "**not met**")
+        + " in this run ("
+        + measured
+        + ").";
+  }
+
+  private static double rate(List<WriterBenchmark.Run> runs) {
+    return Figures.median(runs, r -> r.commits() / r.seconds());
+  }
+}
