@@ -108,9 +108,11 @@ final class WalSlotCommand implements Callable<Integer> {
       name = "drop",
       mixinStandardHelpOptions = true,
       description = {
-        "Drops the slot, releasing the WAL it holds back; the publication stays. Refuses a slot"
-            + " a relay reads (exit code 1), and without --yes says what it would drop (exit"
-            + " code 2).",
+        "Drops the slot, releasing the WAL it holds back; the publication stays. Refuses (exit"
+            + " code 1) a slot a relay reads, one that cannot be a relay's (physical, another"
+            + " plugin than pgoutput, another database), and, without --force, one that has no"
+            + " publication of --publication's name publishing the outbox table. Without --yes"
+            + " says what it would drop (exit code 2).",
         "A relay started later creates the slot anew; its sweeper publishes what was committed"
             + " in between."
       })
@@ -123,6 +125,21 @@ final class WalSlotCommand implements Callable<Integer> {
         description = "The slot, named explicitly.")
     String slot;
 
+    @Option(
+        names = "--publication",
+        paramLabel = "NAME",
+        description =
+            "The relay's publication, which must exist and publish the outbox table. Default:"
+                + " the slot's name (the relay names both alike).")
+    String publication;
+
+    @Option(
+        names = "--force",
+        description =
+            "Drop a pgoutput slot of this database even if no such publication exists (it may"
+                + " be another reader's: a Debezium connector, a subscriber).")
+    boolean force;
+
     @Option(names = "--yes", description = "Really drop it.")
     boolean yes;
 
@@ -134,8 +151,14 @@ final class WalSlotCommand implements Callable<Integer> {
     public Integer call() {
       DatabaseTarget target = target();
       String slotName = name(this, target, slot, "--slot");
+      String publicationName =
+          name(this, target, publication != null ? publication : slotName, "--publication");
       DataSource db = connect(target);
-      WalSlot found = WalSlot.find(db, slotName).orElseThrow(() -> missing(slotName));
+      WalSlot found =
+          WalSlot.find(db, slotName, publicationName).orElseThrow(() -> missing(slotName));
+      if (!force) {
+        requireRelayPublication(found, publicationName, target);
+      }
       String held = held(found);
       if (!yes) {
         err()
@@ -158,6 +181,29 @@ final class WalSlotCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * Refuses a slot without the relay's publication: one that publishes the outbox table of {@code
+   * target} under {@code publicationName}. Without it the slot is likely another reader's.
+   */
+  private static void requireRelayPublication(
+      WalSlot slot, String publicationName, DatabaseTarget target) {
+    String table = target.tables().schema() + "." + target.tables().eventsTable();
+    boolean relays =
+        slot.publication().map(p -> p.allTables() || p.tables().contains(table)).orElse(false);
+    if (!relays) {
+      throw new CliException(
+          "replication slot "
+              + slot.name()
+              + " has no relay publication: "
+              + (slot.publication().isPresent()
+                  ? "publication " + publicationName + " does not publish " + table
+                  : "publication " + publicationName + " does not exist")
+              + ", so the slot may be another reader's (a Debezium connector, a subscriber)."
+              + " Name the relay's with --publication, or drop the slot anyway with --force;"
+              + " nothing dropped");
+    }
+  }
+
   private static String held(WalSlot s) {
     return s.lagBytes().isPresent()
         ? "holding " + s.lagBytes().getAsLong() + " bytes of WAL"
@@ -167,6 +213,7 @@ final class WalSlotCommand implements Callable<Integer> {
   /** The slot as one JSON object; {@code publication} is null when it does not exist. */
   static String json(WalSlot s) {
     ObjectNode o = Json.object().put("slot", s.name());
+    o.put("slot_type", s.type());
     o.put("plugin", s.plugin().orElse(null));
     o.put("database", s.database().orElse(null));
     o.put("active", s.active());
@@ -217,6 +264,7 @@ final class WalSlotCommand implements Callable<Integer> {
         System.lineSeparator(),
         List.of(
             row("slot", s.name()),
+            row("slot type", s.type()),
             row("plugin", s.plugin().orElse("-")),
             row("database", s.database().orElse("-")),
             row(

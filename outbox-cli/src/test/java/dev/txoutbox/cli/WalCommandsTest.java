@@ -15,6 +15,9 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -141,7 +144,8 @@ class WalCommandsTest {
     // A relay creates the slot and publication, then stops.
     CompletableFuture<CliRunner.Result> run = startRelay(cli, "--source", "wal", "--slot", slot);
     awaitActive(slot);
-    CliRunner.Result active = cli.run("wal-slot", "drop", "--slot", slot, "--yes");
+    // --force never drops a slot a relay reads.
+    CliRunner.Result active = cli.run("wal-slot", "drop", "--slot", slot, "--force", "--yes");
     assertThat(active.exitCode()).isEqualTo(ExitCodes.FAILURE);
     assertThat(active.err())
         .startsWith("txoutbox: replication slot " + slot + " is active: process ")
@@ -159,6 +163,7 @@ class WalCommandsTest {
     assertThat(text.out().lines())
         .contains(
             "slot:                " + slot,
+            "slot type:           logical",
             "plugin:              pgoutput",
             "database:            postgres",
             "active:              no",
@@ -175,6 +180,7 @@ class WalCommandsTest {
         .toIterable()
         .containsExactly(
             "slot",
+            "slot_type",
             "plugin",
             "database",
             "active",
@@ -193,19 +199,73 @@ class WalCommandsTest {
         .isEqualTo(db.schema + ".outbox_events");
     assertThat(o.get("publication").get("publishes").toString()).isEqualTo("[\"insert\"]");
 
-    CliRunner.Result refused = cli.run("wal-slot", "drop", "--slot", slot);
+    // The slot is named apart from its publication: drop refuses it unless told the publication.
+    CliRunner.Result unknown = cli.run("wal-slot", "drop", "--slot", slot, "--yes");
+    assertThat(unknown.exitCode()).isEqualTo(ExitCodes.FAILURE);
+    assertThat(unknown.err())
+        .startsWith(
+            "txoutbox: replication slot "
+                + slot
+                + " has no relay publication: publication "
+                + slot
+                + " does not exist");
+    String[] drop = {"wal-slot", "drop", "--slot", slot, "--publication", publication};
+    CliRunner.Result refused = cli.run(drop);
     assertThat(refused.exitCode()).isEqualTo(ExitCodes.USAGE);
     assertThat(refused.err())
         .startsWith("txoutbox: refusing to drop replication slot " + slot + " (holding ")
         .endsWith(" bytes of WAL) without --yes; nothing dropped" + System.lineSeparator());
     assertThat(WalSlot.find(LogicalDatabase.dataSource(), slot)).isPresent();
 
-    CliRunner.Result dropped = cli.run("wal-slot", "drop", "--slot", slot, "--yes");
+    CliRunner.Result dropped = cli.run(with(drop, "--yes"));
     assertThat(dropped.exitCode()).as(dropped.err()).isZero();
     assertThat(dropped.out()).startsWith("dropped replication slot " + slot + " (holding ");
     assertThat(WalSlot.find(LogicalDatabase.dataSource(), slot)).isEmpty();
-    assertThat(cli.run("wal-slot", "drop", "--slot", slot, "--yes").exitCode())
-        .isEqualTo(ExitCodes.FAILURE);
+    assertThat(cli.run(with(drop, "--yes")).exitCode()).isEqualTo(ExitCodes.FAILURE);
+  }
+
+  @Test
+  void dropRefusesASlotThatIsNotTheRelaysAndForceDropsOnlyAPgoutputOne() {
+    CliRunner cli = new CliRunner().withArgs(db.options());
+    String foreign = "foreign_" + db.schema;
+    String physical = "physical_" + db.schema;
+    // Catalog functions with no generated model: plain SQL. A pgoutput slot as another reader's
+    // (Debezium, a subscriber) would be, without a publication of its name; and a standby's.
+    DSLContext dsl = DSL.using(LogicalDatabase.dataSource(), SQLDialect.POSTGRES);
+    dsl.execute("SELECT pg_create_logical_replication_slot('" + foreign + "', 'pgoutput')");
+    dsl.execute("SELECT pg_create_physical_replication_slot('" + physical + "')");
+
+    CliRunner.Result refused = cli.run("wal-slot", "drop", "--slot", foreign, "--yes");
+    assertThat(refused.exitCode()).isEqualTo(ExitCodes.FAILURE);
+    assertThat(refused.err())
+        .isEqualTo(
+            "txoutbox: replication slot "
+                + foreign
+                + " has no relay publication: publication "
+                + foreign
+                + " does not exist, so the slot may be another reader's (a Debezium connector, a"
+                + " subscriber). Name the relay's with --publication, or drop the slot anyway with"
+                + " --force; nothing dropped"
+                + System.lineSeparator());
+    assertThat(WalSlot.find(LogicalDatabase.dataSource(), foreign)).isPresent();
+
+    CliRunner.Result forcedPhysical =
+        cli.run("wal-slot", "drop", "--slot", physical, "--force", "--yes");
+    assertThat(forcedPhysical.exitCode()).isEqualTo(ExitCodes.FAILURE);
+    assertThat(forcedPhysical.err())
+        .startsWith("txoutbox: replication slot " + physical + " is a physical slot");
+    assertThat(WalSlot.find(LogicalDatabase.dataSource(), physical)).isPresent();
+    dsl.execute("SELECT pg_drop_replication_slot('" + physical + "')");
+
+    CliRunner.Result forced = cli.run("wal-slot", "drop", "--slot", foreign, "--force", "--yes");
+    assertThat(forced.exitCode()).as(forced.err()).isZero();
+    assertThat(WalSlot.find(LogicalDatabase.dataSource(), foreign)).isEmpty();
+  }
+
+  private static String[] with(String[] args, String... more) {
+    List<String> all = new ArrayList<>(List.of(args));
+    all.addAll(List.of(more));
+    return all.toArray(String[]::new);
   }
 
   @ParameterizedTest

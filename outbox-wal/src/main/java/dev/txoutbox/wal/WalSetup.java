@@ -38,6 +38,7 @@ final class WalSetup {
 
   // The columns of pg_replication_slots that WalSlot shows and the checks read.
   static final Field<String> SLOT_NAME = DSL.field(DSL.name("slot_name"), String.class);
+  static final Field<String> SLOT_TYPE = DSL.field(DSL.name("slot_type"), String.class);
   static final Field<String> PLUGIN = DSL.field(DSL.name("plugin"), String.class);
   static final Field<String> DATABASE = DSL.field(DSL.name("database"), String.class);
   static final Field<Boolean> ACTIVE = DSL.field(DSL.name("active"), Boolean.class);
@@ -102,6 +103,7 @@ final class WalSetup {
   static @Nullable Record slot(DSLContext dsl, String slot) {
     return dsl.select(
             SLOT_NAME,
+            SLOT_TYPE,
             PLUGIN,
             DATABASE,
             ACTIVE,

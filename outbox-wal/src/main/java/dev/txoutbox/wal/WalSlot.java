@@ -23,7 +23,11 @@ import org.jspecify.annotations.Nullable;
  */
 public final class WalSlot {
 
+  /** The {@code slot_type} of a logical slot, the only kind a relay reads. */
+  private static final String LOGICAL = "logical";
+
   private final String name;
+  private final String type;
   private final @Nullable String plugin;
   private final @Nullable String database;
   private final boolean active;
@@ -37,6 +41,7 @@ public final class WalSlot {
 
   private WalSlot(Record r, @Nullable Publication publication) {
     this.name = Objects.requireNonNull(r.get(WalSetup.SLOT_NAME));
+    this.type = Objects.requireNonNull(r.get(WalSetup.SLOT_TYPE));
     this.plugin = r.get(WalSetup.PLUGIN);
     this.database = r.get(WalSetup.DATABASE);
     this.active = Boolean.TRUE.equals(r.get(WalSetup.ACTIVE));
@@ -103,12 +108,17 @@ public final class WalSlot {
   /**
    * Drops the slot {@code slotName} ({@code pg_drop_replication_slot}), releasing the WAL it holds.
    * A relay started afterwards creates it anew; the polling relay publishes what was committed in
-   * between. The publication stays.
+   * between. The publication stays. Only a slot that can be a relay's is dropped: a logical one, of
+   * the {@code pgoutput} plugin, in the database {@code dsl} is connected to. A physical slot (a
+   * standby's, a backup's) or another plugin's (such as {@code test_decoding}, {@code wal2json}) is
+   * refused. A {@code pgoutput} slot of another reader in this database (a Debezium connector, a
+   * subscriber) looks the same: name the slot with care.
    *
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code slotName} is not valid (checked before any SQL)
-   * @throws IllegalStateException if the slot does not exist, is in another database, or is active
-   *     (a relay reads it: the message names the process)
+   * @throws IllegalStateException if the slot does not exist, is physical, has another plugin than
+   *     {@code pgoutput}, is in another database, or is active (a relay reads it: the message names
+   *     the process); nothing is dropped then
    */
   public static void drop(DataSource dataSource, String slotName) {
     drop(dsl(dataSource), slotName);
@@ -119,11 +129,24 @@ public final class WalSlot {
     Objects.requireNonNull(dsl, "dsl");
     WalSetup.requireName(slotName, "slotName");
     WalSlot slot = find(dsl, slotName).orElseThrow(() -> WalSetup.noSuchSlot(slotName));
-    if (slot.active) {
-      throw WalSetup.slotActive(slotName, slot.activePid);
+    if (!LOGICAL.equals(slot.type)) {
+      throw new IllegalStateException(
+          "replication slot "
+              + slotName
+              + " is a "
+              + slot.type
+              + " slot (a standby's or a backup's), not a relay's: nothing dropped");
+    }
+    if (!"pgoutput".equals(slot.plugin)) {
+      throw new IllegalStateException(
+          "replication slot "
+              + slotName
+              + " uses plugin "
+              + slot.plugin
+              + ", not pgoutput: not a relay's; nothing dropped");
     }
     String here = dsl.fetchSingle(DSL.currentCatalog()).value1();
-    if (slot.database != null && !slot.database.equals(here)) {
+    if (!here.equals(slot.database)) {
       throw new IllegalStateException(
           "replication slot "
               + slotName
@@ -132,6 +155,9 @@ public final class WalSlot {
               + ", not "
               + here
               + ": connect to that database to drop it");
+    }
+    if (slot.active) {
+      throw WalSetup.slotActive(slotName, slot.activePid);
     }
     try {
       WalSetup.dropSlot(dsl, slotName);
@@ -154,6 +180,14 @@ public final class WalSlot {
   /** The slot's name. */
   public String name() {
     return name;
+  }
+
+  /**
+   * {@code logical} (a relay's, and any other decoding reader's) or {@code physical} (a standby's,
+   * a backup's), as {@code pg_replication_slots.slot_type} says.
+   */
+  public String type() {
+    return type;
   }
 
   /** The output plugin, {@code pgoutput} for a relay's slot; empty for a physical slot. */
@@ -221,6 +255,8 @@ public final class WalSlot {
   public String toString() {
     return "WalSlot{name="
         + name
+        + ", type="
+        + type
         + ", plugin="
         + plugin
         + ", database="

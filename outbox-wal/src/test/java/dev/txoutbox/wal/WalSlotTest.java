@@ -52,6 +52,7 @@ class WalSlotTest {
     WalSlot slot = WalSlot.find(DB, name, name).orElseThrow();
 
     assertThat(slot.name()).isEqualTo(name);
+    assertThat(slot.type()).isEqualTo("logical");
     assertThat(slot.plugin()).hasValue("pgoutput");
     assertThat(slot.database()).hasValue("postgres");
     assertThat(slot.active()).isFalse();
@@ -171,6 +172,54 @@ class WalSlotTest {
       WalSlot.drop(other, slot);
     }
     assertThat(WalSlot.find(DB, slot)).isEmpty();
+  }
+
+  @Test
+  void refusesToDropAPhysicalSlot() {
+    String slot = "walslottest_physical";
+    // Catalog function with no generated model: plain SQL.
+    LogicalServer.execute("SELECT pg_create_physical_replication_slot('" + slot + "', true)");
+    try {
+      WalSlot found = WalSlot.find(DB, slot).orElseThrow();
+      assertThat(found.type()).isEqualTo("physical");
+      assertThat(found.database()).isEmpty();
+      assertThat(found.plugin()).isEmpty();
+
+      assertThatThrownBy(() -> WalSlot.drop(DB, slot))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage(
+              "replication slot "
+                  + slot
+                  + " is a physical slot (a standby's or a backup's), not a relay's: nothing"
+                  + " dropped");
+      assertThat(WalSlot.find(DB, slot)).isPresent();
+    } finally {
+      WalSetup.dropSlot(DSL.using(DB, SQLDialect.POSTGRES), slot);
+    }
+  }
+
+  @Test
+  void refusesToDropALogicalSlotOfAnotherPlugin() {
+    String slot = "walslottest_test_decoding";
+    // Catalog function with no generated model: plain SQL.
+    LogicalServer.execute(
+        "SELECT pg_create_logical_replication_slot('" + slot + "', 'test_decoding')");
+    try {
+      WalSlot found = WalSlot.find(DB, slot).orElseThrow();
+      assertThat(found.type()).isEqualTo("logical");
+      assertThat(found.plugin()).hasValue("test_decoding");
+      assertThat(found.database()).hasValue("postgres");
+
+      assertThatThrownBy(() -> WalSlot.drop(DB, slot))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage(
+              "replication slot "
+                  + slot
+                  + " uses plugin test_decoding, not pgoutput: not a relay's; nothing dropped");
+      assertThat(WalSlot.find(DB, slot)).isPresent();
+    } finally {
+      WalSetup.dropSlot(DSL.using(DB, SQLDialect.POSTGRES), slot);
+    }
   }
 
   @ParameterizedTest
