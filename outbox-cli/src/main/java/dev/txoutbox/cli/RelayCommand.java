@@ -609,12 +609,16 @@ final class RelayCommand extends DatabaseCommand {
     }
   }
 
-  /** Starts the WAL relay: a missing or unusable slot is one line, with the SQL to fix it. */
+  /**
+   * Starts the WAL relay: a missing or unusable slot is one line, with the SQL or the flag to fix
+   * it.
+   */
   private static void startWal(WalRelay reader) {
     try {
       reader.start();
     } catch (IllegalStateException e) {
-      throw new CliException("the WAL relay cannot start: " + e.getMessage(), e);
+      throw new CliException(
+          "the WAL relay cannot start: " + FlagNames.of(e.getMessage(), WAL_FLAGS), e);
     }
   }
 

@@ -128,6 +128,39 @@ class WalCommandsTest {
   }
 
   @Test
+  void aSlotOfTheSameNameInAnotherDatabaseIsRefusedAtStartNamingTheFlag() {
+    String slot = WalSlot.defaultName(dev.txoutbox.schema.OutboxTables.of(db.schema, ""));
+    String database = "other_" + db.schema;
+    // DDL and a catalog function: no generated model, plain SQL.
+    DSLContext postgres = DSL.using(LogicalDatabase.dataSource(), SQLDialect.POSTGRES);
+    postgres.execute("CREATE DATABASE " + database);
+    try {
+      DSLContext other =
+          DSL.using(
+              LogicalDatabase.server().getDatabase("postgres", database), SQLDialect.POSTGRES);
+      other.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
+      try {
+        CliRunner.Result r =
+            new CliRunner().withArgs(db.options()).run(relayArgs("--source", "wal"));
+
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.FAILURE);
+        assertThat(r.errLines().get(0))
+            .startsWith(
+                "txoutbox: the WAL relay cannot start: replication slot "
+                    + slot
+                    + " belongs to database "
+                    + database
+                    + ", not postgres")
+            .endsWith("Give this relay a slot of its own: set --slot (and --publication)");
+      } finally {
+        other.execute("SELECT pg_drop_replication_slot('" + slot + "')");
+      }
+    } finally {
+      postgres.execute("DROP DATABASE " + database);
+    }
+  }
+
+  @Test
   void showsTheSlotAsTextAndJsonThenDropRefusesWithoutYesAndDrops() throws Exception {
     CliRunner cli = new CliRunner().withArgs(db.options());
     String slot = "show_" + db.schema;

@@ -252,14 +252,19 @@ final class WalSetup {
   }
 
   /**
-   * Makes sure the slot exists with the {@code pgoutput} plugin in this database.
+   * Makes sure the slot exists with the {@code pgoutput} plugin in this database. Slot names are
+   * the cluster's, not a database's: the default name of another database's relay is the same.
    *
    * @return true if the slot was created now (so inserts before now are not in it)
-   * @throws IllegalStateException if it cannot be created, is another plugin's, or is lost
+   * @throws IllegalStateException if it cannot be created, is another plugin's, belongs to another
+   *     database, or is lost
    */
   static boolean ensureSlot(DSLContext dsl, String slot, boolean create) {
     Record existing =
-        dsl.select(PLUGIN, DATABASE, WAL_STATUS).from(SLOTS).where(SLOT_NAME.eq(slot)).fetchOne();
+        dsl.select(PLUGIN, DATABASE, WAL_STATUS, DSL.currentCatalog())
+            .from(SLOTS)
+            .where(SLOT_NAME.eq(slot))
+            .fetchOne();
     String sql = createSlotSql(slot);
     if (existing == null) {
       if (!create) {
@@ -291,16 +296,29 @@ final class WalSetup {
             e);
       }
     }
-    String plugin = existing.get(0, String.class);
+    @Nullable String plugin = existing.get(0, String.class);
     if (!"pgoutput".equals(plugin)) {
       throw new IllegalStateException(
           "replication slot "
               + slot
-              + " uses plugin "
-              + plugin
+              + (plugin == null ? " is a physical slot" : " uses plugin " + plugin)
               + ", not pgoutput: drop it (SELECT pg_drop_replication_slot('"
               + slot
               + "')) or name another slot");
+    }
+    String database = existing.get(1, String.class);
+    String here = existing.get(3, String.class);
+    if (!here.equals(database)) {
+      throw new IllegalStateException(
+          "replication slot "
+              + slot
+              + " belongs to database "
+              + database
+              + ", not "
+              + here
+              + ": slot names are shared by every database of the cluster, so another"
+              + " database's relay (or another reader) has it. Give this relay a slot of its own:"
+              + " set slotName (and publicationName)");
     }
     @Nullable String walStatus = existing.get(2, String.class);
     if ("lost".equals(walStatus)) {

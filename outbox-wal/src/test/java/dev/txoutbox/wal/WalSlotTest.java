@@ -175,6 +175,35 @@ class WalSlotTest {
   }
 
   @Test
+  void ensureSlotRefusesTheSameNamedSlotOfAnotherDatabaseOfTheCluster() {
+    String database = "other_" + LogicalServer.freshOutbox("es_").schema();
+    // The default slot name is the same in every database: another database's relay took it.
+    String slot = "txoutbox_public";
+    LogicalServer.execute("CREATE DATABASE " + database);
+    try {
+      DataSource other = LogicalServer.server().getDatabase("postgres", database);
+      DSL.using(other, SQLDialect.POSTGRES).execute(WalSetup.createSlotSql(slot));
+      try {
+        DSLContext here = DSL.using(DB, SQLDialect.POSTGRES);
+        assertThatThrownBy(() -> WalSetup.ensureSlot(here, slot, true))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageStartingWith(
+                "replication slot txoutbox_public belongs to database "
+                    + database
+                    + ", not postgres: slot names are shared by every database of the cluster")
+            .hasMessageEndingWith(
+                "Give this relay a slot of its own: set slotName (and publicationName)");
+        // Refused before it streams: the other database's slot is as it was.
+        assertThat(WalSlot.find(DB, slot).orElseThrow().database()).hasValue(database);
+      } finally {
+        WalSlot.drop(other, slot);
+      }
+    } finally {
+      LogicalServer.execute("DROP DATABASE " + database);
+    }
+  }
+
+  @Test
   void refusesToDropAPhysicalSlot() {
     String slot = "walslottest_physical";
     // Catalog function with no generated model: plain SQL.
