@@ -183,7 +183,8 @@ final class RelayCommand extends DatabaseCommand {
             "none: best-effort order; per-aggregate: an aggregate's next event waits until the"
                 + " previous one is acknowledged, a dead letter halts its aggregate;"
                 + " per-aggregate-skip-dead-letters: the same, but dead letters are parked."
-                + " Install the index with 'migrate --with-ordering-index'. Default: none.")
+                + " With --source wal, both the WAL relay and its sweeper. Install the index with"
+                + " 'migrate --with-ordering-index'. Default: none.")
     String ordering;
 
     @Option(
@@ -501,6 +502,8 @@ final class RelayCommand extends DatabaseCommand {
         + c.maxAttempts()
         + ", completion "
         + COMPLETION.word(c.completionMode())
+        + ", ordering "
+        + ORDERING.word(c.ordering())
         + ", backoff "
         + Durations.format(c.backoff().initialDelay())
         + " to "
@@ -534,12 +537,6 @@ final class RelayCommand extends DatabaseCommand {
         if (relay.workers != null) {
           throw notForWal("--workers", "it reads the slot on one thread, in commit order");
         }
-        if (relay.ordering != null) {
-          throw notForWal(
-              "--ordering",
-              "it publishes in commit order; for strict per-aggregate order under failures run"
-                  + " --source poll --ordering per-aggregate");
-        }
         if (relay.minPollInterval != null || relay.maxPollInterval != null) {
           throw notForWal(
               relay.minPollInterval != null ? "--min-poll-interval" : "--max-poll-interval",
@@ -569,7 +566,11 @@ final class RelayCommand extends DatabaseCommand {
     return wal.sweepInterval != null ? wal.sweepInterval : DEFAULT_SWEEP_INTERVAL;
   }
 
-  /** The sweeper's: the relay's, named {@code <name>-sweeper}, polling every sweep interval. */
+  /**
+   * The sweeper's: the relay's, named {@code <name>-sweeper}, polling every sweep interval. Its
+   * ordering is the WAL relay's: in a per-aggregate one the WAL relay leaves an aggregate to the
+   * sweeper while an earlier event of it is pending, and the sweeper keeps that order.
+   */
   private RelayConfig sweeperConfig(RelayConfig c) {
     return c.toBuilder()
         .name(c.name() + "-sweeper")

@@ -114,6 +114,54 @@ class WalCommandsTest {
   }
 
   @Test
+  void orderingPerAggregateAppliesToTheWalRelayAndItsSweeper() throws Exception {
+    ListAppender<ILoggingEvent> relays = new ListAppender<>();
+    relays.start();
+    List<Logger> loggers =
+        List.of(
+            (Logger) LoggerFactory.getLogger("dev.txoutbox.wal"),
+            (Logger) LoggerFactory.getLogger("dev.txoutbox.relay"));
+    loggers.forEach(l -> l.addAppender(relays));
+    try {
+      String slot = WalSlot.defaultName(dev.txoutbox.schema.OutboxTables.of(db.schema, ""));
+      CliRunner cli = new CliRunner().withArgs(db.options());
+      // The sweeper's per-aggregate claim needs the ordering indexes, as with --source poll.
+      CliRunner.Result migrated = cli.run("migrate", "--with-ordering-index");
+      assertThat(migrated.exitCode()).as(migrated.err()).isZero();
+      CompletableFuture<CliRunner.Result> run =
+          startRelay(
+              cli, "--source", "wal", "--ordering", "per-aggregate", "--sweep-interval", "10m");
+      awaitActive(slot);
+      List<UUID> ids = db.write(10);
+      await().atMost(WAIT).until(() -> rabbit.receivedCount() == ids.size());
+      cli.stop.countDown();
+      CliRunner.Result result = run.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+      assertThat(result.exitCode()).as(result.err()).isZero();
+      assertThat(rabbit.received())
+          .containsExactlyInAnyOrderElementsOf(ids.stream().map(UUID::toString).toList());
+      assertThat(messages())
+          .filteredOn(m -> m.contains("starting"))
+          .singleElement()
+          .asString()
+          .contains("source wal: slot " + slot)
+          .contains("ordering per-aggregate");
+      List<String> started = relays.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+      assertThat(started)
+          .anyMatch(
+              m ->
+                  m.startsWith("starting WAL relay default:")
+                      && m.contains("ordering=PER_AGGREGATE,"))
+          .anyMatch(
+              m ->
+                  m.startsWith("outbox relay default-sweeper starting")
+                      && m.contains("ordering=PER_AGGREGATE,"));
+    } finally {
+      loggers.forEach(l -> l.detachAppender(relays));
+    }
+  }
+
+  @Test
   void noCreateSlotRefusesAMissingSlotWithTheSqlToRun() {
     CliRunner.Result r =
         new CliRunner()
@@ -311,7 +359,6 @@ class WalCommandsTest {
         "--replication-url " + UNREACHABLE + " | --replication-url applies to --source wal only",
         "--source river | --source must be one of poll, wal but was 'river'",
         "--source wal --workers 2 | --workers does not apply to --source wal: it reads the slot",
-        "--source wal --ordering per-aggregate | --ordering does not apply to --source wal",
         "--source wal --max-poll-interval 5s | --max-poll-interval does not apply to --source wal",
         "--source wal --min-poll-interval 5s | --min-poll-interval does not apply to --source wal",
         "--source wal --listen | --listen does not apply to --source wal",
