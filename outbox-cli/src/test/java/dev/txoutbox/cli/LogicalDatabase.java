@@ -98,6 +98,36 @@ final class LogicalDatabase {
     return ids;
   }
 
+  /**
+   * Writes one committed transaction of {@code count} events, adding their ids to {@code ids}, and
+   * returns the WAL insert position read inside it after the inserts: its commit comes later, so a
+   * slot confirmed at or past that position has confirmed the transaction.
+   */
+  String writeReturningLsn(int count, List<UUID> ids) {
+    List<OutboxEvent> events = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      events.add(OutboxEvent.of("order", "o-lsn-" + i, "order.created", "{}"));
+    }
+    return DSL.using(dataSource(), SQLDialect.POSTGRES)
+        .transactionResult(
+            tx -> {
+              ids.addAll(outbox.recordAll(tx.dsl(), events));
+              // A catalog function with no generated model: plain SQL.
+              return tx.dsl()
+                  .fetchSingle("select pg_current_wal_insert_lsn()::text")
+                  .get(0, String.class);
+            });
+  }
+
+  /** The position {@code lsn} ({@code 16/B374D848}) as one number, to compare two of them. */
+  static long lsn(String lsn) {
+    int slash = lsn.indexOf('/');
+    return (Long.parseLong(lsn.substring(0, slash), 16) << 32)
+        | Long.parseLong(lsn.substring(slash + 1), 16);
+  }
+
+  // Plain SQL: one condition on the outbox of a schema chosen at run time; the generated classes
+  // would need a render mapping per schema and express the condition no better.
   long count(String where) {
     return DSL.using(dataSource(), SQLDialect.POSTGRES)
         .fetchSingle("select count(*) from " + schema + ".outbox_events where " + where)

@@ -77,8 +77,10 @@ class WalCommandsTest {
     await().atMost(WAIT).until(() -> rabbit.receivedCount() == before.size());
     List<UUID> all = new ArrayList<>(before);
     // Two rounds: the first may meet the sweeper's first cycle; the second only the slot can.
+    String lastWrite = null;
     for (int round = 1; round <= 2; round++) {
-      all.addAll(db.write(10));
+      all.addAll(db.write(9));
+      lastWrite = db.writeReturningLsn(1, all);
       await().atMost(WAIT).until(() -> rabbit.receivedCount() == all.size());
     }
     assertThat(rabbit.received())
@@ -108,9 +110,13 @@ class WalCommandsTest {
         .contains("sweeper 'default-sweeper' every 10m")
         .contains("pool size 4")
         .doesNotContain("workers");
-    // Stopped: nothing reads the slot any more, and it confirmed what it published.
+    // Stopped: nothing reads the slot any more, and it confirmed what it published, up to the last
+    // transaction (a position inside it, before its commit).
     WalSlot after = WalSlot.find(LogicalDatabase.dataSource(), slot).orElseThrow();
     assertThat(after.active()).isFalse();
+    assertThat(LogicalDatabase.lsn(after.confirmedFlushLsn().orElseThrow()))
+        .as("confirmed %s, last transaction at %s", after.confirmedFlushLsn(), lastWrite)
+        .isGreaterThanOrEqualTo(LogicalDatabase.lsn(lastWrite));
   }
 
   @Test
