@@ -154,24 +154,29 @@ class WalSlotTest {
     String database = "other_" + LogicalServer.freshOutbox("od_").schema();
     String slot = "slot_of_" + database;
     LogicalServer.execute("CREATE DATABASE " + database);
-    DataSource other = LogicalServer.server().getDatabase("postgres", database);
-    DSL.using(other, SQLDialect.POSTGRES).execute(WalSetup.createSlotSql(slot));
     try {
-      assertThat(WalSlot.find(DB, slot).orElseThrow().database()).hasValue(database);
+      DataSource other = LogicalServer.server().getDatabase("postgres", database);
+      DSL.using(other, SQLDialect.POSTGRES).execute(WalSetup.createSlotSql(slot));
+      try {
+        assertThat(WalSlot.find(DB, slot).orElseThrow().database()).hasValue(database);
 
-      assertThatThrownBy(() -> WalSlot.drop(DB, slot))
-          .isInstanceOf(IllegalStateException.class)
-          .hasMessage(
-              "replication slot "
-                  + slot
-                  + " belongs to database "
-                  + database
-                  + ", not postgres: connect to that database to drop it");
-      assertThat(WalSlot.find(DB, slot)).isPresent();
+        assertThatThrownBy(() -> WalSlot.drop(DB, slot))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessage(
+                "replication slot "
+                    + slot
+                    + " belongs to database "
+                    + database
+                    + ", not postgres: connect to that database to drop it");
+        assertThat(WalSlot.find(DB, slot)).isPresent();
+      } finally {
+        WalSlot.drop(other, slot);
+      }
+      assertThat(WalSlot.find(DB, slot)).isEmpty();
     } finally {
-      WalSlot.drop(other, slot);
+      // A database with a slot cannot be dropped: the slot goes first, above.
+      LogicalServer.execute("DROP DATABASE " + database);
     }
-    assertThat(WalSlot.find(DB, slot)).isEmpty();
   }
 
   @Test
