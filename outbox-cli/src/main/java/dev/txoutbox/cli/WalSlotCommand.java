@@ -276,13 +276,17 @@ final class WalSlotCommand implements Callable<Integer> {
             row("confirmed flush lsn", s.confirmedFlushLsn().orElse("-")),
             row("restart lsn", s.restartLsn().orElse("-")),
             row("wal status", s.walStatus().orElse("-")),
-            row(
-                "safe wal size",
-                s.safeWalSize().isPresent()
-                    ? s.safeWalSize().getAsLong() + " bytes"
-                    : "- (unlimited)"),
+            row("safe wal size", safeWalSize(s)),
             row("lag", s.lagBytes().isPresent() ? s.lagBytes().getAsLong() + " bytes" : "-"),
             row("publication", publication)));
+  }
+
+  /** The bytes left, or why there is no number: the slot is lost, or nothing limits it. */
+  static String safeWalSize(WalSlot s) {
+    if (s.safeWalSize().isPresent()) {
+      return s.safeWalSize().getAsLong() + " bytes";
+    }
+    return s.walStatus().filter("lost"::equals).isPresent() ? "- (lost)" : "- (unlimited)";
   }
 
   private static String row(String name, String value) {

@@ -9,6 +9,7 @@ import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.txoutbox.wal.WalSlot;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -164,6 +165,44 @@ class WalCommandsTest {
                       && m.contains("ordering=PER_AGGREGATE,"));
     } finally {
       loggers.forEach(l -> l.detachAppender(relays));
+    }
+  }
+
+  @Test
+  void aLostSlotShowsLostNotUnlimited() throws Exception {
+    // A server of the test's own: its WAL limit would invalidate every slot of the shared one.
+    try (EmbeddedPostgres own =
+        EmbeddedPostgres.builder()
+            .setServerConfig("wal_level", "logical")
+            .setServerConfig("max_slot_wal_keep_size", "1MB")
+            .start()) {
+      // Catalog functions and DDL with no generated model: plain SQL. WAL past the limit, in new
+      // segments, then a checkpoint that removes what the slot needed.
+      DSLContext dsl = DSL.using(own.getPostgresDatabase(), SQLDialect.POSTGRES);
+      dsl.execute("SELECT pg_create_logical_replication_slot('lost_slot', 'pgoutput')");
+      dsl.execute("CREATE TABLE filler (x text)");
+      for (int i = 0; i < 4; i++) {
+        dsl.execute("INSERT INTO filler SELECT repeat('x', 1000) FROM generate_series(1, 2000)");
+        dsl.execute("SELECT pg_switch_wal()");
+      }
+      dsl.execute("CHECKPOINT");
+      String url = "jdbc:postgresql://localhost:" + own.getPort() + "/postgres";
+
+      CliRunner.Result text =
+          new CliRunner()
+              .run(
+                  "--jdbc-url",
+                  url,
+                  "--user",
+                  "postgres",
+                  "wal-slot",
+                  "show",
+                  "--slot",
+                  "lost_slot");
+
+      assertThat(text.exitCode()).as(text.err()).isZero();
+      assertThat(text.out().lines())
+          .contains("wal status:          lost", "safe wal size:       - (lost)");
     }
   }
 

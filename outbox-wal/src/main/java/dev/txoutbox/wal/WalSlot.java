@@ -230,7 +230,8 @@ public final class WalSlot {
 
   /**
    * Bytes of WAL that can still be written before the slot is lost; empty when {@code
-   * max_slot_wal_keep_size} is unlimited ({@code -1}).
+   * max_slot_wal_keep_size} is unlimited ({@code -1}), and also when the slot is already lost (see
+   * {@link #walStatus()}), which tells the two apart.
    */
   public OptionalLong safeWalSize() {
     return safeWalSize == null ? OptionalLong.empty() : OptionalLong.of(safeWalSize);

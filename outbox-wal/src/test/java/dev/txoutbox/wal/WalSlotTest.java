@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.schema.OutboxTables;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;
@@ -205,6 +206,39 @@ class WalSlotTest {
       }
     } finally {
       LogicalServer.execute("DROP DATABASE " + database);
+    }
+  }
+
+  @Test
+  void aLostSlotHasNoSafeWalSizeAndSaysLost() throws Exception {
+    // A server of the test's own: the WAL limit it sets would invalidate every slot of the shared
+    // one.
+    try (EmbeddedPostgres own =
+        EmbeddedPostgres.builder()
+            .setServerConfig("wal_level", "logical")
+            .setServerConfig("max_slot_wal_keep_size", "1MB")
+            .start()) {
+      DataSource db = own.getPostgresDatabase();
+      DSLContext dsl = DSL.using(db, SQLDialect.POSTGRES);
+      dsl.execute(WalSetup.createSlotSql("lost_slot"));
+      WalSlot reserved = WalSlot.find(db, "lost_slot").orElseThrow();
+      assertThat(reserved.safeWalSize()).isPresent();
+
+      // Catalog functions and DDL with no generated model: plain SQL. WAL past the limit, in new
+      // segments, then a checkpoint that removes what the slot needed.
+      dsl.execute("CREATE TABLE filler (x text)");
+      for (int i = 0; i < 4; i++) {
+        dsl.execute("INSERT INTO filler SELECT repeat('x', 1000) FROM generate_series(1, 2000)");
+        dsl.execute("SELECT pg_switch_wal()");
+      }
+      dsl.execute("CHECKPOINT");
+
+      WalSlot lost = WalSlot.find(db, "lost_slot").orElseThrow();
+      assertThat(lost.walStatus()).hasValue("lost");
+      assertThat(lost.safeWalSize()).isEmpty();
+      assertThatThrownBy(() -> WalSetup.ensureSlot(dsl, "lost_slot", true))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageStartingWith("replication slot lost_slot is lost");
     }
   }
 
