@@ -283,6 +283,7 @@ class DebeziumOutboxRecipeTest {
     return recipe;
   }
 
+  // pg_replication_slots is a catalog view outside any generated model: named fields.
   private static boolean slotIsStreaming() {
     return Boolean.TRUE.equals(
         dsl.select(DSL.field("active", Boolean.class))
@@ -315,6 +316,8 @@ class DebeziumOutboxRecipeTest {
         + "'";
   }
 
+  // Plain SQL, like the recipe's own statements: the table as an operator following the recipe
+  // reads it, with payload and headers cast to the text PostgreSQL sends Debezium.
   private static List<Row> rows() {
     return dsl.resultQuery(
             "SELECT id, aggregate_type, aggregate_id, event_type, payload::text AS payload,"
