@@ -23,6 +23,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -51,8 +52,8 @@ import org.junit.jupiter.api.Test;
  * The recipe of docs/debezium.md, run: events recorded by our writer, read from the WAL by
  * Debezium's embedded engine with its PostgreSQL connector, routed by the Outbox Event Router
  * configured from {@code debezium-outbox.properties} alone (plus connection settings), and the
- * cleanup statement of the recipe. The engine hands over the records after the transformation, so
- * no Kafka broker is needed: what is asserted is what Kafka Connect would write.
+ * cleanup and switch-back statements of the recipe. The engine hands over the records after the
+ * transformation, so no Kafka broker is needed: what is asserted is what Kafka Connect would write.
  */
 class DebeziumOutboxRecipeTest {
 
@@ -93,32 +94,8 @@ class DebeziumOutboxRecipeTest {
       throws Exception {
     List<SourceRecord> routed = new CopyOnWriteArrayList<>();
     AtomicReference<Throwable> engineFailure = new AtomicReference<>();
-    DebeziumEngine<RecordChangeEvent<SourceRecord>> engine =
-        DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
-            .using(engineConfig())
-            .notifying(
-                (records, committer) -> {
-                  for (RecordChangeEvent<SourceRecord> r : records) {
-                    routed.add(r.record());
-                    committer.markProcessed(r);
-                  }
-                  committer.markBatchFinished();
-                })
-            .using(
-                (DebeziumEngine.CompletionCallback)
-                    (success, message, error) -> {
-                      if (!success) {
-                        engineFailure.set(
-                            error != null ? error : new IllegalStateException(message));
-                      }
-                    })
-            .build();
-    ExecutorService executor = Executors.newSingleThreadExecutor();
+    RunningEngine running = RunningEngine.start(routed, engineFailure);
     try {
-      executor.execute(engine);
-      // snapshot.mode=no_data: only what commits after the slot streams is sent.
-      awaitEngine(engineFailure, DebeziumOutboxRecipeTest::slotIsStreaming);
-
       List<UUID> first =
           dsl.transactionResult(
               tx ->
@@ -200,6 +177,111 @@ class DebeziumOutboxRecipeTest {
                   "{\"x-quote\\\"d\":\"va'l\\\"ue\\\\\",\"emoji 🚀\":\"✓ ünïcødé\","
                       + "\"json-looking\":\"{\\\"not\\\":\\\"parsed\\\"}\"}"));
     } finally {
+      running.close();
+    }
+  }
+
+  @Test
+  void switchingBackMarksTheDeliveredIdsAndLeavesAnEventCommittedAfterTheConnectorStopped()
+      throws Exception {
+    List<SourceRecord> routed = new CopyOnWriteArrayList<>();
+    AtomicReference<Throwable> engineFailure = new AtomicReference<>();
+    List<UUID> ours = new ArrayList<>();
+    RunningEngine running = RunningEngine.start(routed, engineFailure);
+    try (Connection late = LogicalPostgres.dataSource().getConnection()) {
+      late.setAutoCommit(false);
+      // A transaction that begins before the last delivered event and commits after the stop.
+      UUID lateId =
+          OUTBOX.record(DSL.using(late, SQLDialect.POSTGRES), "order", "L-1", "late", "{}");
+      ours.add(lateId);
+      UUID delivered =
+          dsl.transactionResult(tx -> OUTBOX.record(tx.dsl(), "order", "D-1", "delivered", "{}"));
+      ours.add(delivered);
+      awaitEngine(
+          engineFailure,
+          () ->
+              routed.stream()
+                  .anyMatch(r -> delivered.toString().equals(header(r, "outbox-event-id"))));
+      running.close();
+      late.commit();
+
+      // Marking by time would take the late event: its created_at is its transaction's start.
+      OffsetDateTime lastCreatedAt =
+          OffsetDateTime.parse(header(routed.get(routed.size() - 1), "outbox-created-at"));
+      assertThat(rows())
+          .filteredOn(row -> row.id().equals(lateId))
+          .singleElement()
+          .matches(
+              row -> !row.createdAt().isAfter(lastCreatedAt), "created before the last message");
+      // The recipe's statement, with the ids the consumer side received.
+      List<String> deliveredIds = routed.stream().map(r -> header(r, "outbox-event-id")).toList();
+      assertThat(deliveredIds).contains(delivered.toString()).doesNotContain(lateId.toString());
+      String switchBack =
+          resource("debezium-switch-back.sql")
+              .replace(":'delivered_ids'", "'{" + String.join(",", deliveredIds) + "}'");
+      assertThat(LogicalPostgres.execute(switchBack)).isEqualTo(deliveredIds.size());
+
+      assertThat(pendingIds()).contains(lateId).doesNotContain(delivered);
+    } finally {
+      running.close();
+      // Plain SQL: this test's rows out of the table the other test counts.
+      LogicalPostgres.execute(
+          "DELETE FROM public.outbox_events WHERE id IN ('"
+              + String.join("','", ours.stream().map(UUID::toString).toList())
+              + "')");
+    }
+  }
+
+  // Plain SQL, like the recipe's own statements: what the txoutbox relay would find pending.
+  private static List<UUID> pendingIds() {
+    return dsl.fetch("SELECT id FROM public.outbox_events WHERE processed_at IS NULL")
+        .getValues(0, UUID.class);
+  }
+
+  /** The embedded engine on the recipe's configuration, routing into a list; closed once. */
+  private static final class RunningEngine implements AutoCloseable {
+    private final DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
+    private final ExecutorService executor = Executors.newSingleThreadExecutor();
+    private boolean closed;
+
+    private RunningEngine(DebeziumEngine<RecordChangeEvent<SourceRecord>> engine) {
+      this.engine = engine;
+    }
+
+    /** Started and streaming: {@code snapshot.mode=no_data} sends only what commits from now. */
+    static RunningEngine start(List<SourceRecord> routed, AtomicReference<Throwable> failure) {
+      RunningEngine running =
+          new RunningEngine(
+              DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
+                  .using(engineConfig())
+                  .notifying(
+                      (records, committer) -> {
+                        for (RecordChangeEvent<SourceRecord> r : records) {
+                          routed.add(r.record());
+                          committer.markProcessed(r);
+                        }
+                        committer.markBatchFinished();
+                      })
+                  .using(
+                      (DebeziumEngine.CompletionCallback)
+                          (success, message, error) -> {
+                            if (!success) {
+                              failure.set(
+                                  error != null ? error : new IllegalStateException(message));
+                            }
+                          })
+                  .build());
+      running.executor.execute(running.engine);
+      awaitEngine(failure, DebeziumOutboxRecipeTest::slotIsStreaming);
+      return running;
+    }
+
+    @Override
+    public void close() throws IOException, InterruptedException {
+      if (closed) {
+        return;
+      }
+      closed = true;
       engine.close();
       executor.shutdown();
       assertThat(executor.awaitTermination(30, TimeUnit.SECONDS)).as("engine stopped").isTrue();
@@ -219,7 +301,11 @@ class DebeziumOutboxRecipeTest {
             Path.of(System.getProperty("txoutbox.root", "..")).resolve("docs/debezium.md"),
             StandardCharsets.UTF_8);
     for (String name :
-        List.of("debezium-outbox.properties", "debezium-publication.sql", "debezium-cleanup.sql")) {
+        List.of(
+            "debezium-outbox.properties",
+            "debezium-publication.sql",
+            "debezium-cleanup.sql",
+            "debezium-switch-back.sql")) {
       assertThat(doc).as(name).contains(resource(name));
     }
   }
