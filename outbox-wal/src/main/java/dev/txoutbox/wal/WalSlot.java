@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * A logical replication slot as {@code pg_replication_slots} shows it, with the publication the
  * relay reads through it: what an operator looks at before dropping a slot that holds WAL back.
- * {@link #find} reads one; {@link #drop} removes one that no relay reads.
+ * {@link #find} reads one; {@link #drop} removes one that can be a relay's and that no relay reads.
  *
  * <p>Immutable and thread-safe.
  */
