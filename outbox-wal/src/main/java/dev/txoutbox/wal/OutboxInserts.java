@@ -69,6 +69,7 @@ final class OutboxInserts {
   private final List<OutboxMessage> current = new ArrayList<>();
   private final List<Unreadable> unreadable = new ArrayList<>();
   private int delayed;
+  private boolean open;
 
   OutboxInserts(OutboxTables tables) {
     this.schema = tables.schema();
@@ -85,6 +86,7 @@ final class OutboxInserts {
    */
   @Nullable Transaction accept(PgOutput.Message message) {
     if (message instanceof PgOutput.Begin) {
+      open = true;
       current.clear();
       unreadable.clear();
       delayed = 0;
@@ -99,9 +101,15 @@ final class OutboxInserts {
       current.clear();
       unreadable.clear();
       delayed = 0;
+      open = false;
       return t;
     }
     return null;
+  }
+
+  /** Whether a transaction's Begin was read and its Commit not yet. */
+  boolean inTransaction() {
+    return open;
   }
 
   private void relation(PgOutput.Relation r) {

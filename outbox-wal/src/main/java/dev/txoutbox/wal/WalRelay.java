@@ -341,11 +341,15 @@ public final class WalRelay implements AutoCloseable {
             .withSlotOption("proto_version", "1")
             .withSlotOption("publication_names", publicationName)
             .withStatusInterval((int) statusInterval.toMillis(), TimeUnit.MILLISECONDS)
+            // The driver would move the flushed position to a keepalive's by itself; the relay
+            // does it (confirmQuiet), under its own conditions, whatever the driver version.
+            .withAutomaticFlush(false)
             .start();
     OutboxInserts inserts = new OutboxInserts(tables);
     List<OutboxMessage> batch = new ArrayList<>();
     long confirm = -1;
     oldestUnconfirmed = NO_COMMIT;
+    long quietConfirmed = System.nanoTime();
     while (running) {
       ByteBuffer buffer = stream.readPending();
       if (buffer == null) {
@@ -354,6 +358,11 @@ public final class WalRelay implements AutoCloseable {
           batch.clear();
           confirm = -1;
         } else {
+          if (!inserts.inTransaction()
+              && System.nanoTime() - quietConfirmed >= statusInterval.toNanos()) {
+            quietConfirmed = System.nanoTime();
+            confirmQuiet(stream);
+          }
           LockSupport.parkNanos(IDLE_NANOS);
         }
         continue;
@@ -381,6 +390,32 @@ public final class WalRelay implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * With nothing pending, confirms the server's position from its keepalives if it moved past the
+   * confirmed one. Since PostgreSQL 15 {@code pgoutput} sends no empty transaction, so while the
+   * outbox table is idle and other tables are busy no commit would ever be confirmed and the slot
+   * would hold back all their WAL, until {@code max_slot_wal_keep_size} made it lost.
+   *
+   * <p>Safe because the caller only asks when the batch is empty (every event read is recorded and
+   * its commit confirmed) and no transaction is open between a Begin and its Commit. The stream
+   * delivers messages in order, so a keepalive's position ({@link
+   * PGReplicationStream#getLastReceiveLSN()}, also the position of the last message read) is past
+   * only what was already sent and read: every transaction that committed before it. A transaction
+   * committing later has its commit after that position and is sent whole on any stream that starts
+   * there, since the server decodes from the slot's restart position, which it keeps independently
+   * of the confirmed one to cover transactions still running.
+   */
+  private void confirmQuiet(PGReplicationStream stream) {
+    long server = stream.getLastReceiveLSN().asLong();
+    if (Long.compareUnsigned(server, confirmedLsn.get()) <= 0) {
+      return;
+    }
+    LogSequenceNumber position = LogSequenceNumber.valueOf(server);
+    stream.setAppliedLSN(position);
+    stream.setFlushedLSN(position); // sent by the driver's next status update
+    confirmedLsn.set(server);
   }
 
   /** Publishes and records {@code events}, then confirms {@code lsn}. */
