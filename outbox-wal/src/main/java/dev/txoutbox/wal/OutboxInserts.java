@@ -1,5 +1,6 @@
 package dev.txoutbox.wal;
 
+import dev.txoutbox.internal.json.Json;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.OutboxMessage;
 import java.time.OffsetDateTime;
@@ -156,7 +157,7 @@ final class OutboxInserts {
               required(v, at[3], "aggregate_id"),
               required(v, at[4], "event_type"),
               required(v, at[5], "payload"),
-              HeadersText.read(headers),
+              headers.equals("{}") ? Map.of() : Json.readStringMap(headers),
               OffsetDateTime.parse(required(v, at[8], "created_at"), TIMESTAMPTZ).toInstant(),
               Integer.parseInt(required(v, at[7], "attempts")) + 1));
     } catch (RuntimeException e) {

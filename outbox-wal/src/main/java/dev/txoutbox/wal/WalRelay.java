@@ -4,11 +4,13 @@ import dev.txoutbox.Ordering;
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.internal.relay.ErrorText;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.Printable;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.SecretMasking;
@@ -380,7 +382,7 @@ public final class WalRelay implements AutoCloseable {
                   + " polling relay, which dead-letters a row it cannot read either",
               config.name(),
               u.id(),
-              u.reason());
+              safe(u.reason()));
         }
         confirm = t.endLsn();
         if (batch.size() >= config.batchSize()) {
@@ -452,7 +454,7 @@ public final class WalRelay implements AutoCloseable {
             config.name(),
             DurationText.of(config.brokerProbeBackoff().initialDelay()),
             DurationText.of(config.brokerProbeBackoff().maxDelay()),
-            reason);
+            safe(reason));
         safely(() -> listener.brokerUnavailable(reason));
       }
       hold(stream, config.brokerProbeBackoff().delayAfter(probes, ThreadLocalRandom.current()));
@@ -634,22 +636,22 @@ public final class WalRelay implements AutoCloseable {
         postponed.computeIfAbsent(probe, k -> new ArrayList<>()).add(m.id());
         blocked.put(aggregate, probe);
       } else if (r.isPermanent() || m.attempt() >= config.maxAttempts()) {
-        String error = WalStore.errorText(r.reason());
+        String error = ErrorText.sanitize(r.reason());
         WalStore.fail(tx, m.id(), null, error, now);
         blocked.put(aggregate, now);
         log.error(
             "WAL relay {}: event {} ({}) is a dead letter after attempt {}: {}",
             config.name(),
             m.id(),
-            m.eventType(),
+            safe(m.eventType()),
             m.attempt(),
-            error);
+            safe(error));
         after.add(() -> listener.deadLettered(m, r));
         counts[2]++;
       } else {
         Duration delay = config.backoff().delayAfter(m.attempt(), ThreadLocalRandom.current());
         OffsetDateTime next = now.plus(delay);
-        WalStore.fail(tx, m.id(), next, WalStore.errorText(r.reason()), null);
+        WalStore.fail(tx, m.id(), next, ErrorText.sanitize(r.reason()), null);
         blocked.put(aggregate, next);
         log.warn(
             "WAL relay {}: event {} attempt {} failed, the polling relay retries it after {}: {}",
@@ -657,7 +659,7 @@ public final class WalRelay implements AutoCloseable {
             m.id(),
             m.attempt(),
             delay,
-            r.reason());
+            safe(r.reason()));
         after.add(() -> listener.willRetry(m, r, delay));
         counts[2]++;
       }
@@ -717,6 +719,15 @@ public final class WalRelay implements AutoCloseable {
       meters.brokerAvailable(outage);
       application.brokerAvailable(outage);
     }
+  }
+
+  /**
+   * Text from the database or a broker, fit for a log line, as the polling relay logs it:
+   * credentials masked, control characters escaped so that it can neither split the line nor drive
+   * a terminal.
+   */
+  static String safe(@Nullable String text) {
+    return String.valueOf(Printable.of(SecretMasking.maskText(text)));
   }
 
   private void safely(Runnable r) {

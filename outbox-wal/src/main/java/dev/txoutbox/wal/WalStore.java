@@ -29,9 +29,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class WalStore {
 
-  /** Longest stored {@code last_error}, in characters, as the polling relay stores. */
-  static final int MAX_ERROR_LENGTH = 2000;
-
   private WalStore() {}
 
   /**
@@ -181,32 +178,5 @@ final class WalStore {
         .set(OUTBOX_EVENTS.RETRY_AFTER, until)
         .where(OUTBOX_EVENTS.ID.eq(DSL.any(ids.toArray(UUID[]::new))))
         .execute();
-  }
-
-  /**
-   * {@code text} safe for {@code last_error}: U+0000 (which {@code text} refuses) and lone
-   * surrogates become U+FFFD, cut to {@link #MAX_ERROR_LENGTH} characters.
-   */
-  static String errorText(@Nullable String text) {
-    if (text == null) {
-      return "(no reason given)";
-    }
-    boolean cut = text.length() > MAX_ERROR_LENGTH;
-    int end = cut ? MAX_ERROR_LENGTH - 1 : text.length();
-    if (cut && Character.isHighSurrogate(text.charAt(end - 1))) {
-      end--; // keep a pair whole rather than split it
-    }
-    StringBuilder sb = new StringBuilder(end + 1);
-    for (int i = 0; i < end; i++) {
-      char c = text.charAt(i);
-      if (Character.isHighSurrogate(c)
-          && i + 1 < end
-          && Character.isLowSurrogate(text.charAt(i + 1))) {
-        sb.append(c).append(text.charAt(++i));
-      } else {
-        sb.append(c == '\u0000' || Character.isSurrogate(c) ? '\uFFFD' : c);
-      }
-    }
-    return cut ? sb.append('…').toString() : sb.toString();
   }
 }
