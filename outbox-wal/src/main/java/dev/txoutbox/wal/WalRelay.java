@@ -87,6 +87,13 @@ public final class WalRelay implements AutoCloseable {
   /** Defaults to this delay before reconnecting after the stream failed: 1 s. */
   public static final Duration DEFAULT_RECONNECT_DELAY = Duration.ofSeconds(1);
 
+  /**
+   * The longest wait between two attempts to reopen a stream that keeps failing: 30 s. The wait
+   * starts at the reconnect delay and doubles per failure in a row; a stream that confirmed a
+   * position, or lived this long, starts a new series.
+   */
+  static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(30);
+
   /** Defaults to this interval between two status updates to the server: 10 s. */
   static final Duration DEFAULT_STATUS_INTERVAL = Duration.ofSeconds(10);
 
@@ -236,7 +243,8 @@ public final class WalRelay implements AutoCloseable {
 
   /**
    * Whether the relay is reading or trying to: true from {@link #start()} until {@link #close()},
-   * while its thread lives. A stream being reopened after a failure still counts as running; {@link
+   * while its thread lives: a {@link VirtualMachineError} (out of memory) ends the thread, logged,
+   * and then this is false. A stream being reopened after a failure still counts as running; {@link
    * #reconnects()} and the slot lag tell how well it goes.
    */
   public boolean isRunning() {
@@ -299,7 +307,11 @@ public final class WalRelay implements AutoCloseable {
 
   private void run() {
     boolean first = true;
+    int failures = 0; // of the series of streams that did not work, for the backoff
     while (running) {
+      long confirmedBefore = confirmedLsn.get();
+      long openedAt = System.nanoTime();
+      Throwable failure;
       try {
         if (!first) {
           reconnects.incrementAndGet();
@@ -313,19 +325,58 @@ public final class WalRelay implements AutoCloseable {
         }
         first = false;
         stream();
-      } catch (InterruptedException e) {
-        break;
-      } catch (Exception e) {
-        if (!running) {
-          break;
-        }
-        log.warn("WAL relay {}: stream failed, reconnecting: {}", config.name(), e.toString(), e);
+        continue; // returns only once closed
+      } catch (VirtualMachineError e) {
+        log.error("WAL relay {}: stopping on {}", config.name(), e.toString(), e);
         safely(() -> listener.cycleFailed(e));
-        LockSupport.parkNanos(reconnectDelay.toNanos());
+        break;
+      } catch (Throwable e) { // a loop that must not die: catch everything else, reconnect
+        failure = e;
       } finally {
         closeReplication();
       }
+      if (!running) {
+        break;
+      }
+      Thread.interrupted(); // an interrupt while running is not a close: it only ends the stream
+      boolean worked =
+          confirmedLsn.get() != confirmedBefore
+              || System.nanoTime() - openedAt >= MAX_RECONNECT_DELAY.toNanos();
+      failures = worked ? 1 : failures + 1;
+      Duration delay = reconnectDelay(reconnectDelay, failures);
+      Throwable e = failure;
+      if (failures == 1) {
+        log.warn(
+            "WAL relay {}: stream failed, reconnecting after {}: {}",
+            config.name(),
+            DurationText.of(delay),
+            safe(e.toString()),
+            e);
+      } else {
+        log.warn(
+            "WAL relay {}: stream failed again ({} in a row), reconnecting after {}: {}",
+            config.name(),
+            failures,
+            DurationText.of(delay),
+            safe(e.toString()));
+      }
+      safely(() -> listener.cycleFailed(e));
+      LockSupport.parkNanos(this, delay.toNanos()); // close() unparks
     }
+  }
+
+  /**
+   * The wait before reopening the stream after the {@code failures}-th failure in a row: {@code
+   * initial}, doubled each time, at most {@link #MAX_RECONNECT_DELAY} (or {@code initial} if
+   * longer).
+   */
+  static Duration reconnectDelay(Duration initial, int failures) {
+    Duration max = initial.compareTo(MAX_RECONNECT_DELAY) > 0 ? initial : MAX_RECONNECT_DELAY;
+    Duration delay = initial;
+    for (int i = 1; i < failures && delay.compareTo(max) < 0; i++) {
+      delay = delay.multipliedBy(2);
+    }
+    return delay.compareTo(max) > 0 ? max : delay;
   }
 
   private void stream() throws SQLException, InterruptedException {
@@ -583,7 +634,9 @@ public final class WalRelay implements AutoCloseable {
       results = publisher.publish(List.copyOf(send));
     } catch (InterruptedException e) {
       throw new RuntimeInterruption(e);
-    } catch (RuntimeException e) {
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (RuntimeException | Error e) { // an Error of the publisher's is its failure, as polled
       return Collections.nCopies(send.size(), PublishResult.retryable("publisher threw " + e, e));
     }
     if (results == null || results.size() != send.size()) {
@@ -935,8 +988,9 @@ public final class WalRelay implements AutoCloseable {
     }
 
     /**
-     * How long to wait before reopening a failed stream. Defaults to {@link
-     * #DEFAULT_RECONNECT_DELAY}.
+     * How long to wait before reopening a failed stream; doubled for each failure in a row, up to
+     * 30 s (or this delay, if longer), and back to this after a stream that worked. Defaults to
+     * {@link #DEFAULT_RECONNECT_DELAY}.
      *
      * @throws IllegalArgumentException if not positive
      */
