@@ -5,6 +5,7 @@ import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
 import dev.txoutbox.internal.relay.ErrorText;
+import dev.txoutbox.internal.relay.RelayStore;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
@@ -261,10 +262,16 @@ public final class WalRelay implements AutoCloseable {
    * Checks or creates the publication and the slot, then starts reading on a thread of its own
    * ({@code outbox-wal-<name>}).
    *
-   * @throws IllegalStateException if called twice, or the table, publication or slot is missing and
-   *     cannot be created; the message shows the SQL and the privileges needed
+   * @throws IllegalStateException if called twice or after {@link #close()}; if the table,
+   *     publication or slot is missing and cannot be created (the message shows the SQL and the
+   *     privileges needed); or, in a per-aggregate ordering, if the ordering indexes are missing
+   *     (the message says how to install them: {@code OutboxSchema.migrateOrderingIndex} or {@code
+   *     txoutbox migrate --with-ordering-index})
    */
   public void start() {
+    if (closed.get()) {
+      throw new IllegalStateException("relay " + config.name() + " was closed; build a new one");
+    }
     if (!started.compareAndSet(false, true)) {
       throw new IllegalStateException("relay " + config.name() + " was already started");
     }
@@ -281,6 +288,9 @@ public final class WalRelay implements AutoCloseable {
               + "). Create it with OutboxSchema.migrate(dataSource, tables)",
           e);
     }
+    // As the polling relay: without the ordering indexes each batch's check of earlier events
+    // would scan the table.
+    RelayStore.requireOrderingIndexes(dsl, config.ordering(), tables);
     WalSetup.ensurePublication(dsl, publicationName, tables, createIfMissing);
     WalSetup.ensureSlot(dsl, slotName, createIfMissing);
     log.info(
