@@ -4,9 +4,6 @@ import static dev.txoutbox.wal.WalTestKit.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.schema.OutboxTables;
@@ -14,9 +11,7 @@ import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.testing.RecordingPublisher;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * Broker and database text in the WAL relay's log lines is masked and escaped as the polling
@@ -27,23 +22,12 @@ class WalRelayLogTest {
   private static final String HOSTILE = "refused by amqp://user:pw@host:5672/v\nFORGED ERROR line";
 
   private final WalTestKit kit = new WalTestKit();
-  private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
-  private final Logger logger = (Logger) LoggerFactory.getLogger("dev.txoutbox.wal");
-
-  @BeforeEach
-  void listen() {
-    appender.start();
-    logger.addAppender(appender);
-  }
+  private final CapturedLog log = new CapturedLog();
 
   @AfterEach
   void closeAll() throws Exception {
-    logger.detachAppender(appender);
+    log.close();
     kit.close();
-  }
-
-  private List<String> lines() {
-    return appender.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
   }
 
   @Test
@@ -72,16 +56,16 @@ class WalRelayLogTest {
         .atMost(WAIT)
         .until(
             () ->
-                lines().stream().anyMatch(l -> l.contains("dead letter"))
-                    && lines().stream().anyMatch(l -> l.contains("retries it")));
+                log.lines().stream().anyMatch(l -> l.contains("dead letter"))
+                    && log.lines().stream().anyMatch(l -> l.contains("retries it")));
     // A batch of its own, so that the broker is unavailable to all of it: the relay holds.
     LogicalServer.dsl(tables)
         .transaction(c -> outbox.record(c.dsl(), OutboxEvent.of("order", "hold", "e", "{}")));
     await()
         .atMost(WAIT)
-        .until(() -> lines().stream().anyMatch(l -> l.contains("holding the slot")));
+        .until(() -> log.lines().stream().anyMatch(l -> l.contains("holding the slot")));
     List<String> relevant =
-        lines().stream()
+        log.lines().stream()
             .filter(
                 l ->
                     l.contains("dead letter")

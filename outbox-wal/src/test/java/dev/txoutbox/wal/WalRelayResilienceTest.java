@@ -7,9 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.Publisher;
@@ -20,26 +18,17 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /** The reader thread survives what it can and says so when it cannot. */
 class WalRelayResilienceTest {
 
   private final WalTestKit kit = new WalTestKit();
-  private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
-  private final Logger logger = (Logger) LoggerFactory.getLogger("dev.txoutbox.wal");
-
-  @BeforeEach
-  void listen() {
-    appender.start();
-    logger.addAppender(appender);
-  }
+  private final CapturedLog log = new CapturedLog();
 
   @AfterEach
   void closeAll() throws Exception {
-    logger.detachAppender(appender);
+    log.close();
     kit.close();
   }
 
@@ -91,7 +80,7 @@ class WalRelayResilienceTest {
     write(tables, outbox, "a", 1);
     await().atMost(WAIT).until(() -> !relay.isRunning());
     assertThat(WalTestKit.touched(tables)).as("the batch rolled back").isZero();
-    assertThat(appender.list)
+    assertThat(log.events())
         .anyMatch(
             e ->
                 e.getLevel() == Level.ERROR
@@ -116,7 +105,7 @@ class WalRelayResilienceTest {
     await().atMost(WAIT).until(() -> relay.reconnects() >= 4);
     relay.close();
     List<ILoggingEvent> failures =
-        appender.list.stream()
+        log.events().stream()
             .filter(e -> e.getFormattedMessage().contains("stream failed"))
             .toList();
     assertThat(failures).hasSizeGreaterThanOrEqualTo(4);
