@@ -2,7 +2,9 @@
  * The outbox writer, the relay and the admin operations ({@code dev.txoutbox}), with optional Guice
  * glue ({@code dev.txoutbox.guice}), Micrometer metrics ({@code dev.txoutbox.metrics}) and
  * OpenTelemetry trace propagation ({@code dev.txoutbox.tracing}). The implementation packages under
- * {@code dev.txoutbox.internal} are not exported.
+ * {@code dev.txoutbox.internal} are not exported, except two to outbox-wal by qualified exports: it
+ * is released in lockstep with this module and shares the polling relay's JSON reading, error text
+ * and start-up checks.
  *
  * <p>The publisher SPI, the schema and jOOQ appear in the API and are read by every module that
  * reads this one. Guice, Micrometer, OpenTelemetry and the PostgreSQL driver's API are optional
@@ -10,6 +12,8 @@
  * uses {@code dev.txoutbox.guice}, {@code dev.txoutbox.metrics} or {@code dev.txoutbox.tracing}
  * requires the matching library itself.
  */
+@SuppressWarnings(
+    "module") // dev.txoutbox.wal, of the qualified exports, is built after this module
 module dev.txoutbox.core {
   requires transitive dev.txoutbox.spi;
   requires transitive dev.txoutbox.schema;
@@ -27,6 +31,13 @@ module dev.txoutbox.core {
   exports dev.txoutbox.guice;
   exports dev.txoutbox.metrics;
   exports dev.txoutbox.tracing;
+
+  // outbox-wal, released with this module, reads headers, stores errors and checks the ordering
+  // indexes exactly as the polling relay does.
+  exports dev.txoutbox.internal.json to
+      dev.txoutbox.wal;
+  exports dev.txoutbox.internal.relay to
+      dev.txoutbox.wal;
 
   // Guice injects the module's private nested providers.
   opens dev.txoutbox.guice to

@@ -1,5 +1,6 @@
 package dev.txoutbox.wal;
 
+import dev.txoutbox.internal.json.Json;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.OutboxMessage;
 import java.time.OffsetDateTime;
@@ -69,6 +70,7 @@ final class OutboxInserts {
   private final List<OutboxMessage> current = new ArrayList<>();
   private final List<Unreadable> unreadable = new ArrayList<>();
   private int delayed;
+  private boolean open;
 
   OutboxInserts(OutboxTables tables) {
     this.schema = tables.schema();
@@ -85,6 +87,7 @@ final class OutboxInserts {
    */
   @Nullable Transaction accept(PgOutput.Message message) {
     if (message instanceof PgOutput.Begin) {
+      open = true;
       current.clear();
       unreadable.clear();
       delayed = 0;
@@ -99,9 +102,15 @@ final class OutboxInserts {
       current.clear();
       unreadable.clear();
       delayed = 0;
+      open = false;
       return t;
     }
     return null;
+  }
+
+  /** Whether a transaction's Begin was read and its Commit not yet. */
+  boolean inTransaction() {
+    return open;
   }
 
   private void relation(PgOutput.Relation r) {
@@ -148,7 +157,7 @@ final class OutboxInserts {
               required(v, at[3], "aggregate_id"),
               required(v, at[4], "event_type"),
               required(v, at[5], "payload"),
-              HeadersText.read(headers),
+              headers.equals("{}") ? Map.of() : Json.readStringMap(headers),
               OffsetDateTime.parse(required(v, at[8], "created_at"), TIMESTAMPTZ).toInstant(),
               Integer.parseInt(required(v, at[7], "attempts")) + 1));
     } catch (RuntimeException e) {

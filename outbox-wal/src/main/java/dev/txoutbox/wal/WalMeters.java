@@ -137,8 +137,9 @@ final class WalMeters {
               return t;
             });
     refresher = s;
-    long every = settings.refreshInterval().toMillis();
-    s.scheduleWithFixedDelay(this::refresh, 0, every, TimeUnit.MILLISECONDS);
+    // In nanoseconds: a refresh interval below a millisecond is valid and toMillis() would be 0.
+    long every = settings.refreshInterval().toNanos();
+    s.scheduleWithFixedDelay(this::refresh, 0, every, TimeUnit.NANOSECONDS);
   }
 
   /** Reads the lag in bytes now; a failure keeps the last value. */

@@ -4,11 +4,14 @@ import dev.txoutbox.Ordering;
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.internal.relay.ErrorText;
+import dev.txoutbox.internal.relay.RelayStore;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.Printable;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.SecretMasking;
@@ -69,8 +72,13 @@ import org.slf4j.LoggerFactory;
  * <p>When the broker is unavailable to every event of a batch, the relay rolls the batch back,
  * confirms nothing and publishes the same batch again after each delay of the broker probe backoff,
  * holding the slot (and keeping the stream alive) until the broker answers or the relay is closed.
- * In the per-aggregate {@linkplain RelayConfig#ordering() orderings} it publishes no event whose
- * aggregate has an earlier pending event outside the batch, and leaves those rows untouched.
+ * In the per-aggregate {@linkplain RelayConfig#ordering() orderings} it publishes no event of an
+ * aggregate that has a pending event outside the batch before its last event in the batch (before
+ * its first one, or in a gap between two), and leaves those rows untouched.
+ *
+ * <p>While nothing is pending it confirms the server's keepalive position, so that a quiet outbox
+ * table on a busy database does not hold back the slot (PostgreSQL 15 and later send no empty
+ * transactions). A stream that fails is reopened, the delay doubling per failure in a row.
  *
  * <p>Failed, postponed and delayed events ({@code notBefore}) are left to a polling {@code
  * OutboxRelay} running alongside with a long poll interval, which retries and dead-letters them and
@@ -84,6 +92,13 @@ public final class WalRelay implements AutoCloseable {
 
   /** Defaults to this delay before reconnecting after the stream failed: 1 s. */
   public static final Duration DEFAULT_RECONNECT_DELAY = Duration.ofSeconds(1);
+
+  /**
+   * The longest wait between two attempts to reopen a stream that keeps failing: 30 s. The wait
+   * starts at the reconnect delay and doubles per failure in a row; a stream that confirmed a
+   * position, or lived this long, starts a new series.
+   */
+  static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(30);
 
   /** Defaults to this interval between two status updates to the server: 10 s. */
   static final Duration DEFAULT_STATUS_INTERVAL = Duration.ofSeconds(10);
@@ -234,7 +249,8 @@ public final class WalRelay implements AutoCloseable {
 
   /**
    * Whether the relay is reading or trying to: true from {@link #start()} until {@link #close()},
-   * while its thread lives. A stream being reopened after a failure still counts as running; {@link
+   * while its thread lives: a {@link VirtualMachineError} (out of memory) ends the thread, logged,
+   * and then this is false. A stream being reopened after a failure still counts as running; {@link
    * #reconnects()} and the slot lag tell how well it goes.
    */
   public boolean isRunning() {
@@ -251,10 +267,16 @@ public final class WalRelay implements AutoCloseable {
    * Checks or creates the publication and the slot, then starts reading on a thread of its own
    * ({@code outbox-wal-<name>}).
    *
-   * @throws IllegalStateException if called twice, or the table, publication or slot is missing and
-   *     cannot be created; the message shows the SQL and the privileges needed
+   * @throws IllegalStateException if called twice or after {@link #close()}; if the table,
+   *     publication or slot is missing and cannot be created (the message shows the SQL and the
+   *     privileges needed); or, in a per-aggregate ordering, if the ordering indexes are missing
+   *     (the message says how to install them: {@code OutboxSchema.migrateOrderingIndex} or {@code
+   *     txoutbox migrate --with-ordering-index})
    */
   public void start() {
+    if (closed.get()) {
+      throw new IllegalStateException("relay " + config.name() + " was closed; build a new one");
+    }
     if (!started.compareAndSet(false, true)) {
       throw new IllegalStateException("relay " + config.name() + " was already started");
     }
@@ -271,6 +293,9 @@ public final class WalRelay implements AutoCloseable {
               + "). Create it with OutboxSchema.migrate(dataSource, tables)",
           e);
     }
+    // As the polling relay: without the ordering indexes each batch's check of earlier events
+    // would scan the table.
+    RelayStore.requireOrderingIndexes(dsl, config.ordering(), tables);
     WalSetup.ensurePublication(dsl, publicationName, tables, createIfMissing);
     WalSetup.ensureSlot(dsl, slotName, createIfMissing);
     log.info(
@@ -297,7 +322,11 @@ public final class WalRelay implements AutoCloseable {
 
   private void run() {
     boolean first = true;
+    int failures = 0; // of the series of streams that did not work, for the backoff
     while (running) {
+      long confirmedBefore = confirmedLsn.get();
+      long openedAt = System.nanoTime();
+      Throwable failure;
       try {
         if (!first) {
           reconnects.incrementAndGet();
@@ -311,19 +340,58 @@ public final class WalRelay implements AutoCloseable {
         }
         first = false;
         stream();
-      } catch (InterruptedException e) {
-        break;
-      } catch (Exception e) {
-        if (!running) {
-          break;
-        }
-        log.warn("WAL relay {}: stream failed, reconnecting: {}", config.name(), e.toString(), e);
+        continue; // returns only once closed
+      } catch (VirtualMachineError e) {
+        log.error("WAL relay {}: stopping on {}", config.name(), e.toString(), e);
         safely(() -> listener.cycleFailed(e));
-        LockSupport.parkNanos(reconnectDelay.toNanos());
+        break;
+      } catch (Throwable e) { // a loop that must not die: catch everything else, reconnect
+        failure = e;
       } finally {
         closeReplication();
       }
+      if (!running) {
+        break;
+      }
+      Thread.interrupted(); // an interrupt while running is not a close: it only ends the stream
+      boolean worked =
+          confirmedLsn.get() != confirmedBefore
+              || System.nanoTime() - openedAt >= MAX_RECONNECT_DELAY.toNanos();
+      failures = worked ? 1 : failures + 1;
+      Duration delay = reconnectDelay(reconnectDelay, failures);
+      Throwable e = failure;
+      if (failures == 1) {
+        log.warn(
+            "WAL relay {}: stream failed, reconnecting after {}: {}",
+            config.name(),
+            DurationText.of(delay),
+            safe(e.toString()),
+            e);
+      } else {
+        log.warn(
+            "WAL relay {}: stream failed again ({} in a row), reconnecting after {}: {}",
+            config.name(),
+            failures,
+            DurationText.of(delay),
+            safe(e.toString()));
+      }
+      safely(() -> listener.cycleFailed(e));
+      LockSupport.parkNanos(this, delay.toNanos()); // close() unparks
     }
+  }
+
+  /**
+   * The wait before reopening the stream after the {@code failures}-th failure in a row: {@code
+   * initial}, doubled each time, at most {@link #MAX_RECONNECT_DELAY} (or {@code initial} if
+   * longer).
+   */
+  static Duration reconnectDelay(Duration initial, int failures) {
+    Duration max = initial.compareTo(MAX_RECONNECT_DELAY) > 0 ? initial : MAX_RECONNECT_DELAY;
+    Duration delay = initial;
+    for (int i = 1; i < failures && delay.compareTo(max) < 0; i++) {
+      delay = delay.multipliedBy(2);
+    }
+    return delay.compareTo(max) > 0 ? max : delay;
   }
 
   private void stream() throws SQLException, InterruptedException {
@@ -341,11 +409,15 @@ public final class WalRelay implements AutoCloseable {
             .withSlotOption("proto_version", "1")
             .withSlotOption("publication_names", publicationName)
             .withStatusInterval((int) statusInterval.toMillis(), TimeUnit.MILLISECONDS)
+            // The driver would move the flushed position to a keepalive's by itself; the relay
+            // does it (confirmQuiet), under its own conditions, whatever the driver version.
+            .withAutomaticFlush(false)
             .start();
     OutboxInserts inserts = new OutboxInserts(tables);
     List<OutboxMessage> batch = new ArrayList<>();
     long confirm = -1;
     oldestUnconfirmed = NO_COMMIT;
+    long quietConfirmed = System.nanoTime();
     while (running) {
       ByteBuffer buffer = stream.readPending();
       if (buffer == null) {
@@ -354,6 +426,11 @@ public final class WalRelay implements AutoCloseable {
           batch.clear();
           confirm = -1;
         } else {
+          if (!inserts.inTransaction()
+              && System.nanoTime() - quietConfirmed >= statusInterval.toNanos()) {
+            quietConfirmed = System.nanoTime();
+            confirmQuiet(stream);
+          }
           LockSupport.parkNanos(IDLE_NANOS);
         }
         continue;
@@ -371,7 +448,7 @@ public final class WalRelay implements AutoCloseable {
                   + " polling relay, which dead-letters a row it cannot read either",
               config.name(),
               u.id(),
-              u.reason());
+              safe(u.reason()));
         }
         confirm = t.endLsn();
         if (batch.size() >= config.batchSize()) {
@@ -381,6 +458,32 @@ public final class WalRelay implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * With nothing pending, confirms the server's position from its keepalives if it moved past the
+   * confirmed one. Since PostgreSQL 15 {@code pgoutput} sends no empty transaction, so while the
+   * outbox table is idle and other tables are busy no commit would ever be confirmed and the slot
+   * would hold back all their WAL, until {@code max_slot_wal_keep_size} made it lost.
+   *
+   * <p>Safe because the caller only asks when the batch is empty (every event read is recorded and
+   * its commit confirmed) and no transaction is open between a Begin and its Commit. The stream
+   * delivers messages in order, so a keepalive's position ({@link
+   * PGReplicationStream#getLastReceiveLSN()}, also the position of the last message read) is past
+   * only what was already sent and read: every transaction that committed before it. A transaction
+   * committing later has its commit after that position and is sent whole on any stream that starts
+   * there, since the server decodes from the slot's restart position, which it keeps independently
+   * of the confirmed one to cover transactions still running.
+   */
+  private void confirmQuiet(PGReplicationStream stream) {
+    long server = stream.getLastReceiveLSN().asLong();
+    if (Long.compareUnsigned(server, confirmedLsn.get()) <= 0) {
+      return;
+    }
+    LogSequenceNumber position = LogSequenceNumber.valueOf(server);
+    stream.setAppliedLSN(position);
+    stream.setFlushedLSN(position); // sent by the driver's next status update
+    confirmedLsn.set(server);
   }
 
   /** Publishes and records {@code events}, then confirms {@code lsn}. */
@@ -417,7 +520,7 @@ public final class WalRelay implements AutoCloseable {
             config.name(),
             DurationText.of(config.brokerProbeBackoff().initialDelay()),
             DurationText.of(config.brokerProbeBackoff().maxDelay()),
-            reason);
+            safe(reason));
         safely(() -> listener.brokerUnavailable(reason));
       }
       hold(stream, config.brokerProbeBackoff().delayAfter(probes, ThreadLocalRandom.current()));
@@ -546,7 +649,9 @@ public final class WalRelay implements AutoCloseable {
       results = publisher.publish(List.copyOf(send));
     } catch (InterruptedException e) {
       throw new RuntimeInterruption(e);
-    } catch (RuntimeException e) {
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (RuntimeException | Error e) { // an Error of the publisher's is its failure, as polled
       return Collections.nCopies(send.size(), PublishResult.retryable("publisher threw " + e, e));
     }
     if (results == null || results.size() != send.size()) {
@@ -599,22 +704,22 @@ public final class WalRelay implements AutoCloseable {
         postponed.computeIfAbsent(probe, k -> new ArrayList<>()).add(m.id());
         blocked.put(aggregate, probe);
       } else if (r.isPermanent() || m.attempt() >= config.maxAttempts()) {
-        String error = WalStore.errorText(r.reason());
+        String error = ErrorText.sanitize(r.reason());
         WalStore.fail(tx, m.id(), null, error, now);
         blocked.put(aggregate, now);
         log.error(
             "WAL relay {}: event {} ({}) is a dead letter after attempt {}: {}",
             config.name(),
             m.id(),
-            m.eventType(),
+            safe(m.eventType()),
             m.attempt(),
-            error);
+            safe(error));
         after.add(() -> listener.deadLettered(m, r));
         counts[2]++;
       } else {
         Duration delay = config.backoff().delayAfter(m.attempt(), ThreadLocalRandom.current());
         OffsetDateTime next = now.plus(delay);
-        WalStore.fail(tx, m.id(), next, WalStore.errorText(r.reason()), null);
+        WalStore.fail(tx, m.id(), next, ErrorText.sanitize(r.reason()), null);
         blocked.put(aggregate, next);
         log.warn(
             "WAL relay {}: event {} attempt {} failed, the polling relay retries it after {}: {}",
@@ -622,7 +727,7 @@ public final class WalRelay implements AutoCloseable {
             m.id(),
             m.attempt(),
             delay,
-            r.reason());
+            safe(r.reason()));
         after.add(() -> listener.willRetry(m, r, delay));
         counts[2]++;
       }
@@ -682,6 +787,15 @@ public final class WalRelay implements AutoCloseable {
       meters.brokerAvailable(outage);
       application.brokerAvailable(outage);
     }
+  }
+
+  /**
+   * Text from the database or a broker, fit for a log line, as the polling relay logs it:
+   * credentials masked, control characters escaped so that it can neither split the line nor drive
+   * a terminal.
+   */
+  static String safe(@Nullable String text) {
+    return String.valueOf(Printable.of(SecretMasking.maskText(text)));
   }
 
   private void safely(Runnable r) {
@@ -889,8 +1003,9 @@ public final class WalRelay implements AutoCloseable {
     }
 
     /**
-     * How long to wait before reopening a failed stream. Defaults to {@link
-     * #DEFAULT_RECONNECT_DELAY}.
+     * How long to wait before reopening a failed stream; doubled for each failure in a row, up to
+     * 30 s (or this delay, if longer), and back to this after a stream that worked. Defaults to
+     * {@link #DEFAULT_RECONNECT_DELAY}.
      *
      * @throws IllegalArgumentException if not positive
      */

@@ -29,9 +29,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class WalStore {
 
-  /** Longest stored {@code last_error}, in characters, as the polling relay stores. */
-  static final int MAX_ERROR_LENGTH = 2000;
-
   private WalStore() {}
 
   /**
@@ -60,12 +57,15 @@ final class WalStore {
   }
 
   /**
-   * The aggregates of {@code batch} that have a pending event before their first event in the
-   * batch, in {@code seq} order, which the per-aggregate orderings must publish first: an event not
-   * yet published nor dead-lettered (whether due, in backoff or locked by another relay) and, under
-   * {@link Ordering#PER_AGGREGATE}, a dead letter too. One statement; each aggregate costs one
-   * probe of {@code outbox_events_pending_aggregate_idx} (and of {@code
-   * outbox_events_dead_aggregate_idx}) where the ordering indexes exist.
+   * The aggregates of {@code batch} that the per-aggregate orderings must not publish now: those
+   * with an event before their last event in the batch, in {@code seq} order, that is not in the
+   * batch and that the polling relay would publish or stop at first. That is a pending event (due,
+   * delayed by {@code notBefore}, in backoff or locked by another relay: whether before the
+   * aggregate's first event in the batch or between two of them) and, under {@link
+   * Ordering#PER_AGGREGATE}, a dead letter. Such an aggregate is left whole to the polling relay,
+   * which publishes its run in order. One statement; each aggregate costs one range probe of {@code
+   * outbox_events_pending_aggregate_idx} (and of {@code outbox_events_dead_aggregate_idx}) where
+   * the ordering indexes exist, which reads at most its events of the batch besides.
    *
    * @throws IllegalArgumentException if {@code ordering} is {@link Ordering#NONE}
    */
@@ -80,39 +80,42 @@ final class WalStore {
   /** The statement of {@link #blocked}, for the plan tests. */
   static ResultQuery<Record2<String, String>> blockedQuery(
       DSLContext tx, List<OutboxMessage> batch, Ordering ordering) {
-    Map<Aggregate, Long> first = new LinkedHashMap<>();
+    Map<Aggregate, Long> last = new LinkedHashMap<>();
     for (OutboxMessage m : batch) {
-      first.merge(Aggregate.of(m), m.sequence(), Math::min);
+      last.merge(Aggregate.of(m), m.sequence(), Math::max);
     }
     @SuppressWarnings({"unchecked", "rawtypes"})
-    Row3<String, String, Long>[] rows = new Row3[first.size()];
+    Row3<String, String, Long>[] rows = new Row3[last.size()];
     int i = 0;
-    for (Map.Entry<Aggregate, Long> e : first.entrySet()) {
+    for (Map.Entry<Aggregate, Long> e : last.entrySet()) {
       rows[i++] =
           DSL.row(
               DSL.val(e.getKey().type(), OUTBOX_EVENTS.AGGREGATE_TYPE),
               DSL.val(e.getKey().id(), OUTBOX_EVENTS.AGGREGATE_ID),
               DSL.val(e.getValue(), OUTBOX_EVENTS.SEQ));
     }
+    UUID[] sent = batch.stream().map(OutboxMessage::id).toArray(UUID[]::new);
     Table<Record3<String, String, Long>> heads =
-        DSL.values(rows).as("heads", "aggregate_type", "aggregate_id", "seq");
+        DSL.values(rows).as("heads", "aggregate_type", "aggregate_id", "max_seq");
     Field<String> type = heads.field("aggregate_type", String.class);
     Field<String> id = heads.field("aggregate_id", String.class);
-    Field<Long> seq = heads.field("seq", Long.class);
-    // Written as the ordering indexes' predicates, so that each probe can use one of them.
+    Field<Long> maxSeq = heads.field("max_seq", Long.class);
+    // Written as the ordering indexes' predicates, so that each probe can use one of them; the
+    // batch's own events are in the probed range and are filtered out.
     Condition before =
         OUTBOX_EVENTS
             .AGGREGATE_TYPE
             .eq(type)
             .and(OUTBOX_EVENTS.AGGREGATE_ID.eq(id))
-            .and(OUTBOX_EVENTS.SEQ.lt(seq));
+            .and(OUTBOX_EVENTS.SEQ.lt(maxSeq));
     Condition pending =
         DSL.exists(
             DSL.selectOne()
                 .from(OUTBOX_EVENTS)
                 .where(before)
                 .and(OUTBOX_EVENTS.PROCESSED_AT.isNull())
-                .and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNull()));
+                .and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNull())
+                .and(OUTBOX_EVENTS.ID.ne(DSL.all(sent))));
     Condition blocking =
         switch (ordering) {
           case PER_AGGREGATE ->
@@ -175,32 +178,5 @@ final class WalStore {
         .set(OUTBOX_EVENTS.RETRY_AFTER, until)
         .where(OUTBOX_EVENTS.ID.eq(DSL.any(ids.toArray(UUID[]::new))))
         .execute();
-  }
-
-  /**
-   * {@code text} safe for {@code last_error}: U+0000 (which {@code text} refuses) and lone
-   * surrogates become U+FFFD, cut to {@link #MAX_ERROR_LENGTH} characters.
-   */
-  static String errorText(@Nullable String text) {
-    if (text == null) {
-      return "(no reason given)";
-    }
-    boolean cut = text.length() > MAX_ERROR_LENGTH;
-    int end = cut ? MAX_ERROR_LENGTH - 1 : text.length();
-    if (cut && Character.isHighSurrogate(text.charAt(end - 1))) {
-      end--; // keep a pair whole rather than split it
-    }
-    StringBuilder sb = new StringBuilder(end + 1);
-    for (int i = 0; i < end; i++) {
-      char c = text.charAt(i);
-      if (Character.isHighSurrogate(c)
-          && i + 1 < end
-          && Character.isLowSurrogate(text.charAt(i + 1))) {
-        sb.append(c).append(text.charAt(++i));
-      } else {
-        sb.append(c == '\u0000' || Character.isSurrogate(c) ? '\uFFFD' : c);
-      }
-    }
-    return cut ? sb.append('…').toString() : sb.toString();
   }
 }

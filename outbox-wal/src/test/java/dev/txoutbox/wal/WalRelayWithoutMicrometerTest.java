@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Properties;
 import java.util.function.Function;
+import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.Test;
@@ -63,18 +64,34 @@ class WalRelayWithoutMicrometerTest {
       RecordingPublisher publisher = new RecordingPublisher();
       Properties user = new Properties();
       user.setProperty("user", "postgres");
-      try (WalRelay relay =
+      DSLContext dsl = DSL.using(dataSource, SQLDialect.POSTGRES, tables.settings(null));
+      WalRelay relay =
           WalRelay.builder()
               .dataSource(dataSource)
               .replicationUrl(url, user)
               .tables(tables)
               .publisher(publisher)
-              .build()) {
+              .build();
+      try (relay) {
         relay.start();
         Outbox outbox = Outbox.builder().tables(tables).build();
-        DSL.using(dataSource, SQLDialect.POSTGRES, tables.settings(null))
-            .transaction(c -> outbox.record(c.dsl(), OutboxEvent.of("order", "a", "e", "{}")));
+        dsl.transaction(c -> outbox.record(c.dsl(), OutboxEvent.of("order", "a", "e", "{}")));
         await().atMost(WalTestKit.WAIT).until(() -> publisher.published().size() == 1);
+      } finally {
+        // The server has a few slots only. The slot functions have no jOOQ model.
+        await()
+            .atMost(WalTestKit.WAIT)
+            .until(
+                () -> {
+                  dsl.execute(
+                      "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
+                          + " WHERE slot_name = ? AND NOT active",
+                      relay.slotName());
+                  return dsl.fetchCount(
+                          DSL.table(DSL.name("pg_replication_slots")),
+                          DSL.field(DSL.name("slot_name")).eq(relay.slotName()))
+                      == 0;
+                });
       }
       return "published " + publisher.published().size();
     }

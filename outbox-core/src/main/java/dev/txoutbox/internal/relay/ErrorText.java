@@ -5,17 +5,17 @@ import org.jspecify.annotations.Nullable;
 /**
  * Makes any text safe to store as {@code last_error}: PostgreSQL's {@code text} refuses U+0000 and
  * the driver would turn a lone UTF-16 surrogate into {@code ?}, so both become U+FFFD; the result
- * holds at most {@link #MAX_LENGTH} characters.
+ * holds at most {@link #MAX_LENGTH} characters. Public for outbox-wal only (a qualified export).
  */
-final class ErrorText {
+public final class ErrorText {
 
   /** Longest stored {@code last_error}, in characters. */
-  static final int MAX_LENGTH = 2000;
+  public static final int MAX_LENGTH = 2000;
 
   private ErrorText() {}
 
   /** {@code text} with U+0000 and lone surrogates replaced and cut to {@link #MAX_LENGTH}. */
-  static String sanitize(@Nullable String text) {
+  public static String sanitize(@Nullable String text) {
     if (text == null) {
       return "(no reason given)";
     }

@@ -32,8 +32,11 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The relay's statements: claim a batch, complete the published, record the failed. */
-final class RelayStore {
+/**
+ * The relay's statements: claim a batch, complete the published, record the failed. Public for
+ * outbox-wal's start-up check only (a qualified export).
+ */
+public final class RelayStore {
 
   private RelayStore() {}
 
@@ -90,7 +93,8 @@ final class RelayStore {
    *
    * @throws IllegalStateException naming the missing index and how to install it
    */
-  static void requireOrderingIndexes(DSLContext dsl, Ordering ordering, OutboxTables tables) {
+  public static void requireOrderingIndexes(
+      DSLContext dsl, Ordering ordering, OutboxTables tables) {
     List<String> needed =
         switch (ordering) {
           case NONE -> List.of();
