@@ -26,6 +26,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -100,6 +101,17 @@ public final class WalRelay implements AutoCloseable {
    */
   static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(30);
 
+  /**
+   * Defaults to this longest wait for a commit the stream delivered to become visible: 5 s. See
+   * {@link Builder#visibilityWait(Duration)}.
+   */
+  static final Duration DEFAULT_VISIBILITY_WAIT = Duration.ofSeconds(5);
+
+  /** The first and the longest pause between two looks for rows not visible yet. */
+  private static final Duration FIRST_LOOK = Duration.ofMillis(1);
+
+  private static final Duration LONGEST_LOOK = Duration.ofMillis(100);
+
   /** Defaults to this interval between two status updates to the server: 10 s. */
   static final Duration DEFAULT_STATUS_INTERVAL = Duration.ofSeconds(10);
 
@@ -128,6 +140,7 @@ public final class WalRelay implements AutoCloseable {
   private final Clock clock;
   private final Duration reconnectDelay;
   private final Duration statusInterval;
+  private final Duration visibilityWait;
   private final String metricsText;
   private final Runnable startMeters;
   private final Runnable closeMeters;
@@ -140,6 +153,7 @@ public final class WalRelay implements AutoCloseable {
   private final AtomicLong confirmedLsn = new AtomicLong();
   private final AtomicLong skippedCount = new AtomicLong();
   private final AtomicLong reconnects = new AtomicLong();
+  private final AtomicLong visibilityWaits = new AtomicLong();
 
   /** The commit time of the oldest transaction read and not confirmed, or {@link #NO_COMMIT}. */
   private volatile long oldestUnconfirmed = NO_COMMIT;
@@ -156,6 +170,7 @@ public final class WalRelay implements AutoCloseable {
     this.clock = b.clock;
     this.reconnectDelay = b.reconnectDelay;
     this.statusInterval = b.statusInterval;
+    this.visibilityWait = b.visibilityWait;
     Properties p = new Properties();
     p.putAll(b.replicationProperties);
     PGProperty.REPLICATION.set(p, "database");
@@ -256,6 +271,11 @@ public final class WalRelay implements AutoCloseable {
   public boolean isRunning() {
     Thread t = reader;
     return running && t != null && t.isAlive();
+  }
+
+  /** How many times a batch was looked at again because rows of it were not visible yet. */
+  long visibilityWaits() {
+    return visibilityWaits.get();
   }
 
   /** How many times the stream was opened again after a failure since start. */
@@ -503,14 +523,29 @@ public final class WalRelay implements AutoCloseable {
 
   /**
    * Processes one batch; while the broker is unavailable to every event of it, rolls it back, waits
-   * the broker probe backoff's next delay with the slot held and publishes it again.
+   * the broker probe backoff's next delay with the slot held and publishes it again. While rows of
+   * it are not visible yet, looks again after a pause, up to the visibility wait.
    */
   private void processHolding(PGReplicationStream stream, List<OutboxMessage> events)
       throws SQLException, InterruptedException {
     int probes = 0;
     long heldSince = 0;
+    long visibleBy = System.nanoTime() + visibilityWait.toNanos();
+    Duration look = FIRST_LOOK;
     String unavailable;
-    while ((unavailable = process(events)) != null) {
+    while (true) {
+      try {
+        unavailable = process(events, System.nanoTime() - visibleBy >= 0);
+      } catch (NotVisibleYet e) {
+        visibilityWaits.incrementAndGet();
+        hold(stream, look);
+        look =
+            look.multipliedBy(2).compareTo(LONGEST_LOOK) > 0 ? LONGEST_LOOK : look.multipliedBy(2);
+        continue;
+      }
+      if (unavailable == null) {
+        break;
+      }
       if (probes++ == 0) {
         heldSince = System.nanoTime();
         String reason = unavailable;
@@ -561,10 +596,20 @@ public final class WalRelay implements AutoCloseable {
   /**
    * One batch: claim, publish, record, commit; then tell the listener.
    *
+   * <p>The stream can deliver a commit before other sessions see it: the server decodes a commit
+   * once it is flushed, while the committing session makes it visible only afterwards (at once,
+   * usually; after the acknowledgement when it waits for a synchronous standby). So an event that
+   * is neither claimed nor visible at all is either deleted (published by the polling relay in
+   * {@code DELETE} mode, purged) or not visible yet: unless {@code lastLook}, the batch is rolled
+   * back to be looked at again shortly ({@link NotVisibleYet}); on the last look such events are
+   * left to the polling relay, which finds any that appear later.
+   *
    * @return null, or the reason when the broker was unavailable to every event published: then the
    *     transaction was rolled back and nothing recorded
+   * @throws NotVisibleYet if some events' rows are not visible and this is not the last look
    */
-  private @Nullable String process(List<OutboxMessage> events) throws InterruptedException {
+  private @Nullable String process(List<OutboxMessage> events, boolean lastLook)
+      throws InterruptedException {
     long started = System.nanoTime();
     UUID[] ids = events.stream().map(OutboxMessage::id).toArray(UUID[]::new);
     List<Runnable> after = new ArrayList<>();
@@ -574,6 +619,29 @@ public final class WalRelay implements AutoCloseable {
           cfg -> {
             DSLContext tx = cfg.dsl();
             Set<UUID> pending = WalStore.claim(tx, ids);
+            if (pending.size() < ids.length) {
+              UUID[] unclaimed =
+                  events.stream()
+                      .map(OutboxMessage::id)
+                      .filter(id -> !pending.contains(id))
+                      .toArray(UUID[]::new);
+              Set<UUID> seen = WalStore.visible(tx, unclaimed);
+              if (seen.size() < unclaimed.length) {
+                if (!lastLook) {
+                  throw new NotVisibleYet();
+                }
+                List<UUID> missing =
+                    Arrays.stream(unclaimed).filter(id -> !seen.contains(id)).toList();
+                log.info(
+                    "WAL relay {}: {} event(s) not visible after {}, left to the polling relay"
+                        + " (deleted by another relay, or a commit still waiting, for a"
+                        + " synchronous standby for one): {}",
+                    config.name(),
+                    missing.size(),
+                    DurationText.of(visibilityWait),
+                    missing.size() <= 10 ? missing : missing.subList(0, 10) + " …");
+              }
+            }
             List<OutboxMessage> send = new ArrayList<>(pending.size());
             for (OutboxMessage m : events) {
               if (pending.contains(m.id())) {
@@ -596,6 +664,8 @@ public final class WalRelay implements AutoCloseable {
           });
     } catch (Unavailable e) {
       return e.getMessage();
+    } catch (NotVisibleYet e) {
+      throw e;
     } catch (org.jooq.exception.DataAccessException | RuntimeInterruption e) {
       if (e instanceof RuntimeInterruption) {
         throw new InterruptedException("interrupted while publishing");
@@ -627,6 +697,15 @@ public final class WalRelay implements AutoCloseable {
 
     RuntimeInterruption(InterruptedException cause) {
       super(cause);
+    }
+  }
+
+  /** Thrown through jOOQ's transaction to roll it back when some rows are not visible yet. */
+  private static final class NotVisibleYet extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    NotVisibleYet() {
+      super("rows not visible yet", null, false, false);
     }
   }
 
@@ -893,6 +972,7 @@ public final class WalRelay implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private Duration reconnectDelay = DEFAULT_RECONNECT_DELAY;
     private Duration statusInterval = DEFAULT_STATUS_INTERVAL;
+    private Duration visibilityWait = DEFAULT_VISIBILITY_WAIT;
     private @Nullable OutboxMetrics metrics;
 
     private Builder() {}
@@ -1050,6 +1130,18 @@ public final class WalRelay implements AutoCloseable {
      */
     Builder statusInterval(Duration statusInterval) {
       this.statusInterval = requirePositive(statusInterval, "statusInterval");
+      return this;
+    }
+
+    /**
+     * How long the relay looks again, with pauses from 1 ms growing to 100 ms, for the rows of a
+     * commit the stream delivered but that are not visible yet, before it leaves them to the
+     * polling relay. Defaults to {@link #DEFAULT_VISIBILITY_WAIT}.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    Builder visibilityWait(Duration visibilityWait) {
+      this.visibilityWait = requirePositive(visibilityWait, "visibilityWait");
       return this;
     }
 

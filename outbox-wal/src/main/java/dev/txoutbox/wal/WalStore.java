@@ -49,6 +49,18 @@ final class WalStore {
             .fetch(OUTBOX_EVENTS.ID));
   }
 
+  /**
+   * Those of {@code ids} whose rows this transaction can see, pending or not, locked or not: an id
+   * of a committed insert that is missing here was deleted, or its commit is not visible yet.
+   */
+  static Set<UUID> visible(DSLContext tx, UUID[] ids) {
+    return new HashSet<>(
+        tx.select(OUTBOX_EVENTS.ID)
+            .from(OUTBOX_EVENTS)
+            .where(OUTBOX_EVENTS.ID.eq(DSL.any(ids)))
+            .fetch(OUTBOX_EVENTS.ID));
+  }
+
   /** An aggregate: its type and id. */
   record Aggregate(String type, String id) {
     static Aggregate of(OutboxMessage m) {
