@@ -313,7 +313,9 @@ final class WalSection {
                 + " 100) runs alone, without the polling sweeper; the polling relay is the latency"
                 + " section's (1 × 100, adaptive poll 25 ms – 1 s), with the opt-in NOTIFY trigger"
                 + " and its LISTEN connection, or alone. JVM CPU: the relay's process only;"
-                + " PostgreSQL CPU: every backend of the database, the writers' included.",
+                + " PostgreSQL CPU: every backend of the database, the writers' included; both"
+                + " from the counted part's start to the last event seen, not over the wait for"
+                + " events never seen.",
             LatencyBenchmark.WRITERS,
             profile.latencyRate(),
             profile.latencyLength().toSeconds(),
