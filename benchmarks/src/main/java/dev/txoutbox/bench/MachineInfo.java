@@ -60,7 +60,7 @@ record MachineInfo(
         currentLoadAverage());
   }
 
-  private static String setting(DSLContext dsl, String name) {
+  static String setting(DSLContext dsl, String name) {
     return dsl.fetchValue(DSL.function("current_setting", String.class, DSL.inline(name)));
   }
 

@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * DrainBenchmark}. The {@code wal} section ({@link WalSection}) starts a PostgreSQL server of its
  * own with {@code wal_level=logical} ({@link LogicalServer}); {@code --sections wal} runs it alone
  * (about 11 minutes full, 2 quick); {@code -Dtxoutbox.bench.walParts=drain,latency,writer} picks
- * its parts and {@code -Dtxoutbox.bench.walDrainEvents=N} the drain's size.
+ * its parts, {@code -Dtxoutbox.bench.walDrainEvents=N} the drain's size and {@code
+ * -Dtxoutbox.bench.walSettings=synchronous_commit=off} settings of its server other than the shared
+ * server's (the section names them).
  */
 public final class Report {
 

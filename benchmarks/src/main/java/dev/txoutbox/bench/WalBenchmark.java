@@ -1,5 +1,7 @@
 package dev.txoutbox.bench;
 
+import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
+
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.CompletionMode;
@@ -215,14 +217,20 @@ final class WalBenchmark {
 
   /**
    * One latency run: the writers' steady part (their own rate), the sorted latencies in nanoseconds
-   * (from microsecond clocks), events not seen within 30 s, and CPU of this JVM (the relay's) and
-   * of every backend of the database (the writers' included).
+   * (from microsecond clocks), events not seen within 30 s, those of them still pending in the
+   * table, and CPU of this JVM (the relay's) and of every backend of the database (the writers'
+   * included). For the WAL relay also the events it read from the WAL and did not publish ({@link
+   * WalRelay#skippedEvents()}, warm-up included) and how long before the first counted commit its
+   * slot existed; -1 for the polling relay.
    */
   record Latency(
       LatencyMode mode,
       LatencyBenchmark.Steady steady,
       long[] sortedNanos,
       long unpublished,
+      long stillPending,
+      long walSkipped,
+      long slotLeadMillis,
       CpuMeter.Sample cpu) {}
 
   /**
@@ -248,11 +256,14 @@ final class WalBenchmark {
       ClaimBenchmark.execute(pool, "VACUUM ANALYZE " + schema + ".outbox_events");
       LatencyBenchmark.FirstSeen seen = new LatencyBenchmark.FirstSeen(RemoteWriters::wallMicros);
       WalRelay wal = null;
+      long slotMadeMicros = 0;
       OutboxRelay polling = null;
       if (mode == LatencyMode.WAL) {
         wal =
             walRelay(server, DATABASE, pool, schema, seen, new RelayListener() {}, 100, "latency");
+        // start() returns once the slot exists: every commit after it is in the slot.
         wal.start();
+        slotMadeMicros = RemoteWriters.wallMicros();
       } else {
         polling = LatencyBenchmark.pollingRelay(pool, schema, seen, mode == LatencyMode.NOTIFY);
         polling.start();
@@ -264,21 +275,38 @@ final class WalBenchmark {
         child.await("measuring");
         CpuMeter.Sample before = meter.sample();
         LatencyBenchmark.Steady steady = RemoteWriters.read(file, child.await("written"));
-        LatencyBenchmark.awaitSeen(steady.committedAt(), seen.at(), Duration.ofSeconds(30));
-        CpuMeter.Sample cpu = meter.sample().minus(before);
+        CpuMeter.Sample cpu =
+            awaitSeen(steady.committedAt(), seen.at(), meter, Duration.ofSeconds(30)).minus(before);
         long[] micros = LatencyBenchmark.latencies(steady.committedAt(), seen.at());
         long[] nanos = java.util.Arrays.stream(micros).map(m -> m * 1_000).toArray();
+        long firstCommit = steady.committedAt().values().stream().mapToLong(m -> m).min().orElse(0);
         Latency l =
-            new Latency(mode, steady, nanos, steady.committedAt().size() - nanos.length, cpu);
+            new Latency(
+                mode,
+                steady,
+                nanos,
+                steady.committedAt().size() - nanos.length,
+                stillPending(dsl, schema, steady.committedAt().keySet(), seen.at().keySet()),
+                wal == null ? -1 : wal.skippedEvents(),
+                wal == null ? -1 : (firstCommit - slotMadeMicros) / 1_000,
+                cpu);
         log.info(
-            "{}: {} events at {} events/s, p50 {} ms, p99 {} ms, {} unpublished, {} failed writes",
+            "{}: {} events at {} events/s, p50 {} ms, p99 {} ms, {} unpublished ({} still pending"
+                + " in the table), {} failed writes",
             mode.label,
             nanos.length,
             Math.round(steady.committedAt().size() / steady.seconds()),
             Figures.two(Figures.percentile(nanos, 0.50) / 1e6),
             Figures.two(Figures.percentile(nanos, 0.99) / 1e6),
             l.unpublished(),
+            l.stillPending(),
             steady.failed());
+        if (wal != null) {
+          log.info(
+              "WAL relay: {} skipped, slot made {} ms before the first counted commit",
+              l.walSkipped(),
+              l.slotLeadMillis());
+        }
         return l;
       } finally {
         Files.deleteIfExists(file);
@@ -291,6 +319,48 @@ final class WalBenchmark {
         }
       }
     }
+  }
+
+  /**
+   * Waits until every committed event is seen or {@code timeout} passes, and returns the CPU sample
+   * taken when the last event was seen: the wait for events that never come is not the relay's
+   * work, and would weigh on the CPU per event of a relay that misses some.
+   */
+  private static CpuMeter.Sample awaitSeen(
+      Map<java.util.UUID, Long> committed,
+      Map<java.util.UUID, Long> seen,
+      CpuMeter meter,
+      Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    int count = seen.size();
+    CpuMeter.Sample atLast = meter.sample();
+    while (!seen.keySet().containsAll(committed.keySet()) && System.nanoTime() < deadline) {
+      java.util.concurrent.TimeUnit.MILLISECONDS.sleep(20);
+      if (seen.size() != count) {
+        count = seen.size();
+        atLast = meter.sample();
+      }
+    }
+    return atLast;
+  }
+
+  /** How many of the {@code committed} events not {@code seen} are still pending in the table. */
+  private static long stillPending(
+      DSLContext dsl,
+      String schema,
+      java.util.Set<java.util.UUID> committed,
+      java.util.Set<java.util.UUID> seen) {
+    java.util.UUID[] unseen =
+        committed.stream().filter(id -> !seen.contains(id)).toArray(java.util.UUID[]::new);
+    if (unseen.length == 0) {
+      return 0;
+    }
+    DSLContext mapped =
+        DSL.using(dsl.configuration().derive(OutboxSchema.withSchema(null, schema)));
+    return mapped.fetchCount(
+        OUTBOX_EVENTS,
+        OUTBOX_EVENTS.ID.eq(DSL.any(unseen)).and(OUTBOX_EVENTS.PROCESSED_AT.isNull()));
   }
 
   /** Processed events in the outbox before a latency run, analyzed. */

@@ -31,23 +31,48 @@ final class WalSection {
   /** The drain's size instead of the profile's, from this system property if set. */
   static final String EVENTS_PROPERTY = "txoutbox.bench.walDrainEvents";
 
+  /**
+   * Settings on the path from a commit to the WAL relay, read on both servers and copied from the
+   * shared one, besides {@link MachineInfo#SETTINGS}; {@code autovacuum} because the shared server
+   * runs without it.
+   */
+  static final List<String> WAL_PATH_SETTINGS =
+      List.of(
+          "synchronous_commit",
+          "wal_writer_delay",
+          "wal_writer_flush_after",
+          "commit_delay",
+          "commit_siblings",
+          "autovacuum");
+
+  /**
+   * Settings of the WAL section's server instead of the shared server's, from this system property
+   * if set: {@code name=value} pairs separated by commas, such as {@code synchronous_commit=off},
+   * to measure a setting's effect; the section names them.
+   */
+  static final String SETTINGS_PROPERTY = "txoutbox.bench.walSettings";
+
   static ReportSection run(ReportProfile given, BenchDatabase shared, List<List<String>> summary)
       throws Exception {
     ReportProfile profile =
         given.withWalDrainEvents(Integer.getInteger(EVENTS_PROPERTY, given.walDrainEvents()));
     List<String> parts =
         List.of(System.getProperty(PARTS_PROPERTY, "drain,latency,writer").split(","));
-    Map<String, String> sharedSettings = MachineInfo.collect(shared.dsl()).postgresSettings();
+    Map<String, String> sharedSettings = withWalPath(shared, MachineInfo.collect(shared.dsl()));
     Map<String, String> settings = new LinkedHashMap<>(sharedSettings);
     settings.remove("wal_level");
+    Map<String, String> overrides = overrides(System.getProperty(SETTINGS_PROPERTY, ""));
+    settings.putAll(overrides);
     WalBenchmark.Drain drain = null;
     List<WalBenchmark.Latency> latencies = new ArrayList<>();
     Map<String, List<WriterBenchmark.Run>> writers = null;
     MachineInfo info;
+    Map<String, String> own;
     try (LogicalServer server = LogicalServer.start(LogicalServer.quoted(settings));
         BenchDatabase db =
             new BenchDatabase(server.url(WalBenchmark.DATABASE), WalBenchmark.USER, "")) {
       info = MachineInfo.collect(db.dsl());
+      own = withWalPath(db, info);
       if (parts.contains("drain")) {
         drain =
             WalBenchmark.drain(
@@ -79,7 +104,7 @@ final class WalSection {
       }
     }
     ReportSection section = new ReportSection("5. WAL relay");
-    section.text(serverText(info.postgresVersion(), info.postgresSettings(), sharedSettings));
+    section.text(serverText(info.postgresVersion(), own, sharedSettings, overrides));
     if (drain != null) {
       drainPart(section, profile, drain, summary);
     }
@@ -92,15 +117,48 @@ final class WalSection {
     return section;
   }
 
+  /** The settings {@code info} read, and {@link #WAL_PATH_SETTINGS}, on {@code db}. */
+  private static Map<String, String> withWalPath(BenchDatabase db, MachineInfo info) {
+    Map<String, String> out = new LinkedHashMap<>(info.postgresSettings());
+    for (String name : WAL_PATH_SETTINGS) {
+      out.putIfAbsent(name, MachineInfo.setting(db.dsl(), name));
+    }
+    return out;
+  }
+
+  /**
+   * {@code name=value,name=value} as a map in order; blank is none.
+   *
+   * @throws IllegalArgumentException if a pair has no {@code =} or an empty name or value
+   */
+  static Map<String, String> overrides(String text) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String pair : text.split(",")) {
+      if (pair.isBlank()) {
+        continue;
+      }
+      int eq = pair.indexOf('=');
+      if (eq <= 0 || eq == pair.length() - 1) {
+        throw new IllegalArgumentException(
+            SETTINGS_PROPERTY + " must be name=value pairs but was '" + text + "'");
+      }
+      out.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+    }
+    return out;
+  }
+
   private static String serverText(
-      String version, Map<String, String> own, Map<String, String> shared) {
+      String version,
+      Map<String, String> own,
+      Map<String, String> shared,
+      Map<String, String> overrides) {
     StringBuilder out =
         new StringBuilder(
             "The WAL relay needs `wal_level=logical`, which the shared server has not (and is never"
                 + " given): this section runs on a PostgreSQL server of its own, a cluster made by"
                 + " the same Debian binaries' `initdb` in a temporary directory on the same disk,"
                 + " started on a free port of 127.0.0.1 and deleted at the end, with the shared"
-                + " server's settings named above and `max_replication_slots=8`,"
+                + " server's settings named above and those below, and `max_replication_slots=8`,"
                 + " `max_wal_senders=8`. PostgreSQL "
                 + version
                 + ":");
@@ -118,6 +176,21 @@ final class WalSection {
             ". Other settings are `initdb`'s defaults, not Debian's `postgresql.conf`. Both the WAL"
                 + " relay and its polling references run on this server, so every ratio here is"
                 + " like for like; its absolute figures are not those of the sections above.");
+    if (!overrides.isEmpty()) {
+      out.append(" **This run sets ");
+      overrides.forEach((k, v) -> out.append('`').append(k).append('=').append(v).append("` "));
+      out.append("by -D").append(SETTINGS_PROPERTY).append(", not the shared server's values.**");
+    }
+    out.append(
+        " On the WAL path: the WAL sender decodes only WAL that is flushed. With"
+            + " `synchronous_commit=on` a commit returns after its own flush, which wakes the WAL"
+            + " sender, so the WAL relay can read a commit as soon as its writer has returned;"
+            + " with `off` the commit's WAL waits for the WAL writer (every `wal_writer_delay`, "
+            + own.get("wal_writer_delay")
+            + " here, or sooner as pages fill), a delay the polling relay, which sees a commit"
+            + " once it is visible, does not pay. This run: `synchronous_commit="
+            + own.get("synchronous_commit")
+            + "`.");
     return out.toString();
   }
 
@@ -231,18 +304,48 @@ final class WalSection {
                 + " total for %d s after a %d s warm-up, and notes each event's wall-clock time"
                 + " (`Instant.now()`, microseconds) right after its commit returned; this process's"
                 + " relay publishes to a no-op publisher that notes the wall-clock time it first"
-                + " sees each event. The outbox holds %,d processed events, vacuumed and analyzed"
-                + " before the run, as a table in service would be. Same machine, same clock; latency = seen − committed, an"
+                + " sees each event. Before each of the three runs, whichever relay it measures, the"
+                + " outbox is made anew and given %,d processed events, then vacuumed and analyzed,"
+                + " as a table in service would be (on a table never analyzed the completion"
+                + " statement was planned as a sequential scan, 550–600 ms per batch)."
+                + " Same machine, same clock; latency = seen − committed, an"
                 + " event seen before its writer read the clock counts as 0. The WAL relay (batch"
                 + " 100) runs alone, without the polling sweeper; the polling relay is the latency"
                 + " section's (1 × 100, adaptive poll 25 ms – 1 s), with the opt-in NOTIFY trigger"
                 + " and its LISTEN connection, or alone. JVM CPU: the relay's process only;"
-                + " PostgreSQL CPU: every backend of the database, the writers' included.",
+                + " PostgreSQL CPU: every backend of the database, the writers' included; both"
+                + " from the counted part's start to the last event seen, not over the wait for"
+                + " events never seen.",
             LatencyBenchmark.WRITERS,
             profile.latencyRate(),
             profile.latencyLength().toSeconds(),
             profile.latencyWarmup().toSeconds(),
             WalBenchmark.HISTORY));
+    section.text(
+        "**Unpublished** counts events committed in the counted part and not seen within 30 s after"
+            + " the writers stopped; _still pending_, those of them whose row is still unprocessed"
+            + " in the table then; _skipped_, the WAL relay's `skippedEvents()`: events it read"
+            + " from the WAL but did not find pending when it claimed them (warm-up included). With"
+            + " no polling relay beside it and no delayed events, every skip is a miss.");
+    WalBenchmark.Latency wal =
+        results.stream()
+            .filter(r -> r.mode() == WalBenchmark.LatencyMode.WAL)
+            .findFirst()
+            .orElse(null);
+    if (wal != null && wal.walSkipped() > 0) {
+      section.text(
+          String.format(
+              "This run's WAL relay skipped %d; its slot existed %,d ms before the first counted"
+                  + " commit (`start()` creates it before the writers' process starts), so the"
+                  + " misses are not a start-up race. They are a gap in the relay: the WAL sender"
+                  + " decodes a commit once its WAL is flushed, and the committing backend makes it"
+                  + " visible to other sessions only afterwards (after the wait for synchronous"
+                  + " standbys, if any); a claim in between does not see the row, and the relay"
+                  + " confirms the slot past it. A loaded machine widens the gap. In service the"
+                  + " polling sweeper beside the WAL relay publishes such events, late by its poll"
+                  + " interval.",
+              wal.walSkipped(), wal.slotLeadMillis()));
+    }
     List<List<String>> rows = new ArrayList<>();
     Map<String, List<Double>> chart = new LinkedHashMap<>();
     chart.put("p50", new ArrayList<>());
@@ -267,6 +370,8 @@ final class WalSection {
               Figures.two(p99),
               Figures.two(sorted.length == 0 ? Double.NaN : sorted[sorted.length - 1] / 1e6),
               Long.toString(r.unpublished()),
+              Long.toString(r.stillPending()),
+              r.walSkipped() < 0 ? "" : Long.toString(r.walSkipped()),
               Long.toString(r.steady().failed()),
               Figures.one(r.cpu().jvmNanos() / 1e3 / events),
               Figures.one(r.cpu().postgresNanos() / 1e3 / events)));
@@ -293,6 +398,8 @@ final class WalSection {
                 "p99 ms",
                 "max ms",
                 "unpublished",
+                "still pending",
+                "skipped",
                 "failed writes",
                 "JVM CPU µs/event",
                 "PostgreSQL CPU µs/event"),

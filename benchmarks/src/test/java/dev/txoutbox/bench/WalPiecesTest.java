@@ -71,4 +71,18 @@ class WalPiecesTest {
     assertThat(ReportProfile.QUICK.walDrainEvents())
         .isLessThan(ReportProfile.FULL.walDrainEvents());
   }
+
+  @Test
+  void settingOverridesAreNameValuePairsInOrderAndAMalformedPairIsRefused() {
+    assertThat(WalSection.overrides("")).isEmpty();
+    assertThat(WalSection.overrides("synchronous_commit=off, wal_writer_delay = 10ms,"))
+        .containsExactly(
+            Map.entry("synchronous_commit", "off"), Map.entry("wal_writer_delay", "10ms"));
+    for (String bad : List.of("synchronous_commit", "=off", "synchronous_commit=")) {
+      assertThatThrownBy(() -> WalSection.overrides(bad))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(WalSection.SETTINGS_PROPERTY)
+          .hasMessageContaining("'" + bad + "'");
+    }
+  }
 }
