@@ -625,7 +625,14 @@ public final class WalRelay implements AutoCloseable {
                       .map(OutboxMessage::id)
                       .filter(id -> !pending.contains(id))
                       .toArray(UUID[]::new);
+              // Each statement has a snapshot of its own: a row can become visible after the claim.
+              // So claim again what is visible now, in a later snapshot than the look: a row seen
+              // but not claimed then is truly another relay's or done; one not seen is looked at
+              // again.
               Set<UUID> seen = WalStore.visible(tx, unclaimed);
+              if (!seen.isEmpty()) {
+                pending.addAll(WalStore.claim(tx, seen.toArray(UUID[]::new)));
+              }
               if (seen.size() < unclaimed.length) {
                 if (!lastLook) {
                   throw new NotVisibleYet();
