@@ -32,9 +32,11 @@ module dev.txoutbox.core {
   exports dev.txoutbox.metrics;
   exports dev.txoutbox.tracing;
 
-  // outbox-wal, released with this module, reads headers, stores errors and checks the ordering
-  // indexes exactly as the polling relay does.
+  // outbox-wal, released with this module, reads headers, stores errors, checks the ordering
+  // indexes and registers the relay meters exactly as the polling relay does.
   exports dev.txoutbox.internal.json to
+      dev.txoutbox.wal;
+  exports dev.txoutbox.internal.metrics to
       dev.txoutbox.wal;
   exports dev.txoutbox.internal.relay to
       dev.txoutbox.wal;

@@ -55,6 +55,7 @@ class InternalPackagesStayInternalTest {
         .isEqualTo(
             Map.of(
                 "dev.txoutbox.internal.json", Set.of("dev.txoutbox.wal"),
+                "dev.txoutbox.internal.metrics", Set.of("dev.txoutbox.wal"),
                 "dev.txoutbox.internal.relay", Set.of("dev.txoutbox.wal")));
 
     List<String> violations = new ArrayList<>();

@@ -1,7 +1,5 @@
 package dev.txoutbox.metrics;
 
-import dev.txoutbox.OutboxAdmin;
-import dev.txoutbox.internal.metrics.RelayMeters;
 import dev.txoutbox.spi.DurationText;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -105,22 +103,6 @@ public final class OutboxMetrics {
   /** How many event types get an {@code event_type} tag value of their own. Defaults to 200. */
   public int maxEventTypes() {
     return maxEventTypes;
-  }
-
-  /**
-   * Registers the outbox meters of a relay that is not an {@code OutboxRelay} (outbox-wal's {@code
-   * WalRelay}, for one): the meters listed above, tagged {@code relay=relayName}, the backlog
-   * gauges reading {@code admin} at once and then every {@link #refreshInterval()}. The relay tells
-   * the returned binding its outcomes and closes it when it stops.
-   *
-   * @throws NullPointerException if an argument is null
-   * @throws IllegalStateException if the registry already holds outbox meters of {@code relayName}
-   */
-  public RelayMeterBinding bindRelay(String relayName, OutboxAdmin admin) {
-    return RelayMeters.register(
-        this,
-        Objects.requireNonNull(relayName, "relayName"),
-        Objects.requireNonNull(admin, "admin"));
   }
 
   /** The settings for a log line, such as {@code PrometheusMeterRegistry, refresh 15s, ...}. */

@@ -2,8 +2,8 @@ package dev.txoutbox.wal;
 
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.internal.metrics.RelayMeters;
 import dev.txoutbox.metrics.OutboxMetrics;
-import dev.txoutbox.metrics.RelayMeterBinding;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -54,12 +54,12 @@ final class WalMeters {
   private final List<Meter> meters;
   private final WalRelay relay;
   private final OutboxMetrics settings;
-  private final RelayMeterBinding outbox;
+  private final RelayMeters outbox;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile double lagBytes = Double.NaN;
   private volatile @Nullable ScheduledExecutorService refresher;
 
-  private WalMeters(OutboxMetrics settings, String name, WalRelay relay, RelayMeterBinding outbox) {
+  private WalMeters(OutboxMetrics settings, String name, WalRelay relay, RelayMeters outbox) {
     this.registry = settings.registry();
     this.settings = settings;
     this.outbox = outbox;
@@ -113,7 +113,7 @@ final class WalMeters {
               + "' already has WAL meters; close that relay first or give this one another"
               + " RelayConfig name");
     }
-    RelayMeterBinding outbox = settings.bindRelay(name, admin);
+    RelayMeters outbox = RelayMeters.register(settings, name, admin);
     try {
       return new WalMeters(settings, name, relay, outbox);
     } catch (RuntimeException e) {

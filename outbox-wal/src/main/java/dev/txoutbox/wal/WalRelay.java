@@ -1117,9 +1117,9 @@ public final class WalRelay implements AutoCloseable {
      * relay=<name>}: {@code outbox.wal.slot.lag.bytes} (read every refresh interval by a thread of
      * its own from {@link #start()} on, never per scrape), {@code outbox.wal.slot.lag.seconds},
      * {@code outbox.wal.confirmed.lsn}, {@code outbox.wal.events.skipped} and {@code
-     * outbox.wal.reconnects}, and the outbox meters every relay has ({@link
-     * OutboxMetrics#bindRelay}: published, failed, dead-lettered, batch duration, broker
-     * availability, backlog); {@link WalRelay#close()} removes them. Defaults to none.
+     * outbox.wal.reconnects}, and the outbox meters every relay has ({@link OutboxMetrics}:
+     * published, failed, dead-lettered, batch duration, broker availability, backlog); {@link
+     * WalRelay#close()} removes them. Defaults to none.
      *
      * @throws NullPointerException if {@code metrics} is null
      */

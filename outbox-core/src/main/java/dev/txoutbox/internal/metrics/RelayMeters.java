@@ -1,8 +1,8 @@
 package dev.txoutbox.internal.metrics;
 
 import dev.txoutbox.OutboxAdmin;
+import dev.txoutbox.RelayListener;
 import dev.txoutbox.metrics.OutboxMetrics;
-import dev.txoutbox.metrics.RelayMeterBinding;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import io.micrometer.core.instrument.Counter;
@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * listeners and closed by the relay's {@code close()}, so no caller can point them at another
  * relay's name or at another schema. Thread-safe.
  */
-public final class RelayMeters implements RelayMeterBinding {
+public final class RelayMeters implements RelayListener, AutoCloseable {
 
   private final MeterRegistry registry;
   private final Counter published;
