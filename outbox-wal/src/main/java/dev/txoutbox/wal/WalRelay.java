@@ -942,7 +942,12 @@ public final class WalRelay implements AutoCloseable {
     }
     closeReplication();
     closeMeters.run();
-    log.info("WAL relay {} stopped", config.name());
+    log.info(
+        "WAL relay {} stopped at confirmed position {}; {} events skipped, {} reconnects",
+        config.name(),
+        LogSequenceNumber.valueOf(confirmedLsn.get()),
+        skippedCount.get(),
+        reconnects.get());
   }
 
   /**
