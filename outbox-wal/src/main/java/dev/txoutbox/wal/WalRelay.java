@@ -1,5 +1,6 @@
 package dev.txoutbox.wal;
 
+import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.RelayConfig;
@@ -542,6 +543,17 @@ public final class WalRelay implements AutoCloseable {
         look =
             look.multipliedBy(2).compareTo(LONGEST_LOOK) > 0 ? LONGEST_LOOK : look.multipliedBy(2);
         continue;
+      } catch (org.jooq.exception.DataAccessException e) {
+        if (!"40P01".equals(e.sqlState())) {
+          throw e;
+        }
+        // The ordered claim of a polling relay waited for rows of this batch while this relay
+        // waited for rows of its run; the server failed this side, which tries again.
+        log.info(
+            "WAL relay {}: batch rolled back to break a deadlock with another relay; processing"
+                + " it again",
+            config.name());
+        continue;
       }
       if (unavailable == null) {
         break;
@@ -618,7 +630,12 @@ public final class WalRelay implements AutoCloseable {
       dsl.transaction(
           cfg -> {
             DSLContext tx = cfg.dsl();
-            Set<UUID> pending = WalStore.claim(tx, ids);
+            // What the relay records is safe to lose in a crash of the server: the rows stay
+            // pending and the polling relay publishes them again (duplicates, never a loss), so its
+            // commits need not wait for their WAL flush.
+            tx.setLocal(DSL.name("synchronous_commit"), DSL.inline("off")).execute();
+            OffsetDateTime now = OffsetDateTime.now(clock);
+            Set<UUID> pending = WalStore.claim(tx, ids, config.completionMode(), now);
             if (pending.size() < ids.length) {
               UUID[] unclaimed =
                   events.stream()
@@ -631,7 +648,8 @@ public final class WalRelay implements AutoCloseable {
               // again.
               Set<UUID> seen = WalStore.visible(tx, unclaimed);
               if (!seen.isEmpty()) {
-                pending.addAll(WalStore.claim(tx, seen.toArray(UUID[]::new)));
+                pending.addAll(
+                    WalStore.claim(tx, seen.toArray(UUID[]::new), config.completionMode(), now));
               }
               if (seen.size() < unclaimed.length) {
                 if (!lastLook) {
@@ -657,7 +675,13 @@ public final class WalRelay implements AutoCloseable {
             }
             if (config.ordering() != Ordering.NONE) {
               Set<WalStore.Aggregate> blocked = WalStore.blocked(tx, send, config.ordering());
-              send.removeIf(m -> blocked.contains(WalStore.Aggregate.of(m)));
+              if (!blocked.isEmpty()) {
+                List<UUID> left = new ArrayList<>();
+                send.removeIf(m -> blocked.contains(WalStore.Aggregate.of(m)) && left.add(m.id()));
+                if (config.completionMode() == CompletionMode.MARK_PROCESSED) {
+                  WalStore.unmark(tx, left);
+                }
+              }
             }
             counts[0] = send.size();
             if (send.isEmpty()) {
@@ -818,7 +842,7 @@ public final class WalRelay implements AutoCloseable {
         counts[2]++;
       }
     }
-    WalStore.complete(tx, completed, config.completionMode(), now);
+    WalStore.complete(tx, completed, config.completionMode());
     postponed.forEach((until, ids) -> WalStore.defer(tx, ids, until));
   }
 

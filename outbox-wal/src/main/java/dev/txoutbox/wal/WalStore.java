@@ -32,21 +32,54 @@ final class WalStore {
   private WalStore() {}
 
   /**
-   * Locks those of {@code ids} that are still pending and due, skipping rows another relay holds:
-   * rows the polling relay published, dead-lettered, postponed or is publishing now are not
-   * returned, so the WAL relay never publishes them again.
+   * Locks those of {@code ids} that are still pending and due, and returns them; in {@link
+   * CompletionMode#MARK_PROCESSED} also marks them processed at {@code now}, in the same statement,
+   * so that a published batch needs no statement after the publish (a failure clears the mark
+   * again: {@link #fail}, {@link #defer}, {@link #unmark}).
+   *
+   * <p>A row another relay holds is waited for, not skipped: once that relay commits or rolls back,
+   * the row's latest version decides. So every id is either locked here or was published,
+   * dead-lettered or postponed by the other relay, and the relay never confirms past an event whose
+   * fate it does not know. The polling relay never waits for a row in the unordered claim ({@code
+   * SKIP LOCKED}); the ordered claim waits for the run after a head it owns, so the two can
+   * deadlock, which PostgreSQL breaks by failing one transaction (40P01): the WAL relay then
+   * processes its batch again.
    */
-  static Set<UUID> claim(DSLContext tx, UUID[] ids) {
-    return new HashSet<>(
-        tx.select(OUTBOX_EVENTS.ID)
-            .from(OUTBOX_EVENTS)
-            .where(OUTBOX_EVENTS.ID.eq(DSL.any(ids)))
+  static Set<UUID> claim(DSLContext tx, UUID[] ids, CompletionMode mode, OffsetDateTime now) {
+    Condition due =
+        OUTBOX_EVENTS
+            .ID
+            .eq(DSL.any(ids))
             .and(OUTBOX_EVENTS.PROCESSED_AT.isNull())
             .and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNull())
-            .and(OUTBOX_EVENTS.RETRY_AFTER.isNull())
-            .forUpdate()
-            .skipLocked()
-            .fetch(OUTBOX_EVENTS.ID));
+            .and(OUTBOX_EVENTS.RETRY_AFTER.isNull());
+    return switch (mode) {
+      case MARK_PROCESSED ->
+          tx.update(OUTBOX_EVENTS)
+              .set(OUTBOX_EVENTS.PROCESSED_AT, now)
+              .where(due)
+              .returningResult(OUTBOX_EVENTS.ID)
+              .fetch()
+              .intoSet(OUTBOX_EVENTS.ID);
+      case DELETE ->
+          new HashSet<>(
+              tx.select(OUTBOX_EVENTS.ID)
+                  .from(OUTBOX_EVENTS)
+                  .where(due)
+                  .forUpdate()
+                  .fetch(OUTBOX_EVENTS.ID));
+    };
+  }
+
+  /** Clears the processed mark {@link #claim} set on events that are not published after all. */
+  static void unmark(DSLContext tx, List<UUID> ids) {
+    if (ids.isEmpty()) {
+      return;
+    }
+    tx.update(OUTBOX_EVENTS)
+        .setNull(OUTBOX_EVENTS.PROCESSED_AT)
+        .where(OUTBOX_EVENTS.ID.eq(DSL.any(ids.toArray(UUID[]::new))))
+        .execute();
   }
 
   /**
@@ -145,26 +178,23 @@ final class WalStore {
     return tx.select(type, id).from(heads).where(blocking);
   }
 
-  /** Marks or deletes the published events, as the polling relay does. */
-  static void complete(DSLContext tx, List<UUID> ids, CompletionMode mode, OffsetDateTime now) {
-    if (ids.isEmpty()) {
+  /**
+   * Completes the published events as the polling relay does: in {@link CompletionMode#DELETE}
+   * deletes them; in {@link CompletionMode#MARK_PROCESSED} there is nothing left to do, since
+   * {@link #claim} marked them.
+   */
+  static void complete(DSLContext tx, List<UUID> ids, CompletionMode mode) {
+    if (ids.isEmpty() || mode == CompletionMode.MARK_PROCESSED) {
       return;
     }
-    UUID[] array = ids.toArray(UUID[]::new);
-    switch (mode) {
-      case MARK_PROCESSED ->
-          tx.update(OUTBOX_EVENTS)
-              .set(OUTBOX_EVENTS.PROCESSED_AT, now)
-              .where(OUTBOX_EVENTS.ID.eq(DSL.any(array)))
-              .execute();
-      case DELETE ->
-          tx.deleteFrom(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.eq(DSL.any(array))).execute();
-    }
+    tx.deleteFrom(OUTBOX_EVENTS)
+        .where(OUTBOX_EVENTS.ID.eq(DSL.any(ids.toArray(UUID[]::new))))
+        .execute();
   }
 
   /**
    * Records one failed attempt: attempts + 1, the error, and the next attempt's time or the
-   * dead-letter time.
+   * dead-letter time; clears the processed mark of {@link #claim}.
    */
   static void fail(
       DSLContext tx,
@@ -177,17 +207,22 @@ final class WalStore {
         .set(OUTBOX_EVENTS.RETRY_AFTER, retryAfter)
         .set(OUTBOX_EVENTS.LAST_ERROR, error)
         .set(OUTBOX_EVENTS.DEAD_LETTERED_AT, deadLetteredAt)
+        .setNull(OUTBOX_EVENTS.PROCESSED_AT)
         .where(OUTBOX_EVENTS.ID.eq(id))
         .execute();
   }
 
-  /** Postpones events without counting an attempt, for the polling relay to publish after. */
+  /**
+   * Postpones events without counting an attempt, for the polling relay to publish after; clears
+   * the processed mark of {@link #claim}.
+   */
   static void defer(DSLContext tx, List<UUID> ids, OffsetDateTime until) {
     if (ids.isEmpty()) {
       return;
     }
     tx.update(OUTBOX_EVENTS)
         .set(OUTBOX_EVENTS.RETRY_AFTER, until)
+        .setNull(OUTBOX_EVENTS.PROCESSED_AT)
         .where(OUTBOX_EVENTS.ID.eq(DSL.any(ids.toArray(UUID[]::new))))
         .execute();
   }
