@@ -3,10 +3,6 @@ package dev.txoutbox.wal;
 import dev.txoutbox.internal.json.Json;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.OutboxMessage;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeFormatterBuilder;
-import java.time.temporal.ChronoField;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -37,16 +33,6 @@ final class OutboxInserts {
 
   /** An insert the relay cannot publish: the polling relay dead-letters it as unreadable. */
   record Unreadable(UUID id, String reason) {}
-
-  /** What PostgreSQL's {@code timestamptz} output gives with {@code DateStyle=ISO}. */
-  static final DateTimeFormatter TIMESTAMPTZ =
-      new DateTimeFormatterBuilder()
-          .appendPattern("uuuu-MM-dd HH:mm:ss")
-          .optionalStart()
-          .appendFraction(ChronoField.NANO_OF_SECOND, 0, 9, true)
-          .optionalEnd()
-          .appendOffset("+HH:mm:ss", "Z")
-          .toFormatter();
 
   /** The columns the relay reads, in the order of its positions. */
   static final List<String> NEEDED =
@@ -158,7 +144,7 @@ final class OutboxInserts {
               required(v, at[4], "event_type"),
               required(v, at[5], "payload"),
               headers.equals("{}") ? Map.of() : Json.readStringMap(headers),
-              OffsetDateTime.parse(required(v, at[8], "created_at"), TIMESTAMPTZ).toInstant(),
+              TimestamptzText.parse(required(v, at[8], "created_at")),
               Integer.parseInt(required(v, at[7], "attempts")) + 1));
     } catch (RuntimeException e) {
       // One row the relay cannot read must not stop the stream: it stays pending, and the polling

@@ -248,12 +248,12 @@ public final class WalRelay implements AutoCloseable {
    * transaction read is confirmed. It does not see transactions the server has not sent yet: while
    * the stream is down, or the relay is stopped, watch {@link #slotLagBytes()}. No query.
    *
-   * @return the lag in seconds, 0 when caught up, or NaN before {@link #start()} and after {@link
-   *     #close()}
+   * @return the lag in seconds, 0 when caught up, or NaN while not {@link #isRunning()}: before
+   *     {@link #start()}, after {@link #close()} or after a {@link VirtualMachineError}
    */
   public double slotLagSeconds() {
     long oldest = oldestUnconfirmed;
-    if (!running) {
+    if (!isRunning()) {
       return Double.NaN;
     }
     if (oldest == NO_COMMIT) {
@@ -292,7 +292,8 @@ public final class WalRelay implements AutoCloseable {
    *     publication or slot is missing and cannot be created (the message shows the SQL and the
    *     privileges needed); or, in a per-aggregate ordering, if the ordering indexes are missing
    *     (the message says how to install them: {@code OutboxSchema.migrateOrderingIndex} or {@code
-   *     txoutbox migrate --with-ordering-index})
+   *     txoutbox migrate --with-ordering-index}). A start that threw started nothing: call it again
+   *     once the cause is fixed
    */
   public void start() {
     if (closed.get()) {
@@ -301,6 +302,17 @@ public final class WalRelay implements AutoCloseable {
     if (!started.compareAndSet(false, true)) {
       throw new IllegalStateException("relay " + config.name() + " was already started");
     }
+    try {
+      check();
+    } catch (RuntimeException e) {
+      started.set(false); // nothing started: once the cause is fixed, start() may be called again
+      throw e;
+    }
+    startReading();
+  }
+
+  /** The checks of {@link #start()}, which create the publication and slot if they may. */
+  private void check() {
     try {
       dsl.selectOne().from(dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS).limit(0).fetch();
     } catch (org.jooq.exception.DataAccessException e) {
@@ -319,6 +331,9 @@ public final class WalRelay implements AutoCloseable {
     RelayStore.requireOrderingIndexes(dsl, config.ordering(), tables);
     WalSetup.ensurePublication(dsl, publicationName, tables, createIfMissing);
     WalSetup.ensureSlot(dsl, slotName, createIfMissing);
+  }
+
+  private void startReading() {
     log.info(
         "starting WAL relay {}: slot={}, publication={}, tables={}, batchSize={}, maxAttempts={},"
             + " completionMode={}, ordering={}, publisher={}, metrics={}, url={}",

@@ -79,6 +79,7 @@ class WalRelayResilienceTest {
     assertThat(relay.isRunning()).isTrue();
     write(tables, outbox, "a", 1);
     await().atMost(WAIT).until(() -> !relay.isRunning());
+    assertThat(relay.slotLagSeconds()).isNaN();
     assertThat(WalTestKit.touched(tables)).as("the batch rolled back").isZero();
     assertThat(log.events())
         .anyMatch(
