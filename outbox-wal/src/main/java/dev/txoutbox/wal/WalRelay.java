@@ -645,10 +645,7 @@ public final class WalRelay implements AutoCloseable {
       dsl.transaction(
           cfg -> {
             DSLContext tx = cfg.dsl();
-            // What the relay records is safe to lose in a crash of the server: the rows stay
-            // pending and the polling relay publishes them again (duplicates, never a loss), so its
-            // commits need not wait for their WAL flush.
-            tx.setLocal(DSL.name("synchronous_commit"), DSL.inline("off")).execute();
+            WalStore.settings(tx, config.ordering());
             OffsetDateTime now = OffsetDateTime.now(clock);
             Set<UUID> pending = WalStore.claim(tx, ids, config.completionMode(), now);
             if (pending.size() < ids.length) {

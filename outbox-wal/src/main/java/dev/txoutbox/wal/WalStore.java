@@ -4,8 +4,10 @@ import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 
 import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
+import dev.txoutbox.internal.relay.RelayStore;
 import dev.txoutbox.spi.OutboxMessage;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,6 +32,28 @@ import org.jspecify.annotations.Nullable;
 final class WalStore {
 
   private WalStore() {}
+
+  /**
+   * Settings local to the batch's transaction, in one statement: {@code synchronous_commit} off
+   * (what the relay records is safe to lose in a crash of the server: the rows stay pending and the
+   * polling relay publishes them again, duplicates, never a loss) and, for the per-aggregate
+   * orderings' check, the polling relay's pinned plan ({@link RelayStore#planSettings()}): the
+   * check's probes stay index probes whatever the statistics say.
+   */
+  static void settings(DSLContext tx, Ordering ordering) {
+    List<Field<?>> set = new ArrayList<>();
+    set.add(setLocal("synchronous_commit"));
+    if (ordering != Ordering.NONE) {
+      RelayStore.planSettings().forEach(name -> set.add(setLocal(name)));
+    }
+    // One round trip for every setting; jOOQ's setLocal(...) would send one each.
+    tx.select(set).fetch();
+  }
+
+  private static Field<String> setLocal(String name) {
+    return DSL.function(
+        "set_config", String.class, DSL.inline(name), DSL.inline("off"), DSL.inline(true));
+  }
 
   /**
    * Locks those of {@code ids} that are still pending and due, and returns them; in {@link

@@ -12,6 +12,7 @@ import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
+import dev.txoutbox.internal.relay.RelayStore;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.OutboxMessage;
@@ -26,6 +27,7 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
 import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -277,5 +279,36 @@ class WalRelayOrderingTest {
     }
     // Every aggregate of the batch has pending events before seq 30,000.
     assertThat(WalStore.blocked(dsl, batch, ordering)).hasSize(50);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Ordering.class)
+  void aBatchCommitsWithoutWaitingForItsFlushAndPinsThePlanOfTheCheck(Ordering ordering)
+      throws Exception {
+    OutboxTables tables = orderedOutbox("st_");
+    try (java.sql.Connection c = LogicalServer.dataSource().getConnection()) {
+      DSLContext dsl = DSL.using(c, org.jooq.SQLDialect.POSTGRES, tables.settings(null));
+      // On this session of the test's own, whatever the server's default.
+      dsl.execute("SET synchronous_commit = on");
+      dsl.transaction(
+          t -> {
+            WalStore.settings(t.dsl(), ordering);
+            assertThat(setting(t.dsl(), "synchronous_commit")).isEqualTo("off");
+            for (String name : RelayStore.planSettings()) {
+              assertThat(setting(t.dsl(), name))
+                  .as(name)
+                  .isEqualTo(ordering == Ordering.NONE ? "on" : "off");
+            }
+          });
+      // Local to the transaction.
+      assertThat(setting(dsl, "synchronous_commit")).isEqualTo("on");
+      assertThat(setting(dsl, "enable_seqscan")).isEqualTo("on");
+    }
+  }
+
+  private static String setting(DSLContext dsl, String name) {
+    return dsl.select(DSL.function("current_setting", String.class, DSL.inline(name)))
+        .fetchSingle()
+        .value1();
   }
 }

@@ -82,7 +82,7 @@ final class OrderedClaim {
   private static final String CLAIMED = "claimed";
 
   /** The planner settings local to the claim's transaction; see {@link #pinPlan}. */
-  private static final List<String> PLAN_SETTINGS =
+  static final List<String> PLAN_SETTINGS =
       List.of(
           "enable_seqscan",
           "enable_bitmapscan",

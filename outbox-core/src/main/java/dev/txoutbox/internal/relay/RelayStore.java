@@ -138,6 +138,15 @@ public final class RelayStore {
     }
   }
 
+  /**
+   * The planner settings the ordered claim turns off for its transaction, so that its probes stay
+   * index probes whatever the statistics say; for outbox-wal's ordering check, which probes the
+   * same indexes.
+   */
+  public static List<String> planSettings() {
+    return OrderedClaim.PLAN_SETTINGS;
+  }
+
   /** The columns a publisher's message is made of. */
   static final List<Field<?>> MESSAGE_COLUMNS =
       List.of(
