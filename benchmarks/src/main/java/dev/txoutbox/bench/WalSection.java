@@ -32,6 +32,11 @@ final class WalSection {
   static final String EVENTS_PROPERTY = "txoutbox.bench.walDrainEvents";
 
   /**
+   * The latency runs to make, of {@code WAL,NOTIFY,POLL} (all by default), to look at one alone.
+   */
+  static final String MODES_PROPERTY = "txoutbox.bench.walLatencyModes";
+
+  /**
    * Settings on the path from a commit to the WAL relay, read on both servers and copied from the
    * shared one, besides {@link MachineInfo#SETTINGS}; {@code autovacuum} because the shared server
    * runs without it.
@@ -82,8 +87,10 @@ final class WalSection {
                 profile.walDrainRounds(),
                 profile.drainWarmupEvents());
       }
+      List<String> modes =
+          List.of(System.getProperty(MODES_PROPERTY, "WAL,NOTIFY,POLL").split(","));
       for (WalBenchmark.LatencyMode mode : WalBenchmark.LatencyMode.values()) {
-        if (parts.contains("latency")) {
+        if (parts.contains("latency") && modes.contains(mode.name())) {
           latencies.add(
               WalBenchmark.latency(
                   server,
