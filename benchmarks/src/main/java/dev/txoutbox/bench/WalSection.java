@@ -87,8 +87,7 @@ final class WalSection {
                 profile.walDrainRounds(),
                 profile.drainWarmupEvents());
       }
-      List<String> modes =
-          List.of(System.getProperty(MODES_PROPERTY, "WAL,NOTIFY,POLL").split(","));
+      List<String> modes = latencyModes(System.getProperty(MODES_PROPERTY, "WAL,NOTIFY,POLL"));
       for (WalBenchmark.LatencyMode mode : WalBenchmark.LatencyMode.values()) {
         if (parts.contains("latency") && modes.contains(mode.name())) {
           latencies.add(
@@ -122,6 +121,31 @@ final class WalSection {
       writerPart(section, profile, writers, summary);
     }
     return section;
+  }
+
+  /**
+   * The latency runs {@code text} names, comma-separated.
+   *
+   * @throws IllegalArgumentException naming an unknown run, or if none is named
+   */
+  static List<String> latencyModes(String text) {
+    List<String> known =
+        java.util.Arrays.stream(WalBenchmark.LatencyMode.values()).map(Enum::name).toList();
+    List<String> modes =
+        java.util.Arrays.stream(text.split(","))
+            .map(String::trim)
+            .filter(m -> !m.isEmpty())
+            .toList();
+    for (String m : modes) {
+      if (!known.contains(m)) {
+        throw new IllegalArgumentException(
+            MODES_PROPERTY + ": unknown latency run '" + m + "'; known: " + known);
+      }
+    }
+    if (modes.isEmpty()) {
+      throw new IllegalArgumentException(MODES_PROPERTY + " names no latency run; known: " + known);
+    }
+    return modes;
   }
 
   /** The settings {@code info} read, and {@link #WAL_PATH_SETTINGS}, on {@code db}. */

@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -62,14 +63,15 @@ import org.slf4j.LoggerFactory;
  * <h2>What it does</h2>
  *
  * One thread reads the stream, collects the events of committed transactions (up to the batch size,
- * or whatever arrived when the stream goes quiet), then, in one database transaction: locks those
- * of the batch that are still pending ({@code SELECT … FOR UPDATE SKIP LOCKED} on their ids, so
- * events the polling relay already published, dead-lettered or is publishing now are never
- * published again), publishes them, records each outcome exactly as the polling relay does
- * (published rows marked processed or deleted; failures get {@code attempts}, {@code retry_after},
- * {@code last_error} or a dead-letter time; broker-unavailable events are postponed without an
- * attempt) and commits. Only then does it confirm the slot's flushed position. A crash before the
- * confirmation replays the batch: duplicates, never loss.
+ * or whatever arrived when the stream goes quiet), then, in one database transaction: claims those
+ * of the batch that are still pending (one {@code UPDATE … RETURNING} on their ids that marks them
+ * processed, or a {@code SELECT … FOR UPDATE} in {@code CompletionMode.DELETE}; a row the polling
+ * relay holds is waited for, so events it published, dead-lettered or postponed are never published
+ * again and those it rolled back are), publishes them, records each outcome exactly as the polling
+ * relay does (published rows stay marked or are deleted; failures clear the mark and get {@code
+ * attempts}, {@code retry_after}, {@code last_error} or a dead-letter time; broker-unavailable
+ * events are postponed without an attempt) and commits. Only then does it confirm the slot's
+ * flushed position. A crash before the confirmation replays the batch: duplicates, never loss.
  *
  * <p>When the broker is unavailable to every event of a batch, the relay rolls the batch back,
  * confirms nothing and publishes the same batch again after each delay of the broker probe backoff,
@@ -119,6 +121,9 @@ public final class WalRelay implements AutoCloseable {
   /** {@link #oldestUnconfirmed} when every commit read is confirmed. */
   private static final long NO_COMMIT = Long.MIN_VALUE;
 
+  /** The longest the claim waits for a row another relay holds before it claims again. */
+  private static final Duration MAX_LOCK_WAIT = Duration.ofSeconds(5);
+
   /** PostgreSQL's epoch, of the commit times in the stream. */
   private static final Instant PG_EPOCH = Instant.parse("2000-01-01T00:00:00Z");
 
@@ -147,6 +152,7 @@ public final class WalRelay implements AutoCloseable {
   private final Runnable closeMeters;
 
   private final AtomicBoolean started = new AtomicBoolean();
+  private final Object lifecycle = new Object();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile boolean running;
   private volatile @Nullable Thread reader;
@@ -304,11 +310,20 @@ public final class WalRelay implements AutoCloseable {
     }
     try {
       check();
-    } catch (RuntimeException e) {
-      started.set(false); // nothing started: once the cause is fixed, start() may be called again
+      // close() takes the same lock: a close during the checks either comes first, and then
+      // nothing starts, or after the thread exists, and then it stops it.
+      synchronized (lifecycle) {
+        if (closed.get()) {
+          throw new IllegalStateException("relay " + config.name() + " was closed while starting");
+        }
+        startReading();
+      }
+    } catch (RuntimeException | Error e) {
+      if (!running) {
+        started.set(false); // nothing started: once the cause is fixed, start() may be called again
+      }
       throw e;
     }
-    startReading();
   }
 
   /** The checks of {@link #start()}, which create the publication and slot if they may. */
@@ -348,8 +363,8 @@ public final class WalRelay implements AutoCloseable {
         publisher.describe(),
         metricsText,
         SecretMasking.maskUri(replicationUrl));
-    running = true;
     startMeters.run();
+    running = true;
     Thread t = new Thread(this::run, "outbox-wal-" + config.name());
     t.setDaemon(true);
     reader = t;
@@ -559,15 +574,25 @@ public final class WalRelay implements AutoCloseable {
             look.multipliedBy(2).compareTo(LONGEST_LOOK) > 0 ? LONGEST_LOOK : look.multipliedBy(2);
         continue;
       } catch (org.jooq.exception.DataAccessException e) {
-        if (!"40P01".equals(e.sqlState())) {
+        if ("40P01".equals(e.sqlState())) {
+          // The ordered claim of a polling relay waited for rows of this batch while this relay
+          // waited for rows of its run; the server failed this side, which tries again.
+          log.info(
+              "WAL relay {}: batch rolled back to break a deadlock with another relay; processing"
+                  + " it again",
+              config.name());
+        } else if ("55P03".equals(e.sqlState())) {
+          // Another relay held rows of the batch past the lock timeout (publishing them): tell the
+          // server the relay is alive, then claim again.
+          log.debug(
+              "WAL relay {}: rows of the batch still held by another relay after {}; claiming"
+                  + " again",
+              config.name(),
+              DurationText.of(lockTimeout()));
+        } else {
           throw e;
         }
-        // The ordered claim of a polling relay waited for rows of this batch while this relay
-        // waited for rows of its run; the server failed this side, which tries again.
-        log.info(
-            "WAL relay {}: batch rolled back to break a deadlock with another relay; processing"
-                + " it again",
-            config.name());
+        hold(stream, FIRST_LOOK); // sends a status update; throws once the relay is closed
         continue;
       }
       if (unavailable == null) {
@@ -645,39 +670,22 @@ public final class WalRelay implements AutoCloseable {
       dsl.transaction(
           cfg -> {
             DSLContext tx = cfg.dsl();
-            WalStore.settings(tx, config.ordering());
+            WalStore.settings(tx, config.ordering(), lockTimeout());
             OffsetDateTime now = OffsetDateTime.now(clock);
-            Set<UUID> pending = WalStore.claim(tx, ids, config.completionMode(), now);
-            if (pending.size() < ids.length) {
-              UUID[] unclaimed =
-                  events.stream()
-                      .map(OutboxMessage::id)
-                      .filter(id -> !pending.contains(id))
-                      .toArray(UUID[]::new);
-              // Each statement has a snapshot of its own: a row can become visible after the claim.
-              // So claim again what is visible now, in a later snapshot than the look: a row seen
-              // but not claimed then is truly another relay's or done; one not seen is looked at
-              // again.
-              Set<UUID> seen = WalStore.visible(tx, unclaimed);
-              if (!seen.isEmpty()) {
-                pending.addAll(
-                    WalStore.claim(tx, seen.toArray(UUID[]::new), config.completionMode(), now));
+            Set<UUID> pending = new HashSet<>();
+            List<UUID> missing = claim(tx, ids, now, pending);
+            if (!missing.isEmpty()) {
+              if (!lastLook) {
+                throw new NotVisibleYet();
               }
-              if (seen.size() < unclaimed.length) {
-                if (!lastLook) {
-                  throw new NotVisibleYet();
-                }
-                List<UUID> missing =
-                    Arrays.stream(unclaimed).filter(id -> !seen.contains(id)).toList();
-                log.info(
-                    "WAL relay {}: {} event(s) not visible after {}, left to the polling relay"
-                        + " (deleted by another relay, or a commit still waiting, for a"
-                        + " synchronous standby for one): {}",
-                    config.name(),
-                    missing.size(),
-                    DurationText.of(visibilityWait),
-                    missing.size() <= 10 ? missing : missing.subList(0, 10) + " …");
-              }
+              log.info(
+                  "WAL relay {}: {} event(s) not visible after {}, left to the polling relay"
+                      + " (deleted by another relay, or a commit still waiting, for a"
+                      + " synchronous standby for one): {}",
+                  config.name(),
+                  missing.size(),
+                  DurationText.of(visibilityWait),
+                  missing.size() <= 10 ? missing : missing.subList(0, 10) + " …");
             }
             List<OutboxMessage> send = new ArrayList<>(pending.size());
             for (OutboxMessage m : events) {
@@ -686,7 +694,16 @@ public final class WalRelay implements AutoCloseable {
               }
             }
             if (config.ordering() != Ordering.NONE) {
-              Set<WalStore.Aggregate> blocked = WalStore.blocked(tx, send, config.ordering());
+              Set<WalStore.Aggregate> blocked =
+                  new HashSet<>(WalStore.blocked(tx, send, config.ordering()));
+              // An event left to the polling relay holds back the rest of its aggregate too: the
+              // check cannot see its row, so it would not.
+              Set<UUID> gone = new HashSet<>(missing);
+              for (OutboxMessage m : events) {
+                if (gone.contains(m.id())) {
+                  blocked.add(WalStore.Aggregate.of(m));
+                }
+              }
               if (!blocked.isEmpty()) {
                 List<UUID> left = new ArrayList<>();
                 send.removeIf(m -> blocked.contains(WalStore.Aggregate.of(m)) && left.add(m.id()));
@@ -732,6 +749,63 @@ public final class WalRelay implements AutoCloseable {
       safely(() -> listener.batchCompleted(counts[0], counts[1], counts[2], took));
     }
     return null;
+  }
+
+  /**
+   * Claims those of {@code ids} still pending into {@code pending} and returns the ids whose rows
+   * the claim could not see at all: not visible yet, or deleted.
+   *
+   * <p>In {@link CompletionMode#MARK_PROCESSED} a row another relay finished stays, so an id the
+   * claim missed is looked up again in a later snapshot, and claimed if it became visible since. In
+   * {@link CompletionMode#DELETE} the polling relay deletes what it publishes, so whether a row was
+   * there must come from the claim's own snapshot ({@link WalStore#claimSeen}): a row deleted while
+   * the claim waited for it is finished, not missing.
+   */
+  private List<UUID> claim(DSLContext tx, UUID[] ids, OffsetDateTime now, Set<UUID> pending) {
+    Set<UUID> seen;
+    if (config.completionMode() == CompletionMode.DELETE) {
+      Map<UUID, Boolean> claimed = WalStore.claimSeen(tx, ids);
+      claimed.forEach(
+          (id, locked) -> {
+            if (locked) {
+              pending.add(id);
+            }
+          });
+      seen = claimed.keySet();
+    } else {
+      pending.addAll(WalStore.claim(tx, ids, config.completionMode(), now));
+      if (pending.size() == ids.length) {
+        return List.of();
+      }
+      UUID[] unclaimed =
+          Arrays.stream(ids).filter(id -> !pending.contains(id)).toArray(UUID[]::new);
+      // Each statement has a snapshot of its own: a row can become visible after the claim. So
+      // claim again what is visible now, in a later snapshot than the look: a row seen but not
+      // claimed then is done or postponed by another relay; one not seen is looked at again.
+      seen = WalStore.visible(tx, unclaimed);
+      if (!seen.isEmpty()) {
+        pending.addAll(WalStore.claim(tx, seen.toArray(UUID[]::new), config.completionMode(), now));
+      }
+      seen = new HashSet<>(seen);
+      seen.addAll(pending);
+    }
+    List<UUID> missing = new ArrayList<>();
+    for (UUID id : ids) {
+      if (!seen.contains(id)) {
+        missing.add(id);
+      }
+    }
+    return missing;
+  }
+
+  /**
+   * How long the claim waits for rows another relay holds before it tells the server it is alive
+   * and claims again: half the status interval, so that the stream never waits longer than that for
+   * a status update, and at most 5 s.
+   */
+  private Duration lockTimeout() {
+    Duration half = statusInterval.dividedBy(2);
+    return half.compareTo(MAX_LOCK_WAIT) > 0 ? MAX_LOCK_WAIT : half;
   }
 
   /** Thrown through jOOQ's transaction to roll it back when the publisher was interrupted. */
@@ -958,11 +1032,14 @@ public final class WalRelay implements AutoCloseable {
    */
   public void close(Duration timeout) {
     Objects.requireNonNull(timeout, "timeout");
-    if (!closed.compareAndSet(false, true)) {
-      return;
+    Thread t;
+    synchronized (lifecycle) {
+      if (!closed.compareAndSet(false, true)) {
+        return;
+      }
+      running = false;
+      t = reader;
     }
-    running = false;
-    Thread t = reader;
     if (t != null) {
       LockSupport.unpark(t); // ends a hold at once
       try {

@@ -6,17 +6,21 @@ import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.internal.relay.RelayStore;
 import dev.txoutbox.spi.OutboxMessage;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Record1;
 import org.jooq.Record2;
 import org.jooq.Record3;
 import org.jooq.ResultQuery;
@@ -38,21 +42,24 @@ final class WalStore {
    * (what the relay records is safe to lose in a crash of the server: the rows stay pending and the
    * polling relay publishes them again, duplicates, never a loss) and, for the per-aggregate
    * orderings' check, the polling relay's pinned plan ({@link RelayStore#planSettings()}): the
-   * check's probes stay index probes whatever the statistics say.
+   * check's probes stay index probes whatever the statistics say. And {@code lock_timeout}: a claim
+   * waiting for rows another relay holds gives up after it, so that the relay can tell the server
+   * it is alive before it claims again.
    */
-  static void settings(DSLContext tx, Ordering ordering) {
+  static void settings(DSLContext tx, Ordering ordering, Duration lockTimeout) {
     List<Field<?>> set = new ArrayList<>();
-    set.add(setLocal("synchronous_commit"));
+    set.add(setLocal("synchronous_commit", "off"));
+    set.add(setLocal("lock_timeout", lockTimeout.toMillis() + "ms"));
     if (ordering != Ordering.NONE) {
-      RelayStore.planSettings().forEach(name -> set.add(setLocal(name)));
+      RelayStore.planSettings().forEach(name -> set.add(setLocal(name, "off")));
     }
     // One round trip for every setting; jOOQ's setLocal(...) would send one each.
     tx.select(set).fetch();
   }
 
-  private static Field<String> setLocal(String name) {
+  private static Field<String> setLocal(String name, String value) {
     return DSL.function(
-        "set_config", String.class, DSL.inline(name), DSL.inline("off"), DSL.inline(true));
+        "set_config", String.class, DSL.inline(name), DSL.inline(value), DSL.inline(true));
   }
 
   /**
@@ -70,13 +77,7 @@ final class WalStore {
    * processes its batch again.
    */
   static Set<UUID> claim(DSLContext tx, UUID[] ids, CompletionMode mode, OffsetDateTime now) {
-    Condition due =
-        OUTBOX_EVENTS
-            .ID
-            .eq(DSL.any(ids))
-            .and(OUTBOX_EVENTS.PROCESSED_AT.isNull())
-            .and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNull())
-            .and(OUTBOX_EVENTS.RETRY_AFTER.isNull());
+    Condition due = due(ids);
     return switch (mode) {
       case MARK_PROCESSED ->
           tx.update(OUTBOX_EVENTS)
@@ -93,6 +94,43 @@ final class WalStore {
                   .forUpdate()
                   .fetch(OUTBOX_EVENTS.ID));
     };
+  }
+
+  /**
+   * {@link CompletionMode#DELETE}'s claim: locks those of {@code ids} still pending and due,
+   * waiting for rows another relay holds, and tells in the same snapshot which of {@code ids} were
+   * there at all: each id seen maps to whether it was locked. A row the polling relay deleted while
+   * the claim waited for it is seen and not locked (finished), not missing.
+   */
+  static Map<UUID, Boolean> claimSeen(DSLContext tx, UUID[] ids) {
+    CommonTableExpression<Record1<UUID>> locked =
+        DSL.name("locked")
+            .fields("id")
+            .as(DSL.select(OUTBOX_EVENTS.ID).from(OUTBOX_EVENTS).where(due(ids)).forUpdate());
+    Table<?> seen = OUTBOX_EVENTS.as("seen");
+    Field<UUID> seenId = seen.field(OUTBOX_EVENTS.ID);
+    Field<UUID> lockedId = locked.field("id", UUID.class);
+    // Both read the statement's one snapshot; the join reads every locked row.
+    Map<UUID, Boolean> out = new HashMap<>();
+    tx.with(locked)
+        .select(seenId, lockedId)
+        .from(seen)
+        .leftJoin(locked)
+        .on(lockedId.eq(seenId))
+        .where(seenId.eq(DSL.any(ids)))
+        .fetch()
+        .forEach(r -> out.put(r.value1(), r.value2() != null));
+    return out;
+  }
+
+  /** Those of {@code ids} still pending and due now. */
+  private static Condition due(UUID[] ids) {
+    return OUTBOX_EVENTS
+        .ID
+        .eq(DSL.any(ids))
+        .and(OUTBOX_EVENTS.PROCESSED_AT.isNull())
+        .and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNull())
+        .and(OUTBOX_EVENTS.RETRY_AFTER.isNull());
   }
 
   /** Clears the processed mark {@link #claim} set on events that are not published after all. */

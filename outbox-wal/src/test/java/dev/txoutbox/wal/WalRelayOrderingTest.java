@@ -292,8 +292,9 @@ class WalRelayOrderingTest {
       dsl.execute("SET synchronous_commit = on");
       dsl.transaction(
           t -> {
-            WalStore.settings(t.dsl(), ordering);
+            WalStore.settings(t.dsl(), ordering, java.time.Duration.ofMillis(2500));
             assertThat(setting(t.dsl(), "synchronous_commit")).isEqualTo("off");
+            assertThat(setting(t.dsl(), "lock_timeout")).isEqualTo("2500ms");
             for (String name : RelayStore.planSettings()) {
               assertThat(setting(t.dsl(), name))
                   .as(name)

@@ -47,9 +47,12 @@ import org.jspecify.annotations.Nullable;
  *   <li>locks the head, the aggregate's first pending event, with {@code SKIP LOCKED}, provided it
  *       is due. Whoever holds the head owns the aggregate: a head another relay holds, or one in
  *       backoff, costs this one probe and the aggregate is passed over;
- *   <li>locks the run that follows the head in {@code seq} order, without {@code SKIP LOCKED}: only
- *       the owner of the head takes rows after it, so these locks are free, and skipping one would
- *       leave a gap in the run.
+ *   <li>locks the run that follows the head in {@code seq} order, without {@code SKIP LOCKED}:
+ *       among polling relays only the owner of the head takes rows after it, so these locks are
+ *       free, and skipping one would leave a gap in the run. A WAL relay beside it (outbox-wal) may
+ *       hold one while it claims its own batch: then this waits, and if that claim waits for a row
+ *       of this one, the server fails one of the two transactions (a deadlock, 40P01), which tries
+ *       again.
  * </ol>
  *
  * Every aggregate visited costs one row of the budget, claimed or not, so one claim reads at most
