@@ -1,22 +1,29 @@
 package dev.txoutbox.wal;
 
+import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.txoutbox.Ordering;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
+import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.testing.RecordingPublisher;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
+import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
@@ -88,6 +95,93 @@ class WalRelayVisibilityTest {
       await().atMost(WalTestKit.WAIT).until(() -> publisher.published().size() == 2);
       assertThat(publisher.publishedIds()).containsExactly(before, late);
       assertThat(relay.skippedEvents()).isZero();
+    }
+  }
+
+  @Test
+  void inTheOrderedModesAnEventLeftInvisibleHoldsBackItsAggregateInTheBatch() throws Exception {
+    DataSource dataSource = server.getPostgresDatabase();
+    OutboxTables tables = OutboxTables.in("visibility_ordered");
+    OutboxSchema.migrate(dataSource, tables);
+    OutboxSchema.migrateOrderingIndex(dataSource, tables);
+    CountDownLatch gate = new CountDownLatch(1);
+    CountDownLatch atGate = new CountDownLatch(1);
+    AtomicReference<UUID> gateId = new AtomicReference<>();
+    RecordingPublisher publisher =
+        new RecordingPublisher()
+            .answer(
+                m -> {
+                  if (m.id().equals(gateId.get())) {
+                    atGate.countDown();
+                    try {
+                      gate.await(30, TimeUnit.SECONDS); // the relay reads nothing meanwhile
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                  }
+                  return PublishResult.published();
+                });
+    Properties user = new Properties();
+    user.setProperty("user", "postgres");
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    DSLContext dsl = DSL.using(dataSource, SQLDialect.POSTGRES, tables.settings(null));
+    try (WalRelay relay =
+        WalRelay.builder()
+            .dataSource(dataSource)
+            .replicationUrl(server.getJdbcUrl("postgres", "postgres"), user)
+            .tables(tables)
+            .publisher(publisher)
+            .config(
+                WalTestKit.config(10).toBuilder()
+                    .ordering(Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS)
+                    .build())
+            .visibilityWait(Duration.ofMillis(300))
+            .build()) {
+      relay.start();
+      gateId.set(
+          dsl.transactionResult(
+              c -> outbox.record(c.dsl(), OutboxEvent.of("order", "gate", "created", "{}"))));
+      assertThat(atGate.await(30, TimeUnit.SECONDS)).as("the gate is being published").isTrue();
+      // While the relay publishes the gate: A's first event streamed but invisible, then its
+      // second, visible; the relay reads both into one batch once the gate opens.
+      CompletableFuture<Integer> pid = new CompletableFuture<>();
+      CompletableFuture<UUID> waiting =
+          CompletableFuture.supplyAsync(() -> recordWaiting(dataSource, tables, outbox, pid));
+      int writer = pid.get(10, TimeUnit.SECONDS);
+      await().atMost(WalTestKit.WAIT).until(() -> waitsForStandby(dataSource, writer));
+      UUID second =
+          dsl.transactionResult(
+              c -> outbox.record(c.dsl(), OutboxEvent.of("order", "o-1", "updated", "{}")));
+      gate.countDown();
+      await()
+          .atMost(WalTestKit.WAIT)
+          .until(() -> relay.visibilityWaits() > 0 && relay.skippedEvents() == 2);
+      assertThat(publisher.publishedIds())
+          .as("A's second event is not published before its first")
+          .containsExactly(gateId.get());
+      execute(dataSource, "SELECT pg_cancel_backend(" + writer + ")");
+      UUID first = waiting.get(30, TimeUnit.SECONDS);
+      // Left untouched for the polling relay, which publishes both in order.
+      assertThat(
+              dsl.fetchCount(
+                  OUTBOX_EVENTS,
+                  OUTBOX_EVENTS.ID.in(first, second).and(OUTBOX_EVENTS.PROCESSED_AT.isNull())))
+          .isEqualTo(2);
+    }
+  }
+
+  /** Whether session {@code pid} waits for the synchronous standby, its commit flushed. */
+  private static boolean waitsForStandby(DataSource dataSource, int pid) throws Exception {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement();
+        // pg_stat_activity is a catalog view outside the generated model: plain SQL.
+        ResultSet r =
+            s.executeQuery(
+                "SELECT count(*) FROM pg_stat_activity WHERE pid = "
+                    + pid
+                    + " AND wait_event = 'SyncRep'")) {
+      r.next();
+      return r.getInt(1) == 1;
     }
   }
 
