@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxEvent;
+import dev.txoutbox.RelayConfig;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.PublishResult;
@@ -16,6 +17,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -27,6 +29,7 @@ import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -54,6 +57,17 @@ class WalRelayVisibilityTest {
             .start();
   }
 
+  /**
+   * Ends any commit a failed test left waiting for the standby: it would hold back the next test's
+   * slot creation, which waits for every running transaction, for ever.
+   */
+  @AfterEach
+  void cancelWaitingCommits() throws Exception {
+    execute(
+        server.getPostgresDatabase(),
+        "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event = 'SyncRep'");
+  }
+
   @AfterAll
   static void stop() throws Exception {
     server.close();
@@ -65,22 +79,15 @@ class WalRelayVisibilityTest {
     OutboxTables tables = OutboxTables.in("visibility");
     OutboxSchema.migrate(dataSource, tables);
     RecordingPublisher publisher = new RecordingPublisher();
-    Properties user = new Properties();
-    user.setProperty("user", "postgres");
-    try (WalRelay relay =
-        WalRelay.builder()
-            .dataSource(dataSource)
-            .replicationUrl(server.getJdbcUrl("postgres", "postgres"), user)
-            .tables(tables)
-            .publisher(publisher)
-            .config(WalTestKit.config(10))
-            .build()) {
+    try (WalRelay relay = builder(dataSource, tables, publisher, WalTestKit.config(10)).build()) {
       relay.start();
       Outbox outbox = Outbox.builder().tables(tables).build();
       UUID before =
           DSL.using(dataSource, SQLDialect.POSTGRES, tables.settings(null))
               .transactionResult(
                   c -> outbox.record(c.dsl(), OutboxEvent.of("order", "o-1", "created", "{}")));
+      // Published first, so that the next event's batch holds that event alone.
+      await().atMost(WalTestKit.WAIT).until(() -> publisher.publishedIds().equals(List.of(before)));
 
       // The writer's commit waits for the standby: flushed and streamed, not yet visible.
       CompletableFuture<Integer> pid = new CompletableFuture<>();
@@ -121,20 +128,14 @@ class WalRelayVisibilityTest {
                   }
                   return PublishResult.published();
                 });
-    Properties user = new Properties();
-    user.setProperty("user", "postgres");
     Outbox outbox = Outbox.builder().tables(tables).build();
     DSLContext dsl = DSL.using(dataSource, SQLDialect.POSTGRES, tables.settings(null));
+    RelayConfig ordered =
+        WalTestKit.config(10).toBuilder()
+            .ordering(Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS)
+            .build();
     try (WalRelay relay =
-        WalRelay.builder()
-            .dataSource(dataSource)
-            .replicationUrl(server.getJdbcUrl("postgres", "postgres"), user)
-            .tables(tables)
-            .publisher(publisher)
-            .config(
-                WalTestKit.config(10).toBuilder()
-                    .ordering(Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS)
-                    .build())
+        builder(dataSource, tables, publisher, ordered)
             .visibilityWait(Duration.ofMillis(300))
             .build()) {
       relay.start();
@@ -168,6 +169,22 @@ class WalRelayVisibilityTest {
                   OUTBOX_EVENTS.ID.in(first, second).and(OUTBOX_EVENTS.PROCESSED_AT.isNull())))
           .isEqualTo(2);
     }
+  }
+
+  /** A relay on this test's server. */
+  private static WalRelay.Builder builder(
+      DataSource dataSource,
+      OutboxTables tables,
+      RecordingPublisher publisher,
+      RelayConfig config) {
+    Properties user = new Properties();
+    user.setProperty("user", "postgres");
+    return WalRelay.builder()
+        .dataSource(dataSource)
+        .replicationUrl(server.getJdbcUrl("postgres", "postgres"), user)
+        .tables(tables)
+        .publisher(publisher)
+        .config(config);
   }
 
   /** Whether session {@code pid} waits for the synchronous standby, its commit flushed. */
