@@ -15,7 +15,6 @@ import dev.txoutbox.testing.RecordingPublisher;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.OffsetDateTime;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -107,19 +106,21 @@ class WalRelayLockTest {
     OutboxTables tables = LogicalServer.freshOutbox("dl_");
     startAndClose(tables);
     Outbox outbox = Outbox.builder().tables(tables).build();
-    // Two events in one transaction, so in one batch; the claim locks them in id order.
+    // Two events in one transaction, so in one batch, a few milliseconds apart: their UUIDv7 ids
+    // then sort as they were inserted, so the claim locks the first one first whether it reads
+    // the rows in id order (the primary key) or in their physical order (a scan).
     List<UUID> ids =
         LogicalServer.dsl(tables)
             .transactionResult(
-                t ->
-                    outbox.recordAll(
-                        t.dsl(),
-                        List.of(
-                            OutboxEvent.of("order", "a", "e1", "{}"),
-                            OutboxEvent.of("order", "b", "e2", "{}"))));
-    // In the server's order of uuids (their text's), which is also their insert order (UUIDv7).
-    UUID low = ids.stream().min(Comparator.comparing(UUID::toString)).orElseThrow();
-    UUID high = ids.stream().max(Comparator.comparing(UUID::toString)).orElseThrow();
+                t -> {
+                  UUID a = outbox.record(t.dsl(), OutboxEvent.of("order", "a", "e1", "{}"));
+                  Thread.sleep(5);
+                  return List.of(
+                      a, outbox.record(t.dsl(), OutboxEvent.of("order", "b", "e2", "{}")));
+                });
+    UUID low = ids.get(0);
+    UUID high = ids.get(1);
+    assertThat(low.toString()).as("the server's order of uuids").isLessThan(high.toString());
     try (CapturedLog log = new CapturedLog();
         Connection other = LogicalServer.dataSource().getConnection()) {
       other.setAutoCommit(false);
