@@ -560,6 +560,7 @@ public final class WalRelay implements AutoCloseable {
   private void processHolding(PGReplicationStream stream, List<OutboxMessage> events)
       throws SQLException, InterruptedException {
     int probes = 0;
+    int lockWaits = 0;
     long heldSince = 0;
     long visibleBy = System.nanoTime() + visibilityWait.toNanos();
     Duration look = FIRST_LOOK;
@@ -583,12 +584,16 @@ public final class WalRelay implements AutoCloseable {
               config.name());
         } else if ("55P03".equals(e.sqlState())) {
           // Another relay held rows of the batch past the lock timeout (publishing them): tell the
-          // server the relay is alive, then claim again.
-          log.debug(
-              "WAL relay {}: rows of the batch still held by another relay after {}; claiming"
-                  + " again",
-              config.name(),
-              DurationText.of(lockTimeout()));
+          // server the relay is alive, then claim again. Said once per batch where an operator
+          // sees it, since the slot does not move meanwhile.
+          String text =
+              "WAL relay {}: rows of the batch held by another relay for {} ({} waits so far);"
+                  + " the slot waits with them, claiming again";
+          if (lockWaits++ == 0) {
+            log.info(text, config.name(), DurationText.of(lockTimeout()), lockWaits);
+          } else {
+            log.debug(text, config.name(), DurationText.of(lockTimeout()), lockWaits);
+          }
         } else {
           throw e;
         }
@@ -698,10 +703,12 @@ public final class WalRelay implements AutoCloseable {
                   new HashSet<>(WalStore.blocked(tx, send, config.ordering()));
               // An event left to the polling relay holds back the rest of its aggregate too: the
               // check cannot see its row, so it would not.
-              Set<UUID> gone = new HashSet<>(missing);
-              for (OutboxMessage m : events) {
-                if (gone.contains(m.id())) {
-                  blocked.add(WalStore.Aggregate.of(m));
+              if (!missing.isEmpty()) {
+                Set<UUID> gone = new HashSet<>(missing);
+                for (OutboxMessage m : events) {
+                  if (gone.contains(m.id())) {
+                    blocked.add(WalStore.Aggregate.of(m));
+                  }
                 }
               }
               if (!blocked.isEmpty()) {

@@ -89,12 +89,20 @@ class WalRelayLockTest {
 
   @Test
   void aClaimWaitingPastTheLockTimeoutClaimsAgainInANewTransaction() throws Exception {
-    try (Connection holder = LogicalServer.dataSource().getConnection()) {
+    try (CapturedLog log = new CapturedLog();
+        Connection holder = LogicalServer.dataSource().getConnection()) {
       // A status interval of 400 ms gives a lock timeout of 200 ms.
       Claiming c = claimingAHeldRow("lt_", holder, WalTestKit.config(100), Duration.ofMillis(400));
       OffsetDateTime first = waitingClaims().iterator().next();
       await().atMost(WAIT).until(() -> waitingClaims().stream().anyMatch(t -> t.isAfter(first)));
       assertThat(c.publisher.attempted()).isEmpty();
+      assertThat(log.events())
+          .filteredOn(
+              e ->
+                  e.getLevel() == ch.qos.logback.classic.Level.INFO
+                      && e.getFormattedMessage().contains("held by another relay"))
+          .as("said once per batch at INFO")
+          .hasSize(1);
       holder.rollback();
       await().atMost(WAIT).until(() -> c.publisher.publishedIds().equals(List.of(c.id)));
       assertThat(c.relay.reconnects()).as("the stream stayed open").isZero();

@@ -153,6 +153,18 @@ class WalRelayVisibilityTest {
       UUID second =
           dsl.transactionResult(
               c -> outbox.record(c.dsl(), OutboxEvent.of("order", "o-1", "updated", "{}")));
+      // Both sent before the gate opens, so that the relay reads them into one batch.
+      String written = text(dataSource, "SELECT pg_current_wal_lsn()::text");
+      await()
+          .atMost(WalTestKit.WAIT)
+          .until(
+              () ->
+                  text(
+                          dataSource,
+                          "SELECT count(*)::text FROM pg_stat_replication WHERE sent_lsn >= '"
+                              + written
+                              + "'::pg_lsn")
+                      .equals("1"));
       gate.countDown();
       await()
           .atMost(WalTestKit.WAIT)
@@ -185,6 +197,17 @@ class WalRelayVisibilityTest {
         .tables(tables)
         .publisher(publisher)
         .config(config);
+  }
+
+  /** The one value {@code sql} selects. */
+  private static String text(DataSource dataSource, String sql) throws Exception {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement();
+        // Server functions and views outside the generated model: plain SQL.
+        ResultSet r = s.executeQuery(sql)) {
+      r.next();
+      return r.getString(1);
+    }
   }
 
   /** Whether session {@code pid} waits for the synchronous standby, its commit flushed. */
