@@ -63,15 +63,16 @@ import org.slf4j.LoggerFactory;
  * <h2>What it does</h2>
  *
  * One thread reads the stream, collects the events of committed transactions (up to the batch size,
- * or whatever arrived when the stream goes quiet), then, in one database transaction: claims those
- * of the batch that are still pending (one {@code UPDATE … RETURNING} on their ids that marks them
- * processed, or a {@code SELECT … FOR UPDATE} in {@code CompletionMode.DELETE}; a row the polling
- * relay holds is waited for, so events it published, dead-lettered or postponed are never published
- * again and those it rolled back are), publishes them, records each outcome exactly as the polling
- * relay does (published rows stay marked or are deleted; failures clear the mark and get {@code
- * attempts}, {@code retry_after}, {@code last_error} or a dead-letter time; broker-unavailable
- * events are postponed without an attempt) and commits. Only then does it confirm the slot's
- * flushed position. A crash before the confirmation replays the batch: duplicates, never loss.
+ * or whatever arrived until a Commit after which the connection holds nothing more unread), then,
+ * in one database transaction: claims those of the batch that are still pending (one {@code UPDATE
+ * … RETURNING} on their ids that marks them processed, or a {@code SELECT … FOR UPDATE} in {@code
+ * CompletionMode.DELETE}; a row the polling relay holds is waited for, so events it published,
+ * dead-lettered or postponed are never published again and those it rolled back are), publishes
+ * them, records each outcome exactly as the polling relay does (published rows stay marked or are
+ * deleted; failures clear the mark and get {@code attempts}, {@code retry_after}, {@code
+ * last_error} or a dead-letter time; broker-unavailable events are postponed without an attempt)
+ * and commits. Only then does it confirm the slot's flushed position. A crash before the
+ * confirmation replays the batch: duplicates, never loss.
  *
  * <p>When the broker is unavailable to every event of a batch, the relay rolls the batch back,
  * confirms nothing and publishes the same batch again after each delay of the broker probe backoff,
@@ -127,8 +128,15 @@ public final class WalRelay implements AutoCloseable {
   /** PostgreSQL's epoch, of the commit times in the stream. */
   private static final Instant PG_EPOCH = Instant.parse("2000-01-01T00:00:00Z");
 
-  /** How long the reader sleeps when the stream has nothing and no batch is pending. */
+  /**
+   * How long the reader sleeps when the stream has nothing and no batch is pending, unless the
+   * driver's look for more already waited: pgjdbc's {@code readPending()} reads the socket with a 1
+   * ms timeout when nothing is buffered, and wakes as soon as data comes.
+   */
   private static final long IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+  /** A {@code readPending()} that returned nothing faster than this did not wait for data. */
+  private static final long WAITED_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
   private static final Pattern SLOT_NAME = Pattern.compile("[a-z0-9_]{1,63}");
 
@@ -469,7 +477,14 @@ public final class WalRelay implements AutoCloseable {
     long confirm = -1;
     oldestUnconfirmed = NO_COMMIT;
     long quietConfirmed = System.nanoTime();
+    // A batch is published once a Commit is read and the socket holds nothing more (or the batch
+    // is full): asking the stream instead waits up to 1 ms in the driver (ServerBytes). Where the
+    // socket cannot be asked, a transaction that began once the stream had nothing more is
+    // published at its Commit; otherwise the batch waits for the stream to say it has nothing.
+    ServerBytes server = ServerBytes.of(c);
+    boolean caughtUp = false;
     while (running) {
+      long reading = System.nanoTime();
       ByteBuffer buffer = stream.readPending();
       if (buffer == null) {
         if (confirm >= 0) {
@@ -477,12 +492,16 @@ public final class WalRelay implements AutoCloseable {
           batch.clear();
           confirm = -1;
         } else {
-          if (!inserts.inTransaction()
-              && System.nanoTime() - quietConfirmed >= statusInterval.toNanos()) {
-            quietConfirmed = System.nanoTime();
-            confirmQuiet(stream);
+          if (!inserts.inTransaction()) {
+            caughtUp = true;
+            if (System.nanoTime() - quietConfirmed >= statusInterval.toNanos()) {
+              quietConfirmed = System.nanoTime();
+              confirmQuiet(stream);
+            }
           }
-          LockSupport.parkNanos(IDLE_NANOS);
+          if (System.nanoTime() - reading < WAITED_NANOS) {
+            LockSupport.parkNanos(IDLE_NANOS);
+          }
         }
         continue;
       }
@@ -502,11 +521,13 @@ public final class WalRelay implements AutoCloseable {
               safe(u.reason()));
         }
         confirm = t.endLsn();
-        if (batch.size() >= config.batchSize()) {
+        if (batch.size() >= config.batchSize()
+            || (!batch.isEmpty() && (caughtUp || server.none()))) {
           flush(stream, batch, confirm);
           batch.clear();
           confirm = -1;
         }
+        caughtUp = false;
       }
     }
   }

@@ -6,6 +6,7 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Properties;
@@ -14,6 +15,9 @@ import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
+import org.postgresql.PGConnection;
+import org.postgresql.PGProperty;
+import org.postgresql.replication.PGReplicationStream;
 
 /**
  * One embedded PostgreSQL with {@code wal_level=logical} for the whole test JVM, started on first
@@ -69,6 +73,32 @@ final class LogicalServer {
   }
 
   /** A fresh schema with the outbox tables in it. */
+  /** A replication connection to the server, as a test that reads a slot itself opens it. */
+  static Connection replication() throws SQLException {
+    Properties props = credentials();
+    PGProperty.REPLICATION.set(props, "database");
+    PGProperty.ASSUME_MIN_SERVER_VERSION.set(props, "10");
+    PGProperty.PREFER_QUERY_MODE.set(props, "simple");
+    return DriverManager.getConnection(jdbcUrl(), props);
+  }
+
+  /** A pgoutput stream of {@code slot}, whose publication has the slot's name, on {@code c}. */
+  static PGReplicationStream stream(Connection c, String slot, boolean messages)
+      throws SQLException {
+    var b =
+        c.unwrap(PGConnection.class)
+            .getReplicationAPI()
+            .replicationStream()
+            .logical()
+            .withSlotName(slot)
+            .withSlotOption("proto_version", "1")
+            .withSlotOption("publication_names", slot);
+    if (messages) {
+      b.withSlotOption("messages", "true");
+    }
+    return b.start();
+  }
+
   static OutboxTables freshOutbox(String prefix) {
     String schema = "wal_" + SCHEMAS.incrementAndGet();
     OutboxTables tables = OutboxTables.of(schema, prefix);

@@ -8,16 +8,12 @@ import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.OutboxMessage;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.jooq.DSLContext;
 import org.junit.jupiter.api.Test;
-import org.postgresql.PGConnection;
-import org.postgresql.PGProperty;
 import org.postgresql.replication.PGReplicationStream;
 
 /** The decoder on bytes read from a real slot of a real server. */
@@ -105,22 +101,9 @@ class RealServerOutputTest {
 
   /** Reads messages from the slot until {@code count} or a quiet second after the last. */
   private static List<ByteBuffer> read(String slot, int count) throws Exception {
-    Properties props = LogicalServer.credentials();
-    PGProperty.REPLICATION.set(props, "database");
-    PGProperty.ASSUME_MIN_SERVER_VERSION.set(props, "10");
-    PGProperty.PREFER_QUERY_MODE.set(props, "simple");
     List<ByteBuffer> out = new ArrayList<>();
-    try (Connection c = DriverManager.getConnection(LogicalServer.jdbcUrl(), props)) {
-      PGReplicationStream stream =
-          c.unwrap(PGConnection.class)
-              .getReplicationAPI()
-              .replicationStream()
-              .logical()
-              .withSlotName(slot)
-              .withSlotOption("proto_version", "1")
-              .withSlotOption("publication_names", slot)
-              .withSlotOption("messages", "true")
-              .start();
+    try (Connection c = LogicalServer.replication()) {
+      PGReplicationStream stream = LogicalServer.stream(c, slot, true);
       long quietUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       while (out.size() < count && System.nanoTime() < quietUntil) {
         ByteBuffer b = stream.readPending();

@@ -1,0 +1,95 @@
+package dev.txoutbox.wal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.txoutbox.Outbox;
+import dev.txoutbox.OutboxEvent;
+import dev.txoutbox.schema.OutboxTables;
+import java.lang.reflect.Proxy;
+import java.nio.ByteBuffer;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.postgresql.replication.PGReplicationStream;
+
+/**
+ * {@link ServerBytes} on a real replication connection: it reaches the socket of the driver version
+ * the build uses (a driver upgrade that hides it fails here, not as a slower relay), and tells a
+ * stream with unread bytes from one without.
+ */
+class ServerBytesTest {
+
+  @Test
+  void tellsWhetherTheServerSentBytesNotReadYet() throws Exception {
+    OutboxTables tables = LogicalServer.freshOutbox("sb_");
+    String slot = "server_bytes_" + tables.schema();
+    // DDL and the slot function: no jOOQ model for them.
+    LogicalServer.execute(
+        "CREATE PUBLICATION "
+            + slot
+            + " FOR TABLE "
+            + tables.schema()
+            + "."
+            + tables.eventsTable()
+            + " WITH (publish = 'insert')");
+    LogicalServer.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
+    try (Connection c = LogicalServer.replication()) {
+      ServerBytes server = ServerBytes.of(c);
+      assertThat(server.known()).as("the driver's socket is reachable").isTrue();
+      PGReplicationStream stream = LogicalServer.stream(c, slot, false);
+      Outbox outbox = Outbox.builder().tables(tables).build();
+      for (int round = 0; round < 3; round++) {
+        // Read until nothing is unread (a keepalive may come in between).
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () -> {
+                  drain(stream);
+                  return server.none();
+                });
+        LogicalServer.dsl(tables)
+            .transaction(tx -> outbox.record(tx.dsl(), OutboxEvent.of("order", "o", "e", "{}")));
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(1))
+            .until(() -> !server.none());
+        int kinds = 0;
+        while (kinds < 3) { // Begin, the Relation on the first round, Insert, Commit
+          ByteBuffer b = stream.readPending();
+          if (b != null && "BIC".indexOf(b.get(b.position())) >= 0) {
+            kinds++;
+          }
+        }
+      }
+      stream.close();
+    }
+    LogicalServer.execute("SELECT pg_drop_replication_slot('" + slot + "')");
+  }
+
+  @Test
+  void aConnectionNotOfTheDriverNeverSaysNothingIsThere() {
+    Connection other =
+        (Connection)
+            Proxy.newProxyInstance(
+                getClass().getClassLoader(),
+                new Class<?>[] {Connection.class},
+                (proxy, method, args) -> {
+                  throw new SQLException("not a pgjdbc connection");
+                });
+    ServerBytes server = ServerBytes.of(other);
+    assertThat(server.known()).isFalse();
+    assertThat(server.none()).isFalse();
+  }
+
+  /** Reads until the stream has had nothing for 200 ms (keepalives included). */
+  private static void drain(PGReplicationStream stream) throws SQLException {
+    long quietSince = System.nanoTime();
+    while (System.nanoTime() - quietSince < Duration.ofMillis(200).toNanos()) {
+      if (stream.readPending() != null) {
+        quietSince = System.nanoTime();
+      }
+    }
+  }
+}
