@@ -3,8 +3,10 @@ package dev.txoutbox.wal;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Field;
+import java.net.Socket;
 import java.sql.Connection;
 import java.sql.SQLException;
+import javax.net.ssl.SSLSocket;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.core.BaseConnection;
 import org.postgresql.core.PGStream;
@@ -34,8 +36,23 @@ final class ServerBytes {
       Object executor = replication.unwrap(BaseConnection.class).getQueryExecutor();
       Field stream = QueryExecutorBase.class.getDeclaredField("pgStream");
       stream.setAccessible(true);
-      return new ServerBytes(((PGStream) stream.get(executor)).getSocket().getInputStream());
-    } catch (ReflectiveOperationException | SQLException | IOException | RuntimeException e) {
+      return of(((PGStream) stream.get(executor)).getSocket());
+    } catch (ReflectiveOperationException
+        | SQLException
+        | RuntimeException
+        | LinkageError e) { // LinkageError: a driver version without these classes or members
+      return new ServerBytes(null);
+    }
+  }
+
+  /** The bytes of {@code socket}; one that never knows for an SSL or unconnected socket. */
+  static ServerBytes of(Socket socket) {
+    if (socket instanceof SSLSocket) {
+      return new ServerBytes(null);
+    }
+    try {
+      return new ServerBytes(socket.getInputStream());
+    } catch (IOException e) {
       return new ServerBytes(null);
     }
   }
@@ -46,9 +63,9 @@ final class ServerBytes {
   }
 
   /**
-   * True if no unread byte waits in the socket now, so the stream has nothing more that the server
-   * sent; false if some do or it cannot tell. The driver may still hold bytes it read ahead, which
-   * then wait for the next batch: a smaller batch, never a later one.
+   * True if no unread byte waits in the socket now; false if some do or it cannot tell. The driver
+   * may still hold whole transactions it read ahead into its buffer: they then go into the next
+   * batch, which begins at once with them (they are read without waiting).
    */
   boolean none() {
     if (socket == null) {

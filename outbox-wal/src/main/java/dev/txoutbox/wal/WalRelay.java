@@ -527,7 +527,9 @@ public final class WalRelay implements AutoCloseable {
           batch.clear();
           confirm = -1;
         }
-        caughtUp = false;
+        if (!t.events().isEmpty()) {
+          caughtUp = false; // a transaction without outbox events (PostgreSQL 14) changes nothing
+        }
       }
     }
   }

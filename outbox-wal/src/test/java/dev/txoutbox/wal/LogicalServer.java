@@ -72,7 +72,6 @@ final class LogicalServer {
     return p;
   }
 
-  /** A fresh schema with the outbox tables in it. */
   /** A replication connection to the server, as a test that reads a slot itself opens it. */
   static Connection replication() throws SQLException {
     Properties props = credentials();
@@ -99,6 +98,7 @@ final class LogicalServer {
     return b.start();
   }
 
+  /** A fresh schema with the outbox tables in it. */
   static OutboxTables freshOutbox(String prefix) {
     String schema = "wal_" + SCHEMAS.incrementAndGet();
     OutboxTables tables = OutboxTables.of(schema, prefix);

@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import javax.net.ssl.SSLSocketFactory;
 import org.junit.jupiter.api.Test;
 import org.postgresql.replication.PGReplicationStream;
 
@@ -56,7 +57,9 @@ class ServerBytesTest {
             .pollInterval(Duration.ofMillis(1))
             .until(() -> !server.none());
         int kinds = 0;
+        long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (kinds < 3) { // Begin, the Relation on the first round, Insert, Commit
+          assertThat(System.nanoTime()).as("the transaction read within 30 s").isLessThan(until);
           ByteBuffer b = stream.readPending();
           if (b != null && "BIC".indexOf(b.get(b.position())) >= 0) {
             kinds++;
@@ -64,8 +67,19 @@ class ServerBytesTest {
         }
       }
       stream.close();
+    } finally {
+      LogicalServer.execute("SELECT pg_drop_replication_slot('" + slot + "')");
+      LogicalServer.execute("DROP PUBLICATION " + slot);
     }
-    LogicalServer.execute("SELECT pg_drop_replication_slot('" + slot + "')");
+  }
+
+  @Test
+  void anSslSocketNeverSaysNothingIsThere() throws Exception {
+    // It counts only decrypted bytes: "none" while encrypted ones wait would end a batch at every
+    // Commit of a backlog.
+    ServerBytes server = ServerBytes.of(SSLSocketFactory.getDefault().createSocket());
+    assertThat(server.known()).isFalse();
+    assertThat(server.none()).isFalse();
   }
 
   @Test

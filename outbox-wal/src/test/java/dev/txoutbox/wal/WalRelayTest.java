@@ -269,7 +269,17 @@ class WalRelayTest {
     WalRelay relay = relay(tables, publisher, config);
     relay.start();
     List<UUID> good = write(tables, outbox, "good", 3);
-    List<UUID> bad = write(tables, outbox, "bad", 2);
+    // One transaction, so one batch: the rule below is the batch's (a later batch attempts a
+    // follower whose predecessor failed, in an unordered relay).
+    List<UUID> bad =
+        LogicalServer.dsl(tables)
+            .transactionResult(
+                c ->
+                    outbox.recordAll(
+                        c.dsl(),
+                        List.of(
+                            OutboxEvent.of("order", "bad", "e0", "{}"),
+                            OutboxEvent.of("order", "bad", "e1", "{}"))));
     List<UUID> after = write(tables, outbox, "good", 1);
     await().atMost(WAIT).until(() -> publisher.published().size() == 4 && pending(tables) == 2);
     assertThat(publisher.publishedIds())
