@@ -166,11 +166,13 @@ class WalRelaySigtermIT {
     // The embedded server commits with synchronous_commit=off (its default), and a slot decodes
     // only WAL that is flushed: without this the last commits, up to wal_writer_delay old, were
     // missing from the peek (1 run in 6), as if the relay had confirmed past them. A commit that
-    // waits for its flush flushes all WAL before it.
+    // wrote WAL and waits for its flush flushes all WAL before it: a transactional logical message
+    // (which pgoutput sends only with its "messages" option) is such a write; a transaction that
+    // only takes an xid writes nothing and commits without a flush.
     dsl.transaction(
         tx -> {
           tx.dsl().execute("set local synchronous_commit = on");
-          tx.dsl().fetch("select txid_current()");
+          tx.dsl().fetch("select pg_logical_emit_message(true, 'txoutbox-test', 'flush')");
         });
     List<byte[]> changes =
         dsl.fetch(
