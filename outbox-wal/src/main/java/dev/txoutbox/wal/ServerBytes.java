@@ -25,9 +25,16 @@ import org.postgresql.core.QueryExecutorBase;
 final class ServerBytes {
 
   private final @Nullable InputStream socket;
+  private final String unknownWhy;
 
-  private ServerBytes(@Nullable InputStream socket) {
+  private ServerBytes(InputStream socket) {
     this.socket = socket;
+    this.unknownWhy = "";
+  }
+
+  private ServerBytes(String unknownWhy) {
+    this.socket = null;
+    this.unknownWhy = unknownWhy;
   }
 
   /** The socket of {@code replication}, or one that never knows, if the driver hides it. */
@@ -41,25 +48,30 @@ final class ServerBytes {
         | SQLException
         | RuntimeException
         | LinkageError e) { // LinkageError: a driver version without these classes or members
-      return new ServerBytes(null);
+      return new ServerBytes("the driver's socket is not reachable: " + e);
     }
   }
 
   /** The bytes of {@code socket}; one that never knows for an SSL or unconnected socket. */
   static ServerBytes of(Socket socket) {
     if (socket instanceof SSLSocket) {
-      return new ServerBytes(null);
+      return new ServerBytes("an SSL socket counts only decrypted bytes");
     }
     try {
       return new ServerBytes(socket.getInputStream());
     } catch (IOException e) {
-      return new ServerBytes(null);
+      return new ServerBytes("the socket has no input: " + e);
     }
   }
 
   /** Whether the socket is known; if not, {@link #none()} is always false. */
   boolean known() {
     return socket != null;
+  }
+
+  /** Why the socket is not known; empty if it is. */
+  String unknownWhy() {
+    return unknownWhy;
   }
 
   /**

@@ -167,6 +167,10 @@ public final class WalRelay implements AutoCloseable {
   private volatile @Nullable Connection replication;
   private final AtomicLong confirmedLsn = new AtomicLong();
   private final AtomicLong skippedCount = new AtomicLong();
+
+  /** Whether the INFO line that the socket cannot be asked ({@link ServerBytes}) was written. */
+  private boolean slowBatchEndSaid;
+
   private final AtomicLong reconnects = new AtomicLong();
   private final AtomicLong visibilityWaits = new AtomicLong();
 
@@ -482,6 +486,14 @@ public final class WalRelay implements AutoCloseable {
     // socket cannot be asked, a transaction that began once the stream had nothing more is
     // published at its Commit; otherwise the batch waits for the stream to say it has nothing.
     ServerBytes server = ServerBytes.of(c);
+    if (!server.known() && !slowBatchEndSaid) {
+      slowBatchEndSaid = true;
+      log.info(
+          "WAL relay {}: a batch read while events keep coming ends after the driver's 1 ms wait"
+              + " for more: {}",
+          config.name(),
+          safe(server.unknownWhy()));
+    }
     boolean caughtUp = false;
     while (running) {
       long reading = System.nanoTime();

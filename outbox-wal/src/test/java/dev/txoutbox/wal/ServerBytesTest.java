@@ -38,7 +38,9 @@ class ServerBytesTest {
     LogicalServer.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
     try (Connection c = LogicalServer.replication()) {
       ServerBytes server = ServerBytes.of(c);
-      assertThat(server.known()).as("the driver's socket is reachable").isTrue();
+      assertThat(server.known())
+          .as("the driver's socket is reachable: %s", server.unknownWhy())
+          .isTrue();
       PGReplicationStream stream = LogicalServer.stream(c, slot, false);
       Outbox outbox = Outbox.builder().tables(tables).build();
       for (int round = 0; round < 3; round++) {
@@ -80,6 +82,7 @@ class ServerBytesTest {
     ServerBytes server = ServerBytes.of(SSLSocketFactory.getDefault().createSocket());
     assertThat(server.known()).isFalse();
     assertThat(server.none()).isFalse();
+    assertThat(server.unknownWhy()).contains("SSL");
   }
 
   @Test
@@ -95,6 +98,7 @@ class ServerBytesTest {
     ServerBytes server = ServerBytes.of(other);
     assertThat(server.known()).isFalse();
     assertThat(server.none()).isFalse();
+    assertThat(server.unknownWhy()).contains("not a pgjdbc connection");
   }
 
   /** Reads until the stream has had nothing for 200 ms (keepalives included). */
