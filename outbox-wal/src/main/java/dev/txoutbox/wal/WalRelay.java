@@ -167,12 +167,11 @@ public final class WalRelay implements AutoCloseable {
   private volatile @Nullable Connection replication;
   private final AtomicLong confirmedLsn = new AtomicLong();
   private final AtomicLong skippedCount = new AtomicLong();
-
-  /** Whether the INFO line that the socket cannot be asked ({@link ServerBytes}) was written. */
-  private boolean slowBatchEndSaid;
-
   private final AtomicLong reconnects = new AtomicLong();
   private final AtomicLong visibilityWaits = new AtomicLong();
+
+  /** Whether the INFO line that the socket cannot be asked ({@link ServerBytes}) was written. */
+  private boolean slowBatchEndSaid; // the reader thread's only
 
   /** The commit time of the oldest transaction read and not confirmed, or {@link #NO_COMMIT}. */
   private volatile long oldestUnconfirmed = NO_COMMIT;
