@@ -480,12 +480,16 @@ public final class WalRelay implements AutoCloseable {
     long confirm = -1;
     oldestUnconfirmed = NO_COMMIT;
     long quietConfirmed = System.nanoTime();
-    // A batch is published once a Commit is read and the socket holds nothing more (or the batch
-    // is full): asking the stream instead waits up to 1 ms in the driver (ServerBytes). Where the
-    // socket cannot be asked, a transaction that began once the stream had nothing more is
-    // published at its Commit; otherwise the batch waits for the stream to say it has nothing.
+    // Unordered, a batch is published once a Commit is read and the socket holds nothing more (or
+    // the batch is full): asking the stream instead waits up to 1 ms in the driver (ServerBytes).
+    // Where the socket cannot be asked, a transaction that began once the stream had nothing more
+    // is published at its Commit. Otherwise, and in the ordered modes, the batch waits for the
+    // stream to say it has nothing: their check that an event left invisible holds back its
+    // aggregate sees only the batch, and ending batches early split such an event from its
+    // aggregate's next one (WalRelayVisibilityTest).
+    boolean early = config.ordering() == Ordering.NONE;
     ServerBytes server = ServerBytes.of(c);
-    if (!server.known() && !slowBatchEndSaid) {
+    if (early && !server.known() && !slowBatchEndSaid) {
       slowBatchEndSaid = true;
       log.info(
           "WAL relay {}: a batch read while events keep coming ends after the driver's 1 ms wait"
@@ -533,7 +537,7 @@ public final class WalRelay implements AutoCloseable {
         }
         confirm = t.endLsn();
         if (batch.size() >= config.batchSize()
-            || (!batch.isEmpty() && (caughtUp || server.none()))) {
+            || (early && !batch.isEmpty() && (caughtUp || server.none()))) {
           flush(stream, batch, confirm);
           batch.clear();
           confirm = -1;
