@@ -20,11 +20,13 @@ import org.jspecify.annotations.Nullable;
 final class OutboxInserts {
 
   /**
-   * The inserts of one committed transaction, the position to confirm after them and the commit
-   * time, microseconds since 2000-01-01 UTC; how many were left to the polling relay for a delay,
-   * and, for each insert that could not be read into a message, its id and why.
+   * The inserts of one committed transaction, its id (the server's 32-bit {@code xid}), the
+   * position to confirm after them and the commit time, microseconds since 2000-01-01 UTC; how many
+   * were left to the polling relay for a delay, and, for each insert that could not be read into a
+   * message, its id and why.
    */
   record Transaction(
+      int xid,
       long endLsn,
       long commitMicros,
       List<OutboxMessage> events,
@@ -56,6 +58,7 @@ final class OutboxInserts {
   private final List<OutboxMessage> current = new ArrayList<>();
   private final List<Unreadable> unreadable = new ArrayList<>();
   private int delayed;
+  private int xid;
   private boolean open;
 
   OutboxInserts(OutboxTables tables) {
@@ -72,8 +75,9 @@ final class OutboxInserts {
    *     {@link Unreadable})
    */
   @Nullable Transaction accept(PgOutput.Message message) {
-    if (message instanceof PgOutput.Begin) {
+    if (message instanceof PgOutput.Begin b) {
       open = true;
+      xid = b.xid();
       current.clear();
       unreadable.clear();
       delayed = 0;
@@ -84,7 +88,12 @@ final class OutboxInserts {
     } else if (message instanceof PgOutput.Commit c) {
       Transaction t =
           new Transaction(
-              c.endLsn(), c.commitMicros(), List.copyOf(current), delayed, List.copyOf(unreadable));
+              xid,
+              c.endLsn(),
+              c.commitMicros(),
+              List.copyOf(current),
+              delayed,
+              List.copyOf(unreadable));
       current.clear();
       unreadable.clear();
       delayed = 0;

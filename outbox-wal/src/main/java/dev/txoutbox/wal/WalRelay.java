@@ -173,6 +173,22 @@ public final class WalRelay implements AutoCloseable {
   /** Whether the INFO line that the socket cannot be asked ({@link ServerBytes}) was written. */
   private boolean slowBatchEndSaid; // the reader thread's only
 
+  /**
+   * In the per-aggregate orderings, the transaction of each event read into the batch being
+   * processed, by event id; empty in {@link Ordering#NONE}. The reader thread's only.
+   */
+  private final Map<UUID, Integer> batchXids = new HashMap<>();
+
+  /**
+   * In the per-aggregate orderings, the aggregates whose events the relay leaves to the polling
+   * relay because a transaction the stream delivered is still not visible on the last look, by that
+   * transaction's {@code xid}: their later events must not overtake the invisible ones, which no
+   * statement can see. Dropped once the transaction no longer runs (visible, so the check of {@link
+   * WalStore#blocked} sees its rows). The reader thread's only; an entry is added at most once per
+   * visibility wait.
+   */
+  private final Map<Integer, Set<WalStore.Aggregate>> heldBack = new HashMap<>();
+
   /** The commit time of the oldest transaction read and not confirmed, or {@link #NO_COMMIT}. */
   private volatile long oldestUnconfirmed = NO_COMMIT;
 
@@ -477,19 +493,19 @@ public final class WalRelay implements AutoCloseable {
             .start();
     OutboxInserts inserts = new OutboxInserts(tables);
     List<OutboxMessage> batch = new ArrayList<>();
+    batchXids.clear(); // a batch a failed stream left unprocessed
     long confirm = -1;
     oldestUnconfirmed = NO_COMMIT;
     long quietConfirmed = System.nanoTime();
-    // Unordered, a batch is published once a Commit is read and the socket holds nothing more (or
-    // the batch is full): asking the stream instead waits up to 1 ms in the driver (ServerBytes).
-    // Where the socket cannot be asked, a transaction that began once the stream had nothing more
-    // is published at its Commit. Otherwise, and in the ordered modes, the batch waits for the
-    // stream to say it has nothing: their check that an event left invisible holds back its
-    // aggregate sees only the batch, and ending batches early split such an event from its
-    // aggregate's next one (WalRelayVisibilityTest).
-    boolean early = config.ordering() == Ordering.NONE;
+    // A batch is published once a Commit is read and the socket holds nothing more (or the batch
+    // is full): asking the stream instead waits up to 1 ms in the driver (ServerBytes). Where the
+    // socket cannot be asked, a transaction that began once the stream had nothing more is
+    // published at its Commit; otherwise the batch waits for the stream to say it has nothing.
+    // Where a batch ends does not matter to the per-aggregate orderings: an event they leave
+    // invisible holds back its aggregate in later batches too (heldBack).
+    boolean ordered = config.ordering() != Ordering.NONE;
     ServerBytes server = ServerBytes.of(c);
-    if (early && !server.known() && !slowBatchEndSaid) {
+    if (!server.known() && !slowBatchEndSaid) {
       slowBatchEndSaid = true;
       log.info(
           "WAL relay {}: a batch read while events keep coming ends after the driver's 1 ms wait"
@@ -526,6 +542,11 @@ public final class WalRelay implements AutoCloseable {
           oldestUnconfirmed = t.commitMicros();
         }
         batch.addAll(t.events());
+        if (ordered) {
+          for (OutboxMessage m : t.events()) {
+            batchXids.put(m.id(), t.xid());
+          }
+        }
         skippedCount.addAndGet(t.delayed() + t.unreadable().size());
         for (OutboxInserts.Unreadable u : t.unreadable()) {
           log.warn(
@@ -537,7 +558,7 @@ public final class WalRelay implements AutoCloseable {
         }
         confirm = t.endLsn();
         if (batch.size() >= config.batchSize()
-            || (early && !batch.isEmpty() && (caughtUp || server.none()))) {
+            || (!batch.isEmpty() && (caughtUp || server.none()))) {
           flush(stream, batch, confirm);
           batch.clear();
           confirm = -1;
@@ -588,6 +609,7 @@ public final class WalRelay implements AutoCloseable {
     stream.forceUpdateStatus();
     confirmedLsn.set(lsn);
     oldestUnconfirmed = NO_COMMIT;
+    batchXids.clear();
   }
 
   /**
@@ -724,10 +746,13 @@ public final class WalRelay implements AutoCloseable {
               log.info(
                   "WAL relay {}: {} event(s) not visible after {}, left to the polling relay"
                       + " (deleted by another relay, or a commit still waiting, for a"
-                      + " synchronous standby for one): {}",
+                      + " synchronous standby for one){}: {}",
                   config.name(),
                   missing.size(),
                   DurationText.of(visibilityWait),
+                  config.ordering() == Ordering.NONE
+                      ? ""
+                      : "; so are their aggregates' later events while their commit runs",
                   missing.size() <= 10 ? missing : missing.subList(0, 10) + " …");
             }
             List<OutboxMessage> send = new ArrayList<>(pending.size());
@@ -737,15 +762,25 @@ public final class WalRelay implements AutoCloseable {
               }
             }
             if (config.ordering() != Ordering.NONE) {
-              Set<WalStore.Aggregate> blocked =
-                  new HashSet<>(WalStore.blocked(tx, send, config.ordering()));
-              // An event left to the polling relay holds back the rest of its aggregate too: the
-              // check cannot see its row, so it would not.
+              // Those held back by an earlier batch's invisible events first, in an earlier
+              // snapshot than the check's: a transaction that stopped running by then is visible
+              // to the check, which holds its aggregate back while its events are pending.
+              Set<WalStore.Aggregate> blocked = new HashSet<>(stillHeldBack(tx));
+              blocked.addAll(WalStore.blocked(tx, send, config.ordering()));
+              // An event left to the polling relay holds back the rest of its aggregate too, in
+              // this batch and in later ones while its commit is invisible: the check cannot see
+              // its row, so it would not.
               if (!missing.isEmpty()) {
                 Set<UUID> gone = new HashSet<>(missing);
                 for (OutboxMessage m : events) {
                   if (gone.contains(m.id())) {
                     blocked.add(WalStore.Aggregate.of(m));
+                    Integer xid = batchXids.get(m.id());
+                    if (xid != null) {
+                      heldBack
+                          .computeIfAbsent(xid, x -> new HashSet<>())
+                          .add(WalStore.Aggregate.of(m));
+                    }
                   }
                 }
               }
@@ -794,6 +829,21 @@ public final class WalRelay implements AutoCloseable {
       safely(() -> listener.batchCompleted(counts[0], counts[1], counts[2], took));
     }
     return null;
+  }
+
+  /**
+   * The aggregates {@link #heldBack} still holds back: those of transactions still running in this
+   * statement's snapshot. Forgets the others. No statement while nothing is held back.
+   */
+  private Set<WalStore.Aggregate> stillHeldBack(DSLContext tx) {
+    if (heldBack.isEmpty()) {
+      return Set.of();
+    }
+    Set<Integer> running = WalStore.runningXids(tx);
+    heldBack.keySet().retainAll(running);
+    Set<WalStore.Aggregate> held = new HashSet<>();
+    heldBack.values().forEach(held::addAll);
+    return held;
   }
 
   /**

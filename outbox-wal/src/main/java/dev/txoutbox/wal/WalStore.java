@@ -156,6 +156,36 @@ final class WalStore {
             .fetch(OUTBOX_EVENTS.ID));
   }
 
+  /**
+   * The transactions still in progress for this statement's snapshot, by their low 32 bits (the
+   * {@code xid} that {@code pgoutput} sends): among them a transaction the stream delivered whose
+   * commit is not visible yet, since the committing session leaves the server's list of running
+   * transactions only once it makes its commit visible. The ids of a snapshot span less than 2^31,
+   * so their low 32 bits tell them apart.
+   */
+  static Set<Integer> runningXids(DSLContext tx) {
+    // pg_current_snapshot() (PostgreSQL 13) has no jOOQ function: plain SQL. Its text form is
+    // xmin:xmax:xip1,xip2,… with the running ids last.
+    String snapshot =
+        tx.select(DSL.field("pg_current_snapshot()::text", String.class)).fetchSingle().value1();
+    return parseRunning(snapshot);
+  }
+
+  /** The running ids of a snapshot's text form, by their low 32 bits. */
+  static Set<Integer> parseRunning(String snapshot) {
+    String[] parts = snapshot.split(":", -1);
+    if (parts.length != 3) {
+      throw new IllegalArgumentException("not a snapshot: " + snapshot);
+    }
+    Set<Integer> running = new HashSet<>();
+    if (!parts[2].isEmpty()) {
+      for (String xid : parts[2].split(",")) {
+        running.add((int) Long.parseLong(xid));
+      }
+    }
+    return running;
+  }
+
   /** An aggregate: its type and id. */
   record Aggregate(String type, String id) {
     static Aggregate of(OutboxMessage m) {

@@ -183,6 +183,77 @@ class WalRelayVisibilityTest {
     }
   }
 
+  @Test
+  void inTheOrderedModesAnEventLeftInvisibleHoldsBackItsAggregateInLaterBatchesWhileItsCommitRuns()
+      throws Exception {
+    DataSource dataSource = server.getPostgresDatabase();
+    OutboxTables tables = OutboxTables.in("visibility_later");
+    OutboxSchema.migrate(dataSource, tables);
+    OutboxSchema.migrateOrderingIndex(dataSource, tables);
+    RecordingPublisher publisher = new RecordingPublisher();
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    DSLContext dsl = DSL.using(dataSource, SQLDialect.POSTGRES, tables.settings(null));
+    RelayConfig ordered =
+        WalTestKit.config(10).toBuilder()
+            .ordering(Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS)
+            .build();
+    try (WalRelay relay =
+        builder(dataSource, tables, publisher, ordered)
+            .visibilityWait(Duration.ofMillis(300))
+            .build()) {
+      relay.start();
+      // A's first event streamed, then left to the polling relay while its commit stays invisible.
+      CompletableFuture<Integer> pid = new CompletableFuture<>();
+      CompletableFuture<UUID> waiting =
+          CompletableFuture.supplyAsync(() -> recordWaiting(dataSource, tables, outbox, pid));
+      int writer = pid.get(10, TimeUnit.SECONDS);
+      await().atMost(WalTestKit.WAIT).until(() -> relay.skippedEvents() == 1);
+
+      // A's second event and B's first, visible, each in a batch after the one that left A's first.
+      UUID second =
+          dsl.transactionResult(
+              c -> outbox.record(c.dsl(), OutboxEvent.of("order", "o-1", "updated", "{}")));
+      UUID other =
+          dsl.transactionResult(
+              c -> outbox.record(c.dsl(), OutboxEvent.of("order", "o-2", "created", "{}")));
+      await().atMost(WalTestKit.WAIT).until(() -> publisher.publishedIds().contains(other));
+      assertThat(publisher.publishedIds())
+          .as("A's second event is not published while its first is invisible")
+          .containsExactly(other);
+      assertThat(relay.skippedEvents()).isEqualTo(2);
+
+      // Once A's first commit is visible, the check sees its row: A's third event waits for both.
+      execute(dataSource, "SELECT pg_cancel_backend(" + writer + ")");
+      UUID first = waiting.get(30, TimeUnit.SECONDS);
+      UUID third =
+          dsl.transactionResult(
+              c -> outbox.record(c.dsl(), OutboxEvent.of("order", "o-1", "shipped", "{}")));
+      await().atMost(WalTestKit.WAIT).until(() -> relay.skippedEvents() == 3);
+      assertThat(
+              dsl.fetchCount(
+                  OUTBOX_EVENTS,
+                  OUTBOX_EVENTS
+                      .ID
+                      .in(first, second, third)
+                      .and(OUTBOX_EVENTS.PROCESSED_AT.isNull())))
+          .as("left untouched for the polling relay")
+          .isEqualTo(3);
+
+      // The polling relay's outcome, set here: once A's events are done, the WAL relay publishes
+      // A's next one itself, so the hold ended with the invisible commit.
+      dsl.update(OUTBOX_EVENTS)
+          .set(OUTBOX_EVENTS.PROCESSED_AT, DSL.currentOffsetDateTime())
+          .where(OUTBOX_EVENTS.ID.in(first, second, third))
+          .execute();
+      UUID fourth =
+          dsl.transactionResult(
+              c -> outbox.record(c.dsl(), OutboxEvent.of("order", "o-1", "delivered", "{}")));
+      await().atMost(WalTestKit.WAIT).until(() -> publisher.publishedIds().contains(fourth));
+      assertThat(publisher.publishedIds()).containsExactly(other, fourth);
+      assertThat(relay.skippedEvents()).isEqualTo(3);
+    }
+  }
+
   /** A relay on this test's server. */
   private static WalRelay.Builder builder(
       DataSource dataSource,
