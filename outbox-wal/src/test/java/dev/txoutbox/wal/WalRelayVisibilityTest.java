@@ -130,14 +130,7 @@ class WalRelayVisibilityTest {
                 });
     Outbox outbox = Outbox.builder().tables(tables).build();
     DSLContext dsl = DSL.using(dataSource, SQLDialect.POSTGRES, tables.settings(null));
-    RelayConfig ordered =
-        WalTestKit.config(10).toBuilder()
-            .ordering(Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS)
-            .build();
-    try (WalRelay relay =
-        builder(dataSource, tables, publisher, ordered)
-            .visibilityWait(Duration.ofMillis(300))
-            .build()) {
+    try (WalRelay relay = ordered(dataSource, tables, publisher)) {
       relay.start();
       gateId.set(
           dsl.transactionResult(
@@ -193,14 +186,7 @@ class WalRelayVisibilityTest {
     RecordingPublisher publisher = new RecordingPublisher();
     Outbox outbox = Outbox.builder().tables(tables).build();
     DSLContext dsl = DSL.using(dataSource, SQLDialect.POSTGRES, tables.settings(null));
-    RelayConfig ordered =
-        WalTestKit.config(10).toBuilder()
-            .ordering(Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS)
-            .build();
-    try (WalRelay relay =
-        builder(dataSource, tables, publisher, ordered)
-            .visibilityWait(Duration.ofMillis(300))
-            .build()) {
+    try (WalRelay relay = ordered(dataSource, tables, publisher)) {
       relay.start();
       // A's first event streamed, then left to the polling relay while its commit stays invisible.
       CompletableFuture<Integer> pid = new CompletableFuture<>();
@@ -252,6 +238,21 @@ class WalRelayVisibilityTest {
       assertThat(publisher.publishedIds()).containsExactly(other, fourth);
       assertThat(relay.skippedEvents()).isEqualTo(3);
     }
+  }
+
+  /**
+   * A relay on this test's server in {@link Ordering#PER_AGGREGATE_SKIP_DEAD_LETTERS}, which leaves
+   * events still invisible after 300 ms to the polling relay.
+   */
+  private static WalRelay ordered(
+      DataSource dataSource, OutboxTables tables, RecordingPublisher publisher) {
+    RelayConfig ordered =
+        WalTestKit.config(10).toBuilder()
+            .ordering(Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS)
+            .build();
+    return builder(dataSource, tables, publisher, ordered)
+        .visibilityWait(Duration.ofMillis(300))
+        .build();
   }
 
   /** A relay on this test's server. */
