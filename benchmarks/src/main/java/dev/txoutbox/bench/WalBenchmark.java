@@ -388,12 +388,17 @@ final class WalBenchmark {
    * @return the runs by state and writer count ({@code "<state>/<threads>"})
    */
   static Map<String, List<WriterBenchmark.Run>> writers(
-      LogicalServer server, int[] threads, Duration length, int rounds, Duration warmup)
+      LogicalServer server,
+      int[] threads,
+      List<SlotState> states,
+      Duration length,
+      int rounds,
+      Duration warmup)
       throws Exception {
     Map<String, List<WriterBenchmark.Run>> runs = new java.util.LinkedHashMap<>();
     for (int round = 0; round <= rounds; round++) {
       // Round 0, not counted, warms the JIT; each round starts with another state.
-      List<SlotState> order = new ArrayList<>(List.of(SlotState.values()));
+      List<SlotState> order = new ArrayList<>(states);
       java.util.Collections.rotate(order, -round);
       for (SlotState state : round == 0 ? List.of(SlotState.NONE) : order) {
         log.info("writers beside {}, round {} of {}", state.label, round, rounds);
@@ -440,6 +445,8 @@ final class WalBenchmark {
         yield () -> relay.close(Duration.ofSeconds(10));
       }
       case WAL, INACTIVE -> {
+        java.util.concurrent.atomic.LongAdder batches = new java.util.concurrent.atomic.LongAdder();
+        java.util.concurrent.atomic.LongAdder events = new java.util.concurrent.atomic.LongAdder();
         WalRelay relay =
             walRelay(
                 server,
@@ -447,7 +454,14 @@ final class WalBenchmark {
                 db.dataSource(),
                 schema,
                 noop,
-                new RelayListener() {},
+                new RelayListener() {
+                  @Override
+                  public void batchCompleted(
+                      int claimed, int published, int failed, Duration duration) {
+                    batches.increment();
+                    events.add(claimed);
+                  }
+                },
                 WAL_BATCH,
                 "writer-wal");
         relay.start();
@@ -456,7 +470,13 @@ final class WalBenchmark {
         }
         yield () -> {
           relay.close();
-          log.info("{}: the slot held {} MB at the end", state.label, relay.slotLagBytes() >> 20);
+          log.info(
+              "{}: {} batches of {} events on average, {} skipped; the slot held {} MB at the end",
+              state.label,
+              batches.sum(),
+              String.format("%.1f", events.sum() / (double) Math.max(1, batches.sum())),
+              relay.skippedEvents(),
+              relay.slotLagBytes() >> 20);
           dropSlot(db.dsl(), relay);
         };
       }

@@ -37,6 +37,12 @@ final class WalSection {
   static final String MODES_PROPERTY = "txoutbox.bench.walLatencyModes";
 
   /**
+   * The writer runs to make, of {@code NONE,POLLING,WAL,INACTIVE} (all by default; {@code NONE},
+   * the ratios' reference, always), to look at one alone.
+   */
+  static final String STATES_PROPERTY = "txoutbox.bench.walWriterStates";
+
+  /**
    * Settings on the path from a commit to the WAL relay, read on both servers and copied from the
    * shared one, besides {@link MachineInfo#SETTINGS}; {@code autovacuum} because the shared server
    * runs without it.
@@ -104,6 +110,7 @@ final class WalSection {
             WalBenchmark.writers(
                 server,
                 THREADS,
+                writerStates(System.getProperty(STATES_PROPERTY, "")),
                 profile.writerLength(),
                 profile.writerRounds(),
                 profile.writerWarmup());
@@ -128,6 +135,32 @@ final class WalSection {
    *
    * @throws IllegalArgumentException naming an unknown run, or if none is named
    */
+  /** The writer runs {@code text} names, {@code NONE} first; every state if it names none. */
+  static List<WalBenchmark.SlotState> writerStates(String text) {
+    List<WalBenchmark.SlotState> states = new ArrayList<>();
+    states.add(WalBenchmark.SlotState.NONE);
+    for (String name : text.split(",")) {
+      if (name.isBlank()) {
+        continue;
+      }
+      try {
+        WalBenchmark.SlotState state = WalBenchmark.SlotState.valueOf(name.trim());
+        if (!states.contains(state)) {
+          states.add(state);
+        }
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            STATES_PROPERTY
+                + ": unknown writer run '"
+                + name.trim()
+                + "'; known: "
+                + List.of(WalBenchmark.SlotState.values()),
+            e);
+      }
+    }
+    return states.size() == 1 ? List.of(WalBenchmark.SlotState.values()) : states;
+  }
+
   static List<String> latencyModes(String text) {
     List<String> known =
         java.util.Arrays.stream(WalBenchmark.LatencyMode.values()).map(Enum::name).toList();
@@ -480,6 +513,9 @@ final class WalSection {
       double none = rate(runs.get(WalBenchmark.SlotState.NONE.name() + "/" + threads));
       for (WalBenchmark.SlotState state : WalBenchmark.SlotState.values()) {
         List<WriterBenchmark.Run> rs = runs.get(state.name() + "/" + threads);
+        if (rs == null) {
+          continue; // not run (STATES_PROPERTY)
+        }
         double rate = rate(rs);
         if (state == WalBenchmark.SlotState.WAL) {
           met &= rate / none >= WRITER_GOAL;
