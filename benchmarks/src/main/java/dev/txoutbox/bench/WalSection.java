@@ -37,8 +37,8 @@ final class WalSection {
   static final String MODES_PROPERTY = "txoutbox.bench.walLatencyModes";
 
   /**
-   * The writer runs to make, of {@code NONE,POLLING,WAL,INACTIVE} (all by default; {@code NONE},
-   * the ratios' reference, always), to look at one alone.
+   * The writer runs to make, of {@code NONE,POLLING,WAL,INACTIVE} (all if unset; {@code NONE}, the
+   * ratios' reference, always), to look at one alone.
    */
   static final String STATES_PROPERTY = "txoutbox.bench.walWriterStates";
 
@@ -135,8 +135,11 @@ final class WalSection {
    *
    * @throws IllegalArgumentException naming an unknown run, or if none is named
    */
-  /** The writer runs {@code text} names, {@code NONE} first; every state if it names none. */
+  /** The writer runs {@code text} names, {@code NONE} first; every state if it is blank. */
   static List<WalBenchmark.SlotState> writerStates(String text) {
+    if (text.isBlank()) {
+      return List.of(WalBenchmark.SlotState.values());
+    }
     List<WalBenchmark.SlotState> states = new ArrayList<>();
     states.add(WalBenchmark.SlotState.NONE);
     for (String name : text.split(",")) {
@@ -158,7 +161,7 @@ final class WalSection {
             e);
       }
     }
-    return states.size() == 1 ? List.of(WalBenchmark.SlotState.values()) : states;
+    return states;
   }
 
   static List<String> latencyModes(String text) {
