@@ -130,11 +130,6 @@ final class WalSection {
     return section;
   }
 
-  /**
-   * The latency runs {@code text} names, comma-separated.
-   *
-   * @throws IllegalArgumentException naming an unknown run, or if none is named
-   */
   /** The writer runs {@code text} names, {@code NONE} first; every state if it is blank. */
   static List<WalBenchmark.SlotState> writerStates(String text) {
     if (text.isBlank()) {
@@ -164,6 +159,11 @@ final class WalSection {
     return states;
   }
 
+  /**
+   * The latency runs {@code text} names, comma-separated.
+   *
+   * @throws IllegalArgumentException naming an unknown run, or if none is named
+   */
   static List<String> latencyModes(String text) {
     List<String> known =
         java.util.Arrays.stream(WalBenchmark.LatencyMode.values()).map(Enum::name).toList();
