@@ -20,6 +20,7 @@ import org.jooq.CommonTableExpression;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Query;
 import org.jooq.Record1;
 import org.jooq.Record2;
 import org.jooq.Record3;
@@ -42,15 +43,21 @@ final class WalStore {
    * (what the relay records is safe to lose in a crash of the server: the rows stay pending and the
    * polling relay publishes them again, duplicates, never a loss) and, for the per-aggregate
    * orderings' check, the polling relay's pinned plan ({@link RelayStore#planSettings()}): the
-   * check's probes stay index probes whatever the statistics say. And {@code lock_timeout}: a claim
-   * waiting for rows another relay holds gives up after it, so that the relay can tell the server
-   * it is alive before it claims again.
+   * check's probes stay index probes whatever the statistics say. In every ordering {@code
+   * enable_seqscan} off: each statement of the batch finds its rows by id, and a sequential scan,
+   * which a table without statistics (new, truncated, or with autovacuum off) or a plan cached
+   * while the table was small can get, reads the whole outbox for every batch. And {@code
+   * lock_timeout}: a claim waiting for rows another relay holds gives up after it, so that the
+   * relay can tell the server it is alive before it claims again.
    */
   static void settings(DSLContext tx, Ordering ordering, Duration lockTimeout) {
     List<Field<?>> set = new ArrayList<>();
     set.add(setLocal("synchronous_commit", "off"));
     set.add(setLocal("lock_timeout", lockTimeout.toMillis() + "ms"));
-    if (ordering != Ordering.NONE) {
+    if (ordering == Ordering.NONE) {
+      set.add(setLocal("enable_seqscan", "off"));
+    } else {
+      // enable_seqscan among them.
       RelayStore.planSettings().forEach(name -> set.add(setLocal(name, "off")));
     }
     // One round trip for every setting; jOOQ's setLocal(...) would send one each.
@@ -77,22 +84,20 @@ final class WalStore {
    * processes its batch again.
    */
   static Set<UUID> claim(DSLContext tx, UUID[] ids, CompletionMode mode, OffsetDateTime now) {
+    return new HashSet<>(claimQuery(tx, ids, mode, now).fetch(OUTBOX_EVENTS.ID));
+  }
+
+  /** The statement of {@link #claim}, for the plan tests. */
+  static ResultQuery<Record1<UUID>> claimQuery(
+      DSLContext tx, UUID[] ids, CompletionMode mode, OffsetDateTime now) {
     Condition due = due(ids);
     return switch (mode) {
       case MARK_PROCESSED ->
           tx.update(OUTBOX_EVENTS)
               .set(OUTBOX_EVENTS.PROCESSED_AT, now)
               .where(due)
-              .returningResult(OUTBOX_EVENTS.ID)
-              .fetch()
-              .intoSet(OUTBOX_EVENTS.ID);
-      case DELETE ->
-          new HashSet<>(
-              tx.select(OUTBOX_EVENTS.ID)
-                  .from(OUTBOX_EVENTS)
-                  .where(due)
-                  .forUpdate()
-                  .fetch(OUTBOX_EVENTS.ID));
+              .returningResult(OUTBOX_EVENTS.ID);
+      case DELETE -> tx.select(OUTBOX_EVENTS.ID).from(OUTBOX_EVENTS).where(due).forUpdate();
     };
   }
 
@@ -103,6 +108,13 @@ final class WalStore {
    * the claim waited for it is seen and not locked (finished), not missing.
    */
   static Map<UUID, Boolean> claimSeen(DSLContext tx, UUID[] ids) {
+    Map<UUID, Boolean> out = new HashMap<>();
+    claimSeenQuery(tx, ids).fetch().forEach(r -> out.put(r.value1(), r.value2() != null));
+    return out;
+  }
+
+  /** The statement of {@link #claimSeen}, for the plan tests. */
+  static ResultQuery<Record2<UUID, UUID>> claimSeenQuery(DSLContext tx, UUID[] ids) {
     CommonTableExpression<Record1<UUID>> locked =
         DSL.name("locked")
             .fields("id")
@@ -111,26 +123,30 @@ final class WalStore {
     Field<UUID> seenId = seen.field(OUTBOX_EVENTS.ID);
     Field<UUID> lockedId = locked.field("id", UUID.class);
     // Both read the statement's one snapshot; the join reads every locked row.
-    Map<UUID, Boolean> out = new HashMap<>();
-    tx.with(locked)
+    return tx.with(locked)
         .select(seenId, lockedId)
         .from(seen)
         .leftJoin(locked)
         .on(lockedId.eq(seenId))
-        .where(seenId.eq(DSL.any(ids)))
-        .fetch()
-        .forEach(r -> out.put(r.value1(), r.value2() != null));
-    return out;
+        .where(seenId.eq(DSL.any(RelayStore.uuids(ids))));
   }
 
-  /** Those of {@code ids} still pending and due now. */
+  /**
+   * Those of {@code ids} still pending and due now. The three times are tested as one coalesce, not
+   * as the three {@code IS NULL} of {@code outbox_events_ready_idx}'s predicate, so that the
+   * planner cannot take that index for these rows: without statistics it estimates the index nearly
+   * empty and would walk all of it, testing every pending row against the ids.
+   */
   private static Condition due(UUID[] ids) {
     return OUTBOX_EVENTS
         .ID
-        .eq(DSL.any(ids))
-        .and(OUTBOX_EVENTS.PROCESSED_AT.isNull())
-        .and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNull())
-        .and(OUTBOX_EVENTS.RETRY_AFTER.isNull());
+        .eq(DSL.any(RelayStore.uuids(ids)))
+        .and(
+            DSL.coalesce(
+                    OUTBOX_EVENTS.PROCESSED_AT,
+                    OUTBOX_EVENTS.DEAD_LETTERED_AT,
+                    OUTBOX_EVENTS.RETRY_AFTER)
+                .isNull());
   }
 
   /** Clears the processed mark {@link #claim} set on events that are not published after all. */
@@ -138,10 +154,14 @@ final class WalStore {
     if (ids.isEmpty()) {
       return;
     }
-    tx.update(OUTBOX_EVENTS)
+    unmarkQuery(tx, ids.toArray(UUID[]::new)).execute();
+  }
+
+  /** The statement of {@link #unmark}, for the plan tests. */
+  static Query unmarkQuery(DSLContext tx, UUID[] ids) {
+    return tx.update(OUTBOX_EVENTS)
         .setNull(OUTBOX_EVENTS.PROCESSED_AT)
-        .where(OUTBOX_EVENTS.ID.eq(DSL.any(ids.toArray(UUID[]::new))))
-        .execute();
+        .where(OUTBOX_EVENTS.ID.eq(DSL.any(RelayStore.uuids(ids))));
   }
 
   /**
@@ -149,11 +169,14 @@ final class WalStore {
    * of a committed insert that is missing here was deleted, or its commit is not visible yet.
    */
   static Set<UUID> visible(DSLContext tx, UUID[] ids) {
-    return new HashSet<>(
-        tx.select(OUTBOX_EVENTS.ID)
-            .from(OUTBOX_EVENTS)
-            .where(OUTBOX_EVENTS.ID.eq(DSL.any(ids)))
-            .fetch(OUTBOX_EVENTS.ID));
+    return new HashSet<>(visibleQuery(tx, ids).fetch(OUTBOX_EVENTS.ID));
+  }
+
+  /** The statement of {@link #visible}, for the plan tests. */
+  static ResultQuery<Record1<UUID>> visibleQuery(DSLContext tx, UUID[] ids) {
+    return tx.select(OUTBOX_EVENTS.ID)
+        .from(OUTBOX_EVENTS)
+        .where(OUTBOX_EVENTS.ID.eq(DSL.any(RelayStore.uuids(ids))));
   }
 
   /**
@@ -252,7 +275,7 @@ final class WalStore {
                 .where(before)
                 .and(OUTBOX_EVENTS.PROCESSED_AT.isNull())
                 .and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNull())
-                .and(OUTBOX_EVENTS.ID.ne(DSL.all(sent))));
+                .and(OUTBOX_EVENTS.ID.ne(DSL.all(RelayStore.uuids(sent)))));
     Condition blocking =
         switch (ordering) {
           case PER_AGGREGATE ->
@@ -279,9 +302,12 @@ final class WalStore {
     if (ids.isEmpty() || mode == CompletionMode.MARK_PROCESSED) {
       return;
     }
-    tx.deleteFrom(OUTBOX_EVENTS)
-        .where(OUTBOX_EVENTS.ID.eq(DSL.any(ids.toArray(UUID[]::new))))
-        .execute();
+    completeQuery(tx, ids.toArray(UUID[]::new)).execute();
+  }
+
+  /** The statement of {@link #complete} in {@link CompletionMode#DELETE}, for the plan tests. */
+  static Query completeQuery(DSLContext tx, UUID[] ids) {
+    return tx.deleteFrom(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.eq(DSL.any(RelayStore.uuids(ids))));
   }
 
   /**
@@ -312,10 +338,14 @@ final class WalStore {
     if (ids.isEmpty()) {
       return;
     }
-    tx.update(OUTBOX_EVENTS)
+    deferQuery(tx, ids.toArray(UUID[]::new), until).execute();
+  }
+
+  /** The statement of {@link #defer}, for the plan tests. */
+  static Query deferQuery(DSLContext tx, UUID[] ids, OffsetDateTime until) {
+    return tx.update(OUTBOX_EVENTS)
         .set(OUTBOX_EVENTS.RETRY_AFTER, until)
         .setNull(OUTBOX_EVENTS.PROCESSED_AT)
-        .where(OUTBOX_EVENTS.ID.eq(DSL.any(ids.toArray(UUID[]::new))))
-        .execute();
+        .where(OUTBOX_EVENTS.ID.eq(DSL.any(RelayStore.uuids(ids))));
   }
 }

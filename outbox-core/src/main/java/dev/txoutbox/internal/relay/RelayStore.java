@@ -147,6 +147,14 @@ public final class RelayStore {
     return OrderedClaim.PLAN_SETTINGS;
   }
 
+  /**
+   * {@code ids} as one {@code uuid[]} bind value ({@link UuidArray}), for outbox-wal's statements
+   * by id: the server gets an array, not text it parses again for every row it filters.
+   */
+  public static Field<UUID[]> uuids(UUID[] ids) {
+    return UuidArray.of(ids);
+  }
+
   /** The columns a publisher's message is made of. */
   static final List<Field<?>> MESSAGE_COLUMNS =
       List.of(
