@@ -249,8 +249,7 @@ final class WalBenchmark {
       if (mode == LatencyMode.NOTIFY) {
         OutboxSchema.migrateNotifyTrigger(pool, schema);
       }
-      // A table in service: a processed history and planner statistics. On a table never
-      // analyzed, the WAL relay's completion statement is planned as a sequential scan.
+      // A table in service: a processed history and planner statistics.
       SeedEvents.insert(dsl, schema, HISTORY, 1_000, DSL.currentOffsetDateTime(), null);
       // VACUUM is a utility command jOOQ does not model.
       ClaimBenchmark.execute(pool, "VACUUM ANALYZE " + schema + ".outbox_events");
