@@ -142,6 +142,7 @@ public final class WalRelay implements AutoCloseable {
 
   private final DataSource dataSource;
   private final DSLContext dsl;
+  private final WalStatements statements;
   private final String replicationUrl;
   private final Properties replicationProperties;
   private final Publisher publisher;
@@ -212,6 +213,8 @@ public final class WalRelay implements AutoCloseable {
     PGProperty.PREFER_QUERY_MODE.set(p, "simple");
     this.replicationProperties = p;
     this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, tables.settings(new Settings()));
+    this.statements =
+        new WalStatements(dsl, config.ordering(), lockTimeout(), config.completionMode());
     OutboxMetrics metrics = b.metrics;
     if (metrics == null) {
       this.listener = b.listener;
@@ -735,7 +738,7 @@ public final class WalRelay implements AutoCloseable {
       dsl.transaction(
           cfg -> {
             DSLContext tx = cfg.dsl();
-            WalStore.settings(tx, config.ordering(), lockTimeout());
+            statements.settings(tx);
             OffsetDateTime now = OffsetDateTime.now(clock);
             Set<UUID> pending = new HashSet<>();
             List<UUID> missing = claim(tx, ids, now, pending);
@@ -859,7 +862,7 @@ public final class WalRelay implements AutoCloseable {
   private List<UUID> claim(DSLContext tx, UUID[] ids, OffsetDateTime now, Set<UUID> pending) {
     Set<UUID> seen;
     if (config.completionMode() == CompletionMode.DELETE) {
-      Map<UUID, Boolean> claimed = WalStore.claimSeen(tx, ids);
+      Map<UUID, Boolean> claimed = statements.claimSeen(tx, ids);
       claimed.forEach(
           (id, locked) -> {
             if (locked) {
@@ -868,7 +871,7 @@ public final class WalRelay implements AutoCloseable {
           });
       seen = claimed.keySet();
     } else {
-      pending.addAll(WalStore.claim(tx, ids, config.completionMode(), now));
+      pending.addAll(statements.claim(tx, ids, now));
       if (pending.size() == ids.length) {
         return List.of();
       }
@@ -877,9 +880,9 @@ public final class WalRelay implements AutoCloseable {
       // Each statement has a snapshot of its own: a row can become visible after the claim. So
       // claim again what is visible now, in a later snapshot than the look: a row seen but not
       // claimed then is done or postponed by another relay; one not seen is looked at again.
-      seen = WalStore.visible(tx, unclaimed);
+      seen = statements.visible(tx, unclaimed);
       if (!seen.isEmpty()) {
-        pending.addAll(WalStore.claim(tx, seen.toArray(UUID[]::new), config.completionMode(), now));
+        pending.addAll(statements.claim(tx, seen.toArray(UUID[]::new), now));
       }
       seen = new HashSet<>(seen);
       seen.addAll(pending);
@@ -1023,7 +1026,7 @@ public final class WalRelay implements AutoCloseable {
         counts[2]++;
       }
     }
-    WalStore.complete(tx, completed, config.completionMode());
+    statements.complete(tx, completed);
     postponed.forEach((until, ids) -> WalStore.defer(tx, ids, until));
   }
 

@@ -9,7 +9,6 @@ import dev.txoutbox.spi.OutboxMessage;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,6 +20,7 @@ import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Query;
+import org.jooq.Record;
 import org.jooq.Record1;
 import org.jooq.Record2;
 import org.jooq.Record3;
@@ -48,9 +48,10 @@ final class WalStore {
    * which a table without statistics (new, truncated, or with autovacuum off) or a plan cached
    * while the table was small can get, reads the whole outbox for every batch. And {@code
    * lock_timeout}: a claim waiting for rows another relay holds gives up after it, so that the
-   * relay can tell the server it is alive before it claims again.
+   * relay can tell the server it is alive before it claims again. No bind values; the relay runs it
+   * rendered once ({@link WalStatements}).
    */
-  static void settings(DSLContext tx, Ordering ordering, Duration lockTimeout) {
+  static ResultQuery<Record> settingsQuery(DSLContext tx, Ordering ordering, Duration lockTimeout) {
     List<Field<?>> set = new ArrayList<>();
     set.add(setLocal("synchronous_commit", "off"));
     set.add(setLocal("lock_timeout", lockTimeout.toMillis() + "ms"));
@@ -61,7 +62,7 @@ final class WalStore {
       RelayStore.planSettings().forEach(name -> set.add(setLocal(name, "off")));
     }
     // One round trip for every setting; jOOQ's setLocal(...) would send one each.
-    tx.select(set).fetch();
+    return tx.select(set);
   }
 
   private static Field<String> setLocal(String name, String value) {
@@ -70,10 +71,11 @@ final class WalStore {
   }
 
   /**
-   * Locks those of {@code ids} that are still pending and due, and returns them; in {@link
-   * CompletionMode#MARK_PROCESSED} also marks them processed at {@code now}, in the same statement,
+   * {@link CompletionMode#MARK_PROCESSED}'s claim: locks those of {@code ids} that are still
+   * pending and due, marks them processed at {@code now} and returns their ids, in one statement,
    * so that a published batch needs no statement after the publish (a failure clears the mark
-   * again: {@link #fail}, {@link #defer}, {@link #unmark}).
+   * again: {@link #fail}, {@link #defer}, {@link #unmark}). The relay runs it rendered once ({@link
+   * WalStatements}).
    *
    * <p>A row another relay holds is waited for, not skipped: once that relay commits or rolls back,
    * the row's latest version decides. So every id is either locked here or was published,
@@ -81,39 +83,23 @@ final class WalStore {
    * fate it does not know. The polling relay never waits for a row in the unordered claim ({@code
    * SKIP LOCKED}); the ordered claim waits for the run after a head it owns, so the two can
    * deadlock, which PostgreSQL breaks by failing one transaction (40P01): the WAL relay then
-   * processes its batch again.
+   * processes its batch again ({@link #claimSeenQuery} waits the same way).
    */
-  static Set<UUID> claim(DSLContext tx, UUID[] ids, CompletionMode mode, OffsetDateTime now) {
-    return new HashSet<>(claimQuery(tx, ids, mode, now).fetch(OUTBOX_EVENTS.ID));
-  }
-
-  /** The statement of {@link #claim}, for the plan tests. */
-  static ResultQuery<Record1<UUID>> claimQuery(
-      DSLContext tx, UUID[] ids, CompletionMode mode, OffsetDateTime now) {
-    Condition due = due(ids);
-    return switch (mode) {
-      case MARK_PROCESSED ->
-          tx.update(OUTBOX_EVENTS)
-              .set(OUTBOX_EVENTS.PROCESSED_AT, now)
-              .where(due)
-              .returningResult(OUTBOX_EVENTS.ID);
-      case DELETE -> tx.select(OUTBOX_EVENTS.ID).from(OUTBOX_EVENTS).where(due).forUpdate();
-    };
+  static ResultQuery<Record1<UUID>> claimQuery(DSLContext tx, UUID[] ids, OffsetDateTime now) {
+    return tx.update(OUTBOX_EVENTS)
+        .set(OUTBOX_EVENTS.PROCESSED_AT, now)
+        .where(due(ids))
+        .returningResult(OUTBOX_EVENTS.ID);
   }
 
   /**
    * {@link CompletionMode#DELETE}'s claim: locks those of {@code ids} still pending and due,
    * waiting for rows another relay holds, and tells in the same snapshot which of {@code ids} were
    * there at all: each id seen maps to whether it was locked. A row the polling relay deleted while
-   * the claim waited for it is seen and not locked (finished), not missing.
+   * the claim waited for it is seen and not locked (finished), not missing. Its records: each id
+   * seen, and the same id where it was locked, else null. The relay runs it rendered once ({@link
+   * WalStatements}).
    */
-  static Map<UUID, Boolean> claimSeen(DSLContext tx, UUID[] ids) {
-    Map<UUID, Boolean> out = new HashMap<>();
-    claimSeenQuery(tx, ids).fetch().forEach(r -> out.put(r.value1(), r.value2() != null));
-    return out;
-  }
-
-  /** The statement of {@link #claimSeen}, for the plan tests. */
   static ResultQuery<Record2<UUID, UUID>> claimSeenQuery(DSLContext tx, UUID[] ids) {
     CommonTableExpression<Record1<UUID>> locked =
         DSL.name("locked")
@@ -149,7 +135,9 @@ final class WalStore {
                 .isNull());
   }
 
-  /** Clears the processed mark {@link #claim} set on events that are not published after all. */
+  /**
+   * Clears the processed mark {@link #claimQuery} set on events that are not published after all.
+   */
   static void unmark(DSLContext tx, List<UUID> ids) {
     if (ids.isEmpty()) {
       return;
@@ -166,13 +154,9 @@ final class WalStore {
 
   /**
    * Those of {@code ids} whose rows this transaction can see, pending or not, locked or not: an id
-   * of a committed insert that is missing here was deleted, or its commit is not visible yet.
+   * of a committed insert that is missing here was deleted, or its commit is not visible yet. The
+   * relay runs it rendered once ({@link WalStatements}).
    */
-  static Set<UUID> visible(DSLContext tx, UUID[] ids) {
-    return new HashSet<>(visibleQuery(tx, ids).fetch(OUTBOX_EVENTS.ID));
-  }
-
-  /** The statement of {@link #visible}, for the plan tests. */
   static ResultQuery<Record1<UUID>> visibleQuery(DSLContext tx, UUID[] ids) {
     return tx.select(OUTBOX_EVENTS.ID)
         .from(OUTBOX_EVENTS)
@@ -294,25 +278,17 @@ final class WalStore {
   }
 
   /**
-   * Completes the published events as the polling relay does: in {@link CompletionMode#DELETE}
-   * deletes them; in {@link CompletionMode#MARK_PROCESSED} there is nothing left to do, since
-   * {@link #claim} marked them.
+   * Completes the published events {@code ids} in {@link CompletionMode#DELETE} as the polling
+   * relay does: deletes them. ({@link CompletionMode#MARK_PROCESSED} has nothing left to do: its
+   * claim marked them.) The relay runs it rendered once ({@link WalStatements}).
    */
-  static void complete(DSLContext tx, List<UUID> ids, CompletionMode mode) {
-    if (ids.isEmpty() || mode == CompletionMode.MARK_PROCESSED) {
-      return;
-    }
-    completeQuery(tx, ids.toArray(UUID[]::new)).execute();
-  }
-
-  /** The statement of {@link #complete} in {@link CompletionMode#DELETE}, for the plan tests. */
   static Query completeQuery(DSLContext tx, UUID[] ids) {
     return tx.deleteFrom(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.eq(DSL.any(RelayStore.uuids(ids))));
   }
 
   /**
    * Records one failed attempt: attempts + 1, the error, and the next attempt's time or the
-   * dead-letter time; clears the processed mark of {@link #claim}.
+   * dead-letter time; clears the processed mark of {@link #claimQuery}.
    */
   static void fail(
       DSLContext tx,
@@ -332,7 +308,7 @@ final class WalStore {
 
   /**
    * Postpones events without counting an attempt, for the polling relay to publish after; clears
-   * the processed mark of {@link #claim}.
+   * the processed mark of {@link #claimQuery}.
    */
   static void defer(DSLContext tx, List<UUID> ids, OffsetDateTime until) {
     if (ids.isEmpty()) {

@@ -292,7 +292,12 @@ class WalRelayOrderingTest {
       dsl.execute("SET synchronous_commit = on");
       dsl.transaction(
           t -> {
-            WalStore.settings(t.dsl(), ordering, java.time.Duration.ofMillis(2500));
+            new WalStatements(
+                    dsl,
+                    ordering,
+                    java.time.Duration.ofMillis(2500),
+                    dev.txoutbox.CompletionMode.MARK_PROCESSED)
+                .settings(t.dsl());
             assertThat(setting(t.dsl(), "synchronous_commit")).isEqualTo("off");
             assertThat(setting(t.dsl(), "lock_timeout")).isEqualTo("2500ms");
             for (String name : RelayStore.planSettings()) {

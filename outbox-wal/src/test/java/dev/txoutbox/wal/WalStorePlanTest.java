@@ -3,7 +3,6 @@ package dev.txoutbox.wal;
 import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
@@ -71,13 +70,10 @@ class WalStorePlanTest {
     dsl.transaction(
         t -> {
           DSLContext tx = t.dsl();
-          WalStore.settings(tx, ordering, Duration.ofSeconds(1));
+          WalStore.settingsQuery(tx, ordering, Duration.ofSeconds(1)).fetch();
           Map<String, Query> statements = new LinkedHashMap<>();
-          statements.put(
-              "claim, marking", WalStore.claimQuery(tx, ids, CompletionMode.MARK_PROCESSED, now));
-          statements.put(
-              "claim, locking", WalStore.claimQuery(tx, ids, CompletionMode.DELETE, now));
-          statements.put("claim and seen", WalStore.claimSeenQuery(tx, ids));
+          statements.put("claim, marking", WalStore.claimQuery(tx, ids, now));
+          statements.put("claim, locking, and seen", WalStore.claimSeenQuery(tx, ids));
           statements.put("visible", WalStore.visibleQuery(tx, ids));
           statements.put("unmark", WalStore.unmarkQuery(tx, ids));
           statements.put("complete", WalStore.completeQuery(tx, ids));

@@ -20,9 +20,10 @@ import org.jooq.impl.DSL;
  * ordered claim's recursive statement in about a millisecond of CPU, more than the database takes
  * to run it, on every call. This keeps the SQL jOOQ rendered from a statement built with sentinel
  * values, binds the real values where the sentinels were, and reads the records with the
- * statement's own typed fields. Immutable and thread-safe.
+ * statement's own typed fields. Immutable and thread-safe. Public for outbox-wal's statements of
+ * every batch.
  */
-final class RenderedOnce {
+public final class RenderedOnce {
 
   private final String sql;
   private final Field<?>[] fields;
@@ -36,7 +37,7 @@ final class RenderedOnce {
    * @param sentinels values that occur in the statement only where a run's values go
    * @throws IllegalArgumentException if a sentinel does not occur in the statement
    */
-  RenderedOnce(DSLContext dsl, ResultQuery<Record> statement, List<Object> sentinels) {
+  public RenderedOnce(DSLContext dsl, ResultQuery<Record> statement, List<Object> sentinels) {
     this(dsl, statement, statement.fields(), sentinels);
   }
 
@@ -45,7 +46,7 @@ final class RenderedOnce {
    *
    * @throws IllegalArgumentException if a sentinel does not occur in the statement
    */
-  RenderedOnce(DSLContext dsl, Query statement, List<Object> sentinels) {
+  public RenderedOnce(DSLContext dsl, Query statement, List<Object> sentinels) {
     this(dsl, statement, new Field<?>[0], sentinels);
   }
 
@@ -94,7 +95,7 @@ final class RenderedOnce {
    * @throws IllegalStateException if the statement has bind values of its own, which only jOOQ
    *     binds; see {@link #bind}
    */
-  PreparedStatement prepare(Connection connection, List<?> values) throws SQLException {
+  public PreparedStatement prepare(Connection connection, List<?> values) throws SQLException {
     PreparedStatement statement = connection.prepareStatement(sql);
     try {
       int index = 0;
