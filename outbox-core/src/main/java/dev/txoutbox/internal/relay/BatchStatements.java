@@ -14,10 +14,12 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
 
 /**
- * The unordered relay's statements of every cycle, the claim and the completion: jOOQ builds them
- * from the generated classes once per relay ({@link RelayStore#claimQuery}, {@link
+ * The unordered relay's statements of every cycle, the claim, the plan setting and the completion:
+ * jOOQ builds them from the generated classes once per relay ({@link RelayStore#claimQuery}, {@link
  * RelayStore#completion}), and each cycle runs the rendered SQL through the transaction's JDBC
  * connection and reads the claimed rows by position. Rendering each cycle and materialising jOOQ
  * records cost the relay more JVM CPU than the database spent on the batch. Thread-safe.
@@ -30,6 +32,10 @@ final class BatchStatements {
 
   /** Stands for a cycle's ids in the completion rendered once. */
   private static final UUID[] IDS = {new UUID(0x7478_6f75_7462_6f78L, 1)};
+
+  /** {@link RelayStore#pinPlansById}, without names to map or values to bind. */
+  private static final RenderedOnce PIN_PLANS_BY_ID =
+      new RenderedOnce(DSL.using(SQLDialect.POSTGRES), RelayStore.pinPlansById(), List.of());
 
   private final Map<Integer, RenderedOnce> claims = new ConcurrentHashMap<>();
   private final Map<CompletionMode, RenderedOnce> completions = new ConcurrentHashMap<>();
@@ -75,6 +81,18 @@ final class BatchStatements {
         RelayStore.headers(rs.getString(7)),
         rs.getObject(8, OffsetDateTime.class).toInstant(),
         rs.getInt(9) + 1);
+  }
+
+  /** Runs {@link RelayStore#pinPlansById}: sequential scans off for the rest of the transaction. */
+  void pinPlansById(DSLContext tx) {
+    // jOOQ's rendering of the setting, run through JDBC: see the class comment.
+    tx.connection(
+        c -> {
+          try (PreparedStatement s = PIN_PLANS_BY_ID.prepare(c, List.of());
+              ResultSet rs = s.executeQuery()) {
+            rs.next();
+          }
+        });
   }
 
   /** Marks or deletes the published events, in one statement, as {@link RelayStore#complete}. */

@@ -185,6 +185,9 @@ final class RelayCycle {
     BatchOutcome outcome =
         BatchOutcome.of(batch, results, config, now, ThreadLocalRandom.current())
             .withUnreadable(unreadable);
+    if (ordered == null) {
+      statements.pinPlansById(tx); // the ordered claim pinned them already
+    }
     statements.complete(tx, outcome.publishedIds(), config.completionMode(), now);
     if (outcome.answered()) {
       // The broker took some of the batch: put the others back a little later, at no attempt.

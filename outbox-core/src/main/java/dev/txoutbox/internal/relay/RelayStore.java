@@ -148,6 +148,24 @@ public final class RelayStore {
   }
 
   /**
+   * The statement that turns sequential scans off for the rest of the unordered cycle's
+   * transaction, run before its statements by id (the completion, the deferral): each then finds
+   * its rows through the primary key. Otherwise a plan cached while the outbox was small (pgjdbc
+   * server-prepares a statement after 5 uses, and the server may keep one generic plan for it) or
+   * an outbox without statistics can scan the whole table for every batch. The ordered claim's plan
+   * settings include it.
+   */
+  static Query pinPlansById() {
+    return DSL.select(
+        DSL.function(
+            "set_config",
+            String.class,
+            DSL.inline("enable_seqscan"),
+            DSL.inline("off"),
+            DSL.inline(true)));
+  }
+
+  /**
    * {@code ids} as one {@code uuid[]} bind value ({@link UuidArray}), for outbox-wal's statements
    * by id: the server gets an array, not text it parses again for every row it filters.
    */
