@@ -4,15 +4,25 @@ import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.txoutbox.CompletionMode;
+import dev.txoutbox.OutboxRelay;
+import dev.txoutbox.RelayConfig;
 import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.testing.TestDatabase;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -101,6 +111,69 @@ class CompletionPlanTest {
               .getValues(0, String.class);
       c.rollback();
       assertPrimaryKey(String.join("\n", plan), "the cached completion");
+    }
+  }
+
+  /**
+   * The relay's own unordered cycles run the pin on the transaction's connection right before each
+   * completion: every statement the relay prepares is recorded, per connection, in order.
+   */
+  @Test
+  void theUnorderedCycleRunsThePinRightBeforeItsCompletion() throws Exception {
+    insert(250);
+    Map<Connection, List<String>> prepared = new ConcurrentHashMap<>();
+    DataSource recording = recording(db.dataSource(), prepared);
+    OutboxRelay relay =
+        OutboxRelay.builder()
+            .dataSource(recording)
+            .schema(db.schema())
+            .publisher(new RecordingPublisher())
+            .config(RelayConfig.builder().batchSize(100).build())
+            .build();
+    assertThat(relay.drain().publishedCount()).isEqualTo(250);
+    String pin = dsl.render(RelayStore.pinPlansById());
+    int completions = 0;
+    for (List<String> statements : prepared.values()) {
+      for (int i = 0; i < statements.size(); i++) {
+        if (statements.get(i).startsWith("update") && statements.get(i).contains("processed_at")) {
+          completions++;
+          assertThat(statements.get(i - 1)).as("the statement before a completion").isEqualTo(pin);
+        }
+      }
+    }
+    assertThat(completions).as("completions of 3 batches").isEqualTo(3);
+  }
+
+  /** {@code target}, noting each SQL text a connection of it prepares, in {@code prepared}. */
+  private static DataSource recording(DataSource target, Map<Connection, List<String>> prepared) {
+    return (DataSource)
+        Proxy.newProxyInstance(
+            CompletionPlanTest.class.getClassLoader(),
+            new Class<?>[] {DataSource.class},
+            (proxy, method, args) -> {
+              Object result = invoke(target, method, args);
+              if (!(result instanceof Connection c)) {
+                return result;
+              }
+              return Proxy.newProxyInstance(
+                  CompletionPlanTest.class.getClassLoader(),
+                  new Class<?>[] {Connection.class},
+                  (p, m, a) -> {
+                    if (m.getName().equals("prepareStatement") && a[0] instanceof String sql) {
+                      prepared
+                          .computeIfAbsent(c, k -> Collections.synchronizedList(new ArrayList<>()))
+                          .add(sql);
+                    }
+                    return invoke(c, m, a);
+                  });
+            });
+  }
+
+  private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
     }
   }
 
