@@ -111,6 +111,12 @@ public final class WalRelay implements AutoCloseable {
    */
   static final Duration DEFAULT_VISIBILITY_WAIT = Duration.ofSeconds(5);
 
+  /**
+   * Defaults to this shortest time between two batches that are not full: 1 ms. See {@link
+   * Builder#minBatchInterval(Duration)}.
+   */
+  public static final Duration DEFAULT_MIN_BATCH_INTERVAL = Duration.ofMillis(1);
+
   /** The first and the longest pause between two looks for rows not visible yet. */
   private static final Duration FIRST_LOOK = Duration.ofMillis(1);
 
@@ -156,6 +162,7 @@ public final class WalRelay implements AutoCloseable {
   private final Duration reconnectDelay;
   private final Duration statusInterval;
   private final Duration visibilityWait;
+  private final long minBatchNanos;
   private final String metricsText;
   private final Runnable startMeters;
   private final Runnable closeMeters;
@@ -206,6 +213,7 @@ public final class WalRelay implements AutoCloseable {
     this.reconnectDelay = b.reconnectDelay;
     this.statusInterval = b.statusInterval;
     this.visibilityWait = b.visibilityWait;
+    this.minBatchNanos = b.minBatchInterval.toNanos();
     Properties p = new Properties();
     p.putAll(b.replicationProperties);
     PGProperty.REPLICATION.set(p, "database");
@@ -380,13 +388,15 @@ public final class WalRelay implements AutoCloseable {
 
   private void startReading() {
     log.info(
-        "starting WAL relay {}: slot={}, publication={}, tables={}, batchSize={}, maxAttempts={},"
-            + " completionMode={}, ordering={}, publisher={}, metrics={}, url={}",
+        "starting WAL relay {}: slot={}, publication={}, tables={}, batchSize={},"
+            + " minBatchInterval={},"
+            + " maxAttempts={}, completionMode={}, ordering={}, publisher={}, metrics={}, url={}",
         config.name(),
         slotName,
         publicationName,
         tables,
         config.batchSize(),
+        DurationText.of(Duration.ofNanos(minBatchNanos)),
         config.maxAttempts(),
         config.completionMode(),
         config.ordering(),
@@ -500,8 +510,10 @@ public final class WalRelay implements AutoCloseable {
     long confirm = -1;
     oldestUnconfirmed = NO_COMMIT;
     long quietConfirmed = System.nanoTime();
-    // A batch is published once a Commit is read and the socket holds nothing more (or the batch
-    // is full): asking the stream instead waits up to 1 ms in the driver (ServerBytes). Where the
+    // A batch is published once it is full, or once a Commit is read, the socket holds nothing
+    // more and the previous batch was published at least the minimum batch interval ago (or the
+    // stream has nothing once that interval has passed): asking the stream instead waits up to 1
+    // ms in the driver (ServerBytes). Where the
     // socket cannot be asked, a transaction that began once the stream had nothing more is
     // published at its Commit; otherwise the batch waits for the stream to say it has nothing.
     // Where a batch ends does not matter to the per-aggregate orderings: an event they leave
@@ -517,14 +529,22 @@ public final class WalRelay implements AutoCloseable {
           safe(server.unknownWhy()));
     }
     boolean caughtUp = false;
+    long flushed = System.nanoTime() - minBatchNanos; // when the last batch was published
     while (running) {
       long reading = System.nanoTime();
       ByteBuffer buffer = stream.readPending();
       if (buffer == null) {
-        if (confirm >= 0) {
+        if (confirm >= 0 && (batch.isEmpty() || reading - flushed >= minBatchNanos)) {
           flush(stream, batch, confirm);
+          if (!batch.isEmpty()) {
+            flushed = System.nanoTime();
+          }
           batch.clear();
           confirm = -1;
+        } else if (confirm >= 0) {
+          if (System.nanoTime() - reading < WAITED_NANOS) {
+            LockSupport.parkNanos(Math.min(IDLE_NANOS, minBatchNanos - (reading - flushed)));
+          }
         } else {
           if (!inserts.inTransaction()) {
             caughtUp = true;
@@ -561,8 +581,11 @@ public final class WalRelay implements AutoCloseable {
         }
         confirm = t.endLsn();
         if (batch.size() >= config.batchSize()
-            || (!batch.isEmpty() && (caughtUp || server.none()))) {
+            || (!batch.isEmpty()
+                && (caughtUp || server.none())
+                && System.nanoTime() - flushed >= minBatchNanos)) {
           flush(stream, batch, confirm);
+          flushed = System.nanoTime();
           batch.clear();
           confirm = -1;
         }
@@ -1196,6 +1219,7 @@ public final class WalRelay implements AutoCloseable {
     private Duration reconnectDelay = DEFAULT_RECONNECT_DELAY;
     private Duration statusInterval = DEFAULT_STATUS_INTERVAL;
     private Duration visibilityWait = DEFAULT_VISIBILITY_WAIT;
+    private Duration minBatchInterval = DEFAULT_MIN_BATCH_INTERVAL;
     private @Nullable OutboxMetrics metrics;
 
     private Builder() {}
@@ -1314,6 +1338,27 @@ public final class WalRelay implements AutoCloseable {
      */
     public Builder reconnectDelay(Duration reconnectDelay) {
       this.reconnectDelay = requirePositive(reconnectDelay, "reconnectDelay");
+      return this;
+    }
+
+    /**
+     * The shortest time from one batch's publish to the next, unless the next is full: while events
+     * come faster, each batch gathers those that arrived meanwhile. While writers commit one event
+     * at a time, every batch costs the relay a transaction and the database a commit however few
+     * its events, so a longer interval makes fewer, larger batches, and the events that arrive
+     * within it wait up to that much. The first event after a quiet spell is published at once; a
+     * backlog fills its batches without waiting. Zero publishes a batch as soon as the stream has
+     * nothing more. Defaults to {@link #DEFAULT_MIN_BATCH_INTERVAL}.
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public Builder minBatchInterval(Duration minBatchInterval) {
+      Objects.requireNonNull(minBatchInterval, "minBatchInterval");
+      if (minBatchInterval.isNegative()) {
+        throw new IllegalArgumentException(
+            "minBatchInterval must not be negative but was " + minBatchInterval);
+      }
+      this.minBatchInterval = minBatchInterval;
       return this;
     }
 

@@ -408,6 +408,60 @@ class WalRelayTest {
   }
 
   @Test
+  void withinTheMinimumBatchIntervalABatchGathersCommitsUntilItIsFull() throws Exception {
+    OutboxTables tables = LogicalServer.freshOutbox("lg_");
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    List<List<UUID>> calls = new CopyOnWriteArrayList<>();
+    Publisher publisher =
+        messages -> {
+          calls.add(messages.stream().map(OutboxMessage::id).toList());
+          return messages.stream().map(m -> PublishResult.published()).toList();
+        };
+    // An interval that cannot run out in the test: after the first batch, only a full one goes.
+    WalRelay relay =
+        kit.relay(
+            WalTestKit.builder(tables, publisher, config(5))
+                .minBatchInterval(Duration.ofMinutes(10)));
+    relay.start();
+    DSLContext dsl = LogicalServer.dsl(tables);
+    List<UUID> first = write(tables, outbox, "o", 1);
+    await().atMost(WAIT).until(() -> calls.size() == 1); // the first after a quiet spell: at once
+    List<UUID> next = new ArrayList<>();
+    for (int t = 0; t < 5; t++) {
+      next.addAll(
+          dsl.transactionResult(
+              c -> List.of(outbox.record(c.dsl(), OutboxEvent.of("order", "o", "e", "{}")))));
+      Thread.sleep(20); // each commit reaches the relay before the next: without it, alone
+    }
+    await().atMost(WAIT).until(() -> pending(tables) == 0);
+    assertThat(calls).containsExactly(first, next);
+  }
+
+  @Test
+  void aBatchThatIsNotFullIsPublishedOnceTheMinimumBatchIntervalRanOut() throws Exception {
+    OutboxTables tables = LogicalServer.freshOutbox("lo_");
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    RecordingPublisher publisher = new RecordingPublisher();
+    WalRelay relay =
+        kit.relay(
+            WalTestKit.builder(tables, publisher, config(100))
+                .minBatchInterval(Duration.ofMillis(200)));
+    relay.start();
+    List<UUID> first = write(tables, outbox, "o", 1);
+    await().atMost(WAIT).until(() -> publisher.published().size() == 1);
+    List<UUID> second = write(tables, outbox, "o", 1);
+    await().atMost(WAIT).until(() -> pending(tables) == 0);
+    assertThat(publisher.publishedIds()).containsExactlyElementsOf(concat(first, second));
+  }
+
+  @Test
+  void refusesANegativeMinimumBatchInterval() {
+    assertThatThrownBy(() -> WalRelay.builder().minBatchInterval(Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("minBatchInterval must not be negative but was PT-0.001S");
+  }
+
+  @Test
   void refusesAMissingSlotWhenCreatingIsOffShowingTheSql() {
     OutboxTables tables = LogicalServer.freshOutbox("no_");
     WalRelay relay = strictRelay(tables);
