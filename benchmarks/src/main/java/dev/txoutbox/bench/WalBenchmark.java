@@ -73,6 +73,20 @@ final class WalBenchmark {
     return p;
   }
 
+  /** Sets the WAL relay's minimum batch interval, in milliseconds; unset, its default. */
+  static final String MIN_BATCH_INTERVAL_PROPERTY = "txoutbox.bench.walMinBatchIntervalMillis";
+
+  /**
+   * The WAL relay's minimum batch interval: {@link #MIN_BATCH_INTERVAL_PROPERTY}, or {@link
+   * WalRelay#DEFAULT_MIN_BATCH_INTERVAL}.
+   */
+  static Duration minBatchInterval() {
+    String millis = System.getProperty(MIN_BATCH_INTERVAL_PROPERTY);
+    return millis == null
+        ? WalRelay.DEFAULT_MIN_BATCH_INTERVAL
+        : Duration.ofNanos(Math.round(Double.parseDouble(millis) * 1_000_000));
+  }
+
   /** A WAL relay on the outbox of {@code schema}, marking published rows processed. */
   static WalRelay walRelay(
       LogicalServer server,
@@ -90,6 +104,7 @@ final class WalBenchmark {
         .publisher(publisher)
         .listener(listener)
         .config(RelayConfig.builder().name(name).batchSize(batchSize).build())
+        .minBatchInterval(minBatchInterval())
         .build();
   }
 
@@ -422,7 +437,8 @@ final class WalBenchmark {
     return runs;
   }
 
-  private static AutoCloseable alongside(LogicalServer server, BenchDatabase db, SlotState state) {
+  private static WriterBenchmark.Running alongside(
+      LogicalServer server, BenchDatabase db, SlotState state) {
     Publisher noop = new NoopTarget().publisher();
     String schema = WriterBenchmark.SCHEMA;
     return switch (state) {
@@ -441,7 +457,7 @@ final class WalBenchmark {
                         .build())
                 .build();
         relay.start();
-        yield () -> relay.close(Duration.ofSeconds(10));
+        yield running(db, schema, () -> relay.close(Duration.ofSeconds(10)));
       }
       case WAL, INACTIVE -> {
         java.util.concurrent.atomic.LongAdder batches = new java.util.concurrent.atomic.LongAdder();
@@ -467,17 +483,49 @@ final class WalBenchmark {
         if (state == SlotState.INACTIVE) {
           relay.close();
         }
-        yield () -> {
-          relay.close();
-          log.info(
-              "{}: {} batches of {} events on average, {} skipped; the slot held {} MB at the end",
-              state.label,
-              batches.sum(),
-              String.format("%.1f", events.sum() / (double) Math.max(1, batches.sum())),
-              relay.skippedEvents(),
-              relay.slotLagBytes() >> 20);
-          dropSlot(db.dsl(), relay);
-        };
+        AutoCloseable stop =
+            () -> {
+              relay.close();
+              log.info(
+                  "{}: {} batches of {} events on average, {} skipped; the slot held {} MB at the"
+                      + " end",
+                  state.label,
+                  batches.sum(),
+                  String.format("%.1f", events.sum() / (double) Math.max(1, batches.sum())),
+                  relay.skippedEvents(),
+                  relay.slotLagBytes() >> 20);
+              dropSlot(db.dsl(), relay);
+            };
+        // A slot nobody reads keeps its events pending: nothing to wait for.
+        yield state == SlotState.INACTIVE ? stop::close : running(db, schema, stop);
+      }
+    };
+  }
+
+  /**
+   * A relay running beside the writers, stopped by {@code stop}, that {@linkplain
+   * WriterBenchmark.Running#settle() settles} once no event of the outbox of {@code schema} is
+   * pending, or after 60 s.
+   */
+  private static WriterBenchmark.Running running(
+      BenchDatabase db, String schema, AutoCloseable stop) {
+    return new WriterBenchmark.Running() {
+      @Override
+      public void settle() throws InterruptedException {
+        DSLContext mapped =
+            DSL.using(db.dsl().configuration().derive(OutboxSchema.withSchema(null, schema)));
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        while (mapped.fetchExists(
+                OUTBOX_EVENTS,
+                OUTBOX_EVENTS.PROCESSED_AT.isNull().and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNull()))
+            && System.nanoTime() < deadline) {
+          Thread.sleep(20);
+        }
+      }
+
+      @Override
+      public void close() throws Exception {
+        stop.close();
       }
     };
   }

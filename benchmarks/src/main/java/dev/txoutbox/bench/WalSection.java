@@ -1,5 +1,6 @@
 package dev.txoutbox.bench;
 
+import dev.txoutbox.spi.DurationText;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -497,14 +498,18 @@ final class WalSection {
             "**Writers with the slot active.** The writer section's `outbox.record` case (a"
                 + " business row and one event per transaction, writers as fast as they can) on"
                 + " this server, beside: nothing; the polling relay (%s) consuming; the WAL relay"
-                + " (batch %d) consuming; a slot nobody reads, retaining WAL. %d s per run in %d"
-                + " interleaved round%s (the states in a rotating order, after one uncounted run), each after a %d s warm-up. The relays publish to a no-op"
+                + " (batch %d, minimum batch interval %s) consuming; a slot nobody reads, retaining WAL. %d s per run in %d"
+                + " interleaved round%s (the states in a rotating order, after one uncounted run), each after a %d s warm-up; before each run the relay consuming has"
+                + " no event left pending (at most 60 s), then the tables are truncated, so that no"
+                + " relay starts a run waiting for rows truncated under it (the WAL relay would"
+                + " wait its visibility wait for them). The relays publish to a no-op"
                 + " publisher and run in this JVM on the benchmark database's pool, so their CPU"
                 + " counts in the JVM and PostgreSQL figures. On a machine of few cores a relay's"
                 + " own work competes with the writers: the inactive slot's row shows what the slot"
                 + " alone costs them, the polling relay's what any relay consuming costs.",
             WalBenchmark.POLLING_BEST.shape(),
             WalBenchmark.WAL_BATCH,
+            DurationText.of(WalBenchmark.minBatchInterval()),
             profile.writerLength().toSeconds(),
             profile.writerRounds(),
             profile.writerRounds() == 1 ? "" : "s",

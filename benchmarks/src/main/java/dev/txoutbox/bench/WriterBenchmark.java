@@ -199,7 +199,17 @@ public final class WriterBenchmark {
      *
      * @return what stops it
      */
-    AutoCloseable start(BenchDatabase database) throws Exception;
+    Running start(BenchDatabase database) throws Exception;
+  }
+
+  /** What runs beside the writers, started. */
+  interface Running extends AutoCloseable {
+    /**
+     * Waits until it has consumed what the writers wrote, before the tables are truncated for the
+     * next run: a relay that still holds events read but not claimed when their rows go waits for
+     * them (the WAL relay up to its visibility wait) in the next run. Nothing by default.
+     */
+    default void settle() throws Exception {}
   }
 
   /**
@@ -223,13 +233,14 @@ public final class WriterBenchmark {
         HikariDataSource pool = pool(url, user, password, maxThreads + 2)) {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       createSchemas(pool, dsl);
-      try (AutoCloseable running = alongside.start(db)) {
+      try (Running running = alongside.start(db)) {
         Map<Case, Writers> writers = new EnumMap<>(Case.class);
         for (Case c : cases) {
           writers.put(c, new Writers(dsl, c));
         }
         String withoutDatabase = mock ? withoutDatabase(writers) : "";
         for (Case c : cases) {
+          running.settle();
           truncate(dsl);
           writers.get(c).flatOut(maxThreads, warmup, db.cpu());
         }
@@ -237,6 +248,7 @@ public final class WriterBenchmark {
         for (int round = 0; round < rounds; round++) {
           for (int threads : threadCounts) {
             for (Case c : cases) {
+              running.settle();
               truncate(dsl);
               Run r = writers.get(c).flatOut(threads, length, db.cpu());
               log.info(
