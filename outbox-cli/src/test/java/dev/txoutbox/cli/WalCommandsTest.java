@@ -70,8 +70,6 @@ class WalCommandsTest {
             // The sweeper polls every 10 minutes: after its first cycle, only the slot publishes.
             "--sweep-interval",
             "10m",
-            "--min-batch-interval",
-            "2ms",
             "--metrics-port",
             "0",
             "--metrics-refresh",
@@ -110,7 +108,6 @@ class WalCommandsTest {
         .asString()
         .contains("source wal: slot " + slot + ", publication " + slot)
         .contains("creating them if missing")
-        .contains("min batch interval 2ms")
         .contains("sweeper 'default-sweeper' every 10m")
         .contains("pool size 4")
         .doesNotContain("workers");
@@ -404,7 +401,6 @@ class WalCommandsTest {
         "--slot s | --slot applies to --source wal only but --source is poll",
         "--no-create-slot | --no-create-slot applies to --source wal only but --source is poll",
         "--sweep-interval 5s | --sweep-interval applies to --source wal only",
-        "--min-batch-interval 2ms | --min-batch-interval applies to --source wal only",
         "--replication-url " + UNREACHABLE + " | --replication-url applies to --source wal only",
         "--source river | --source must be one of poll, wal but was 'river'",
         "--source wal --workers 2 | --workers does not apply to --source wal: it reads the slot",
