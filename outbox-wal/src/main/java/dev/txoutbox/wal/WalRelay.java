@@ -513,9 +513,9 @@ public final class WalRelay implements AutoCloseable {
     // A batch is published once it is full, or once a Commit is read, the socket holds nothing
     // more and the previous batch was published at least the minimum batch interval ago (or the
     // stream has nothing once that interval has passed): asking the stream instead waits up to 1
-    // ms in the driver (ServerBytes). Where the
-    // socket cannot be asked, a transaction that began once the stream had nothing more is
-    // published at its Commit; otherwise the batch waits for the stream to say it has nothing.
+    // ms in the driver (ServerBytes). Where the socket cannot be asked, a transaction that began
+    // once the stream had nothing more is published at its Commit; otherwise the batch waits for
+    // the stream to say it has nothing.
     // Where a batch ends does not matter to the per-aggregate orderings: an event they leave
     // invisible holds back its aggregate in later batches too (heldBack).
     boolean ordered = config.ordering() != Ordering.NONE;
