@@ -78,7 +78,8 @@ final class RelayCommand extends DatabaseCommand {
       Map.of(
           "slotName", "--slot",
           "publicationName", "--publication",
-          "replicationUrl", "--replication-url");
+          "replicationUrl", "--replication-url",
+          "minBatchInterval", "--min-batch-interval");
 
   /** How {@code --ordering} reads and writes an {@link Ordering}. */
   static final EnumFlag<Ordering> ORDERING = EnumFlag.of("--ordering", Ordering.class);
@@ -284,6 +285,16 @@ final class RelayCommand extends DatabaseCommand {
         converter = Durations.class,
         description = "How often the sweeper polls (wal). Default: 30s.")
     Duration sweepInterval;
+
+    @Option(
+        names = "--min-batch-interval",
+        paramLabel = "DURATION",
+        converter = Durations.class,
+        description =
+            "The shortest time between two batches that are not full (wal): fewer, larger"
+                + " batches while events come fast, each waiting up to that much; 0ms publishes as"
+                + " soon as the stream has nothing more. Default: 1ms.")
+    Duration minBatchInterval;
   }
 
   /** The HTTP endpoint. */
@@ -498,6 +509,11 @@ final class RelayCommand extends DatabaseCommand {
         + SecretMasking.maskUri(replicationUrl(target()))
         + ", batch size "
         + c.batchSize()
+        + ", min batch interval "
+        + Durations.format(
+            wal.minBatchInterval != null
+                ? wal.minBatchInterval
+                : WalRelay.DEFAULT_MIN_BATCH_INTERVAL)
         + ", max attempts "
         + c.maxAttempts()
         + ", completion "
@@ -529,6 +545,7 @@ final class RelayCommand extends DatabaseCommand {
         addIf(given, wal.noCreateSlot, "--no-create-slot");
         addIf(given, wal.replicationUrl != null, "--replication-url");
         addIf(given, wal.sweepInterval != null, "--sweep-interval");
+        addIf(given, wal.minBatchInterval != null, "--min-batch-interval");
         if (!given.isEmpty()) {
           throw usageError(given.get(0) + " applies to --source wal only but --source is poll");
         }
@@ -603,6 +620,9 @@ final class RelayCommand extends DatabaseCommand {
       }
       if (wal.publication != null) {
         b.publicationName(wal.publication);
+      }
+      if (wal.minBatchInterval != null) {
+        b.minBatchInterval(wal.minBatchInterval);
       }
       return b;
     } catch (IllegalArgumentException e) {

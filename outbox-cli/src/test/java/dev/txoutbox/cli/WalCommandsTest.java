@@ -38,6 +38,7 @@ class WalCommandsTest {
   private LogicalDatabase db;
   private RabbitQueue rabbit;
   private ListAppender<ILoggingEvent> relayLog;
+  private ListAppender<ILoggingEvent> walLog;
 
   @BeforeEach
   void setUp() throws Exception {
@@ -47,12 +48,16 @@ class WalCommandsTest {
     relayLog.start();
     ((Logger) LoggerFactory.getLogger(RelayCommand.class)).addAppender(relayLog);
     ((Logger) LoggerFactory.getLogger(MetricsServer.class)).addAppender(relayLog);
+    walLog = new ListAppender<>();
+    walLog.start();
+    ((Logger) LoggerFactory.getLogger("dev.txoutbox.wal")).addAppender(walLog);
   }
 
   @AfterEach
   void tearDown() throws Exception {
     ((Logger) LoggerFactory.getLogger(RelayCommand.class)).detachAppender(relayLog);
     ((Logger) LoggerFactory.getLogger(MetricsServer.class)).detachAppender(relayLog);
+    ((Logger) LoggerFactory.getLogger("dev.txoutbox.wal")).detachAppender(walLog);
     rabbit.close();
   }
 
@@ -70,6 +75,8 @@ class WalCommandsTest {
             // The sweeper polls every 10 minutes: after its first cycle, only the slot publishes.
             "--sweep-interval",
             "10m",
+            "--min-batch-interval",
+            "2ms",
             "--metrics-port",
             "0",
             "--metrics-refresh",
@@ -108,9 +115,16 @@ class WalCommandsTest {
         .asString()
         .contains("source wal: slot " + slot + ", publication " + slot)
         .contains("creating them if missing")
+        .contains("min batch interval 2ms")
         .contains("sweeper 'default-sweeper' every 10m")
         .contains("pool size 4")
         .doesNotContain("workers");
+    // The flag reached the WAL relay itself, not only the CLI's line.
+    assertThat(walLog.list.stream().map(ILoggingEvent::getFormattedMessage))
+        .filteredOn(m -> m.startsWith("starting WAL relay"))
+        .singleElement()
+        .asString()
+        .contains("minBatchInterval=2ms");
     // Stopped: nothing reads the slot any more, and it confirmed what it published, up to the last
     // transaction (a position inside it, before its commit).
     WalSlot after = WalSlot.find(LogicalDatabase.dataSource(), slot).orElseThrow();
@@ -401,6 +415,7 @@ class WalCommandsTest {
         "--slot s | --slot applies to --source wal only but --source is poll",
         "--no-create-slot | --no-create-slot applies to --source wal only but --source is poll",
         "--sweep-interval 5s | --sweep-interval applies to --source wal only",
+        "--min-batch-interval 2ms | --min-batch-interval applies to --source wal only",
         "--replication-url " + UNREACHABLE + " | --replication-url applies to --source wal only",
         "--source river | --source must be one of poll, wal but was 'river'",
         "--source wal --workers 2 | --workers does not apply to --source wal: it reads the slot",
@@ -408,6 +423,8 @@ class WalCommandsTest {
         "--source wal --min-poll-interval 5s | --min-poll-interval does not apply to --source wal",
         "--source wal --listen | --listen does not apply to --source wal",
         "--source wal --sweep-interval 0s | --sweep-interval must be positive but was 0ms",
+        "--source wal --min-batch-interval PT-1S | Invalid value for option '--min-batch-interval':"
+            + " must not be negative but was 'PT-1S'",
         "--source wal --slot Bad-Name | --slot must be 1 to 63 characters of a-z, 0-9 and _ but",
         "--source wal --publication x;drop | --publication must be 1 to 63 characters",
         "--source wal --replication-url http://db/x | --replication-url must start with"
