@@ -51,6 +51,19 @@ final class WalTestKit implements AutoCloseable {
     return relay;
   }
 
+  /** {@code relay}, made elsewhere (by an injector), closed with the kit and its slot dropped. */
+  WalRelay adopt(WalRelay relay) {
+    toClose.add(relay);
+    slots.add(relay.slotName());
+    return relay;
+  }
+
+  /** {@code closeable}, closed with the kit (before what was given to the kit earlier). */
+  <T extends AutoCloseable> T closing(T closeable) {
+    toClose.add(closeable);
+    return closeable;
+  }
+
   WalRelay relay(OutboxTables tables, Publisher publisher, RelayConfig config) {
     return relay(builder(tables, publisher, config));
   }
