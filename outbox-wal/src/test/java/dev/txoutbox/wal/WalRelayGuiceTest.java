@@ -32,7 +32,10 @@ import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** outbox-wal README's "With Guice": the recipe as written there, run on the logical server. */
+/**
+ * outbox-wal README's "With Guice" recipe on the logical server, with a schema of its own, a
+ * 10-minute sweep and a listener counting what the WAL relay publishes.
+ */
 class WalRelayGuiceTest {
 
   private final WalTestKit kit = new WalTestKit();

@@ -45,10 +45,7 @@ final class WalTestKit implements AutoCloseable {
 
   /** A relay built by {@code builder}, closed with the kit. */
   WalRelay relay(WalRelay.Builder builder) {
-    WalRelay relay = builder.build();
-    toClose.add(relay);
-    slots.add(relay.slotName());
-    return relay;
+    return adopt(builder.build());
   }
 
   /** {@code relay}, made elsewhere (by an injector), closed with the kit and its slot dropped. */
