@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -37,6 +38,12 @@ import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -62,17 +69,18 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>What it does</h2>
  *
- * One thread reads the stream, collects the events of committed transactions (up to the batch size,
- * or whatever arrived until a Commit after which the connection holds nothing more unread), then,
- * in one database transaction: claims those of the batch that are still pending (one {@code UPDATE
- * … RETURNING} on their ids that marks them processed, or a {@code SELECT … FOR UPDATE} in {@code
- * CompletionMode.DELETE}; a row the polling relay holds is waited for, so events it published,
- * dead-lettered or postponed are never published again and those it rolled back are), publishes
- * them, records each outcome exactly as the polling relay does (published rows stay marked or are
- * deleted; failures clear the mark and get {@code attempts}, {@code retry_after}, {@code
- * last_error} or a dead-letter time; broker-unavailable events are postponed without an attempt)
- * and commits. Only then does it confirm the slot's flushed position. A crash before the
- * confirmation replays the batch: duplicates, never loss.
+ * One thread reads the stream and collects the events of committed transactions (up to the batch
+ * size, or whatever arrived until a Commit after which the connection holds nothing more unread);
+ * another processes each batch while the reader collects the next, in one database transaction:
+ * claims those of the batch that are still pending (one {@code UPDATE … RETURNING} on their ids
+ * that marks them processed, or a {@code SELECT … FOR UPDATE} in {@code CompletionMode.DELETE}; a
+ * row the polling relay holds is waited for, so events it published, dead-lettered or postponed are
+ * never published again and those it rolled back are), publishes them, records each outcome exactly
+ * as the polling relay does (published rows stay marked or are deleted; failures clear the mark and
+ * get {@code attempts}, {@code retry_after}, {@code last_error} or a dead-letter time;
+ * broker-unavailable events are postponed without an attempt) and commits. Only then does it
+ * confirm the slot's flushed position. A crash before the confirmation replays the batch:
+ * duplicates, never loss.
  *
  * <p>When the broker is unavailable to every event of a batch, the relay rolls the batch back,
  * confirms nothing and publishes the same batch again after each delay of the broker probe backoff,
@@ -116,6 +124,9 @@ public final class WalRelay implements AutoCloseable {
    * Builder#minBatchInterval(Duration)}.
    */
   public static final Duration DEFAULT_MIN_BATCH_INTERVAL = Duration.ofMillis(1);
+
+  /** The most batches {@link Builder#concurrentBatches} lets out at a time. */
+  public static final int MAX_CONCURRENT_BATCHES = 8;
 
   /** The first and the longest pause between two looks for rows not visible yet. */
   private static final Duration FIRST_LOOK = Duration.ofMillis(1);
@@ -163,6 +174,7 @@ public final class WalRelay implements AutoCloseable {
   private final Duration statusInterval;
   private final Duration visibilityWait;
   private final long minBatchNanos;
+  private final int concurrentBatches;
   private final String metricsText;
   private final Runnable startMeters;
   private final Runnable closeMeters;
@@ -182,23 +194,29 @@ public final class WalRelay implements AutoCloseable {
   private boolean slowBatchEndSaid; // the reader thread's only
 
   /**
-   * In the per-aggregate orderings, the transaction of each event read into the batch being
-   * processed, by event id; empty in {@link Ordering#NONE}. The reader thread's only.
-   */
-  private final Map<UUID, Integer> batchXids = new HashMap<>();
-
-  /**
    * In the per-aggregate orderings, the aggregates whose events the relay leaves to the polling
    * relay because a transaction the stream delivered is still not visible on the last look, by that
    * transaction's {@code xid}: their later events must not overtake the invisible ones, which no
    * statement can see. Dropped once the transaction no longer runs (visible, so the check of {@link
-   * WalStore#blocked} sees its rows). The reader thread's only; an entry is added at most once per
-   * visibility wait.
+   * WalStore#blocked} sees its rows). The batch thread's only (one at a time: a stream's thread has
+   * ended before the next stream's starts); an entry is added at most once per visibility wait.
    */
   private final Map<Integer, Set<WalStore.Aggregate>> heldBack = new HashMap<>();
 
-  /** The commit time of the oldest transaction read and not confirmed, or {@link #NO_COMMIT}. */
-  private volatile long oldestUnconfirmed = NO_COMMIT;
+  /**
+   * The commit time of the oldest transaction of the batch being processed, or {@link #NO_COMMIT}
+   * when none is: older than any in {@link #readOldest}.
+   */
+  private volatile long processingOldest = NO_COMMIT;
+
+  /**
+   * The commit time of the oldest transaction read into the batch the reader collects, or {@link
+   * #NO_COMMIT}.
+   */
+  private volatile long readOldest = NO_COMMIT;
+
+  /** The threads processing the current stream's batches ({@link Batches}), for close to wake. */
+  private final Set<Thread> batchThreads = ConcurrentHashMap.newKeySet();
 
   private WalRelay(Builder b) {
     this.dataSource = Objects.requireNonNull(b.dataSource, "dataSource");
@@ -214,6 +232,7 @@ public final class WalRelay implements AutoCloseable {
     this.statusInterval = b.statusInterval;
     this.visibilityWait = b.visibilityWait;
     this.minBatchNanos = b.minBatchInterval.toNanos();
+    this.concurrentBatches = b.concurrentBatches;
     Properties p = new Properties();
     p.putAll(b.replicationProperties);
     PGProperty.REPLICATION.set(p, "database");
@@ -296,7 +315,10 @@ public final class WalRelay implements AutoCloseable {
    *     {@link #start()}, after {@link #close()} or after a {@link VirtualMachineError}
    */
   public double slotLagSeconds() {
-    long oldest = oldestUnconfirmed;
+    long oldest = processingOldest;
+    if (oldest == NO_COMMIT) {
+      oldest = readOldest;
+    }
     if (!isRunning()) {
       return Double.NaN;
     }
@@ -389,7 +411,7 @@ public final class WalRelay implements AutoCloseable {
   private void startReading() {
     log.info(
         "starting WAL relay {}: slot={}, publication={}, tables={}, batchSize={},"
-            + " minBatchInterval={},"
+            + " minBatchInterval={}, concurrentBatches={},"
             + " maxAttempts={}, completionMode={}, ordering={}, publisher={}, metrics={}, url={}",
         config.name(),
         slotName,
@@ -397,6 +419,7 @@ public final class WalRelay implements AutoCloseable {
         tables,
         config.batchSize(),
         DurationText.of(Duration.ofNanos(minBatchNanos)),
+        concurrentBatches,
         config.maxAttempts(),
         config.completionMode(),
         config.ordering(),
@@ -506,9 +529,11 @@ public final class WalRelay implements AutoCloseable {
             .start();
     OutboxInserts inserts = new OutboxInserts(tables);
     List<OutboxMessage> batch = new ArrayList<>();
-    batchXids.clear(); // a batch a failed stream left unprocessed
+    // In the per-aggregate orderings, the transaction of each event of the batch, by event id.
+    Map<UUID, Integer> xids = new HashMap<>();
     long confirm = -1;
-    oldestUnconfirmed = NO_COMMIT;
+    processingOldest = NO_COMMIT;
+    readOldest = NO_COMMIT;
     long quietConfirmed = System.nanoTime();
     // A batch is published once it is full, or once a Commit is read, the socket holds nothing
     // more and the previous batch was published at least the minimum batch interval ago (or the
@@ -529,70 +554,81 @@ public final class WalRelay implements AutoCloseable {
           safe(server.unknownWhy()));
     }
     boolean caughtUp = false;
-    long flushed = System.nanoTime() - minBatchNanos; // when the last batch was published
-    while (running) {
-      long reading = System.nanoTime();
-      ByteBuffer buffer = stream.readPending();
-      if (buffer == null) {
-        if (confirm >= 0 && (batch.isEmpty() || reading - flushed >= minBatchNanos)) {
-          flush(stream, batch, confirm);
-          if (!batch.isEmpty()) {
-            flushed = System.nanoTime();
-          }
-          batch.clear();
-          confirm = -1;
-        } else if (confirm >= 0) {
-          if (System.nanoTime() - reading < WAITED_NANOS) {
-            LockSupport.parkNanos(Math.min(IDLE_NANOS, minBatchNanos - (reading - flushed)));
-          }
-        } else {
-          if (!inserts.inTransaction()) {
-            caughtUp = true;
-            if (System.nanoTime() - quietConfirmed >= statusInterval.toNanos()) {
-              quietConfirmed = System.nanoTime();
-              confirmQuiet(stream);
+    long flushed = System.nanoTime() - minBatchNanos; // when the last batch was handed over
+    try (Batches batches = new Batches(stream)) {
+      while (running) {
+        batches.confirmIfDone();
+        long reading = System.nanoTime();
+        ByteBuffer buffer = stream.readPending();
+        if (buffer == null) {
+          if (confirm >= 0
+              && batches.room()
+              && (batch.isEmpty() || reading - flushed >= minBatchNanos)) {
+            batches.submit(batch, xids, confirm);
+            if (!batch.isEmpty()) {
+              flushed = System.nanoTime();
+            }
+            batch.clear();
+            xids.clear();
+            confirm = -1;
+          } else if (confirm >= 0) {
+            if (System.nanoTime() - reading < WAITED_NANOS) {
+              long interval = batches.room() ? minBatchNanos - (reading - flushed) : IDLE_NANOS;
+              LockSupport.parkNanos(Math.min(IDLE_NANOS, interval)); // a finished batch unparks
+            }
+          } else {
+            if (!inserts.inTransaction()) {
+              caughtUp = true;
+              if (batches.idle()
+                  && System.nanoTime() - quietConfirmed >= statusInterval.toNanos()) {
+                quietConfirmed = System.nanoTime();
+                confirmQuiet(stream);
+              }
+            }
+            if (System.nanoTime() - reading < WAITED_NANOS) {
+              LockSupport.parkNanos(IDLE_NANOS);
             }
           }
-          if (System.nanoTime() - reading < WAITED_NANOS) {
-            LockSupport.parkNanos(IDLE_NANOS);
+          continue;
+        }
+        OutboxInserts.Transaction t = inserts.accept(PgOutput.decode(buffer));
+        if (t != null) {
+          if (confirm < 0) {
+            readOldest = t.commitMicros();
+          }
+          batch.addAll(t.events());
+          if (ordered) {
+            for (OutboxMessage m : t.events()) {
+              xids.put(m.id(), t.xid());
+            }
+          }
+          skippedCount.addAndGet(t.delayed() + t.unreadable().size());
+          for (OutboxInserts.Unreadable u : t.unreadable()) {
+            log.warn(
+                "WAL relay {}: event {} cannot be read from the stream ({}); it is left to the"
+                    + " polling relay, which dead-letters a row it cannot read either",
+                config.name(),
+                u.id(),
+                safe(u.reason()));
+          }
+          confirm = t.endLsn();
+          if (batch.size() >= config.batchSize()
+              || (!batch.isEmpty()
+                  && batches.room()
+                  && (caughtUp || server.none())
+                  && System.nanoTime() - flushed >= minBatchNanos)) {
+            batches.submit(batch, xids, confirm);
+            flushed = System.nanoTime();
+            batch.clear();
+            xids.clear();
+            confirm = -1;
+          }
+          if (!t.events().isEmpty()) {
+            caughtUp = false; // a transaction without outbox events (PostgreSQL 14) changes nothing
           }
         }
-        continue;
       }
-      OutboxInserts.Transaction t = inserts.accept(PgOutput.decode(buffer));
-      if (t != null) {
-        if (confirm < 0) {
-          oldestUnconfirmed = t.commitMicros();
-        }
-        batch.addAll(t.events());
-        if (ordered) {
-          for (OutboxMessage m : t.events()) {
-            batchXids.put(m.id(), t.xid());
-          }
-        }
-        skippedCount.addAndGet(t.delayed() + t.unreadable().size());
-        for (OutboxInserts.Unreadable u : t.unreadable()) {
-          log.warn(
-              "WAL relay {}: event {} cannot be read from the stream ({}); it is left to the"
-                  + " polling relay, which dead-letters a row it cannot read either",
-              config.name(),
-              u.id(),
-              safe(u.reason()));
-        }
-        confirm = t.endLsn();
-        if (batch.size() >= config.batchSize()
-            || (!batch.isEmpty()
-                && (caughtUp || server.none())
-                && System.nanoTime() - flushed >= minBatchNanos)) {
-          flush(stream, batch, confirm);
-          flushed = System.nanoTime();
-          batch.clear();
-          confirm = -1;
-        }
-        if (!t.events().isEmpty()) {
-          caughtUp = false; // a transaction without outbox events (PostgreSQL 14) changes nothing
-        }
-      }
+      batches.await(); // the batch in progress when the relay was closed
     }
   }
 
@@ -622,20 +658,161 @@ public final class WalRelay implements AutoCloseable {
     confirmedLsn.set(server);
   }
 
-  /** Publishes and records {@code events}, then confirms {@code lsn}. */
-  private void flush(PGReplicationStream stream, List<OutboxMessage> events, long lsn)
-      throws SQLException, InterruptedException {
-    for (int from = 0; from < events.size(); from += config.batchSize()) {
-      processHolding(
-          stream, events.subList(from, Math.min(events.size(), from + config.batchSize())));
+  /**
+   * The batches of one stream. Each is claimed, published and recorded on a thread of its own while
+   * the reader decodes the next, so that the database's work on a batch overlaps the reader's on
+   * the stream. Up to {@link #concurrentBatches} are out at a time (one in the per-aggregate
+   * orderings, so that each batch's claim sees the outcomes of every batch before it); positions
+   * are confirmed in commit order, a batch's only once it and every batch before it are recorded.
+   * Only the reader touches the stream: while it waits for a batch it tells the server every half
+   * status interval that the relay is alive.
+   */
+  private final class Batches implements AutoCloseable {
+    /** A batch handed over: its outcome, and its position and oldest commit time. */
+    private record Out(Future<?> done, long lsn, long oldest) {}
+
+    private final PGReplicationStream stream;
+    private final Thread reader = Thread.currentThread();
+    private final ExecutorService threads;
+    private final ArrayDeque<Out> out = new ArrayDeque<>();
+
+    Batches(PGReplicationStream stream) {
+      this.stream = stream;
+      this.threads =
+          Executors.newFixedThreadPool(
+              concurrentBatches,
+              r -> {
+                Thread t = new Thread(r, "outbox-wal-" + config.name() + "-batches");
+                t.setDaemon(true);
+                batchThreads.add(t);
+                return t;
+              });
     }
-    LogSequenceNumber position = LogSequenceNumber.valueOf(lsn);
-    stream.setAppliedLSN(position);
-    stream.setFlushedLSN(position);
-    stream.forceUpdateStatus();
-    confirmedLsn.set(lsn);
-    oldestUnconfirmed = NO_COMMIT;
-    batchXids.clear();
+
+    /** Whether every batch handed over is recorded and its position confirmed. */
+    boolean idle() {
+      return out.isEmpty();
+    }
+
+    /** Whether a batch handed over now would start at once. */
+    boolean room() {
+      return out.size() < concurrentBatches;
+    }
+
+    /** Confirms the batches out that are finished, in order; throws what one failed with. */
+    void confirmIfDone() throws SQLException, InterruptedException {
+      while (!out.isEmpty() && out.peekFirst().done().isDone()) {
+        confirmFirst();
+      }
+    }
+
+    /**
+     * Hands over {@code events} (copied), whose last commit ends at {@code lsn}, once there is
+     * room; with no events, its position is confirmed after those of the batches out.
+     */
+    void submit(List<OutboxMessage> events, Map<UUID, Integer> xids, long lsn)
+        throws SQLException, InterruptedException {
+      while (!room()) {
+        awaitFirst();
+      }
+      long oldest = readOldest;
+      readOldest = NO_COMMIT;
+      if (events.isEmpty()) {
+        out.addLast(new Out(CompletableFuture.completedFuture(null), lsn, oldest));
+        confirmIfDone();
+        return;
+      }
+      List<OutboxMessage> batch = List.copyOf(events);
+      Map<UUID, Integer> batchXids = Map.copyOf(xids);
+      Future<?> done =
+          threads.submit(
+              () -> {
+                try {
+                  for (int from = 0; from < batch.size(); from += config.batchSize()) {
+                    int to = Math.min(batch.size(), from + config.batchSize());
+                    processHolding(batch.subList(from, to), batchXids);
+                  }
+                  return null;
+                } finally {
+                  LockSupport.unpark(reader);
+                }
+              });
+      if (out.isEmpty()) {
+        processingOldest = oldest;
+      }
+      out.addLast(new Out(done, lsn, oldest));
+    }
+
+    /** Waits for every batch out and confirms their positions; throws what one failed with. */
+    void await() throws SQLException, InterruptedException {
+      while (!out.isEmpty()) {
+        awaitFirst();
+      }
+    }
+
+    /** Waits for the first batch out and confirms its position; throws what it failed with. */
+    private void awaitFirst() throws SQLException, InterruptedException {
+      Future<?> f = out.peekFirst().done();
+      long half = Math.max(1, statusInterval.toNanos() / 2);
+      long alive = System.nanoTime() + half;
+      while (!f.isDone()) {
+        LockSupport.parkNanos(this, Math.max(1, alive - System.nanoTime()));
+        if (Thread.interrupted()) {
+          throw new InterruptedException("interrupted while a batch was processed");
+        }
+        if (System.nanoTime() - alive >= 0) {
+          stream.forceUpdateStatus();
+          alive = System.nanoTime() + half;
+        }
+      }
+      confirmFirst();
+    }
+
+    private void confirmFirst() throws SQLException, InterruptedException {
+      Out first = out.removeFirst();
+      try {
+        first.done().get();
+      } catch (ExecutionException e) { // thrown on as the reader would have thrown it
+        Throwable cause = e.getCause();
+        if (cause instanceof SQLException sql) {
+          throw sql;
+        } else if (cause instanceof InterruptedException interrupted) {
+          throw interrupted;
+        } else if (cause instanceof RuntimeException runtime) {
+          throw runtime;
+        } else if (cause instanceof Error error) {
+          throw error;
+        }
+        throw new IllegalStateException(cause);
+      }
+      LogSequenceNumber position = LogSequenceNumber.valueOf(first.lsn());
+      stream.setAppliedLSN(position);
+      stream.setFlushedLSN(position);
+      stream.forceUpdateStatus();
+      confirmedLsn.set(first.lsn());
+      Out next = out.peekFirst();
+      processingOldest = next == null ? NO_COMMIT : next.oldest();
+    }
+
+    /**
+     * Stops the batch threads: interrupts the batches still out (the stream failed or the relay is
+     * closing; a transaction rolls back, or commits unconfirmed, and its events come again) and
+     * waits for the threads to end, so that the next stream's batches never run beside them. Stops
+     * waiting if the reader is interrupted (only a close does that).
+     */
+    @Override
+    public void close() {
+      threads.shutdownNow();
+      try {
+        while (!threads.awaitTermination(1, TimeUnit.SECONDS)) {
+          log.debug("WAL relay {}: waiting for the batch threads to end", config.name());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      batchThreads.clear();
+      processingOldest = NO_COMMIT;
+    }
   }
 
   /**
@@ -643,8 +820,8 @@ public final class WalRelay implements AutoCloseable {
    * the broker probe backoff's next delay with the slot held and publishes it again. While rows of
    * it are not visible yet, looks again after a pause, up to the visibility wait.
    */
-  private void processHolding(PGReplicationStream stream, List<OutboxMessage> events)
-      throws SQLException, InterruptedException {
+  private void processHolding(List<OutboxMessage> events, Map<UUID, Integer> xids)
+      throws InterruptedException {
     int probes = 0;
     int lockWaits = 0;
     long heldSince = 0;
@@ -653,10 +830,10 @@ public final class WalRelay implements AutoCloseable {
     String unavailable;
     while (true) {
       try {
-        unavailable = process(events, System.nanoTime() - visibleBy >= 0);
+        unavailable = process(events, xids, System.nanoTime() - visibleBy >= 0);
       } catch (NotVisibleYet e) {
         visibilityWaits.incrementAndGet();
-        hold(stream, look);
+        hold(look);
         look =
             look.multipliedBy(2).compareTo(LONGEST_LOOK) > 0 ? LONGEST_LOOK : look.multipliedBy(2);
         continue;
@@ -669,9 +846,9 @@ public final class WalRelay implements AutoCloseable {
                   + " it again",
               config.name());
         } else if ("55P03".equals(e.sqlState())) {
-          // Another relay held rows of the batch past the lock timeout (publishing them): tell the
-          // server the relay is alive, then claim again. Said once per batch where an operator
-          // sees it, since the slot does not move meanwhile.
+          // Another relay held rows of the batch past the lock timeout (publishing them): claim
+          // again (the reader tells the server the relay is alive meanwhile). Said once per batch
+          // where an operator sees it, since the slot does not move meanwhile.
           String text =
               "WAL relay {}: rows of the batch held by another relay for {} ({} waits so far);"
                   + " the slot waits with them, claiming again";
@@ -683,7 +860,7 @@ public final class WalRelay implements AutoCloseable {
         } else {
           throw e;
         }
-        hold(stream, FIRST_LOOK); // sends a status update; throws once the relay is closed
+        hold(FIRST_LOOK); // throws once the relay is closed
         continue;
       }
       if (unavailable == null) {
@@ -701,7 +878,7 @@ public final class WalRelay implements AutoCloseable {
             safe(reason));
         safely(() -> listener.brokerUnavailable(reason));
       }
-      hold(stream, config.brokerProbeBackoff().delayAfter(probes, ThreadLocalRandom.current()));
+      hold(config.brokerProbeBackoff().delayAfter(probes, ThreadLocalRandom.current()));
     }
     if (probes > 0) {
       Duration outage = Duration.ofNanos(System.nanoTime() - heldSince);
@@ -715,21 +892,20 @@ public final class WalRelay implements AutoCloseable {
   }
 
   /**
-   * Waits {@code delay} without reading, telling the server every status interval that the relay is
-   * alive (the old position again), so that {@code wal_sender_timeout} does not end the stream.
+   * Waits {@code delay} on the batch thread; the reader, waiting for the batch, tells the server
+   * every half status interval that the relay is alive, so that {@code wal_sender_timeout} does not
+   * end the stream.
    *
    * @throws InterruptedException if the relay is closed meanwhile
    */
-  private void hold(PGReplicationStream stream, Duration delay)
-      throws SQLException, InterruptedException {
+  private void hold(Duration delay) throws InterruptedException {
     long end = System.nanoTime() + delay.toNanos();
     long left;
     while (running && (left = end - System.nanoTime()) > 0) {
-      LockSupport.parkNanos(this, Math.min(left, statusInterval.toNanos()));
+      LockSupport.parkNanos(this, left); // close() unparks
       if (Thread.interrupted()) {
         throw new InterruptedException("interrupted while holding the slot");
       }
-      stream.forceUpdateStatus();
     }
     if (!running) {
       throw new InterruptedException("closed while holding the slot");
@@ -751,7 +927,8 @@ public final class WalRelay implements AutoCloseable {
    *     transaction was rolled back and nothing recorded
    * @throws NotVisibleYet if some events' rows are not visible and this is not the last look
    */
-  private @Nullable String process(List<OutboxMessage> events, boolean lastLook)
+  private @Nullable String process(
+      List<OutboxMessage> events, Map<UUID, Integer> xids, boolean lastLook)
       throws InterruptedException {
     long started = System.nanoTime();
     UUID[] ids = events.stream().map(OutboxMessage::id).toArray(UUID[]::new);
@@ -801,7 +978,7 @@ public final class WalRelay implements AutoCloseable {
                 for (OutboxMessage m : events) {
                   if (gone.contains(m.id())) {
                     blocked.add(WalStore.Aggregate.of(m));
-                    Integer xid = batchXids.get(m.id());
+                    Integer xid = xids.get(m.id());
                     if (xid != null) {
                       heldBack
                           .computeIfAbsent(xid, x -> new HashSet<>())
@@ -1162,7 +1339,8 @@ public final class WalRelay implements AutoCloseable {
       t = reader;
     }
     if (t != null) {
-      LockSupport.unpark(t); // ends a hold at once
+      LockSupport.unpark(t);
+      batchThreads.forEach(LockSupport::unpark); // ends a hold at once
       try {
         t.join(Math.max(1, timeout.toMillis()));
         if (t.isAlive()) {
@@ -1220,6 +1398,7 @@ public final class WalRelay implements AutoCloseable {
     private Duration statusInterval = DEFAULT_STATUS_INTERVAL;
     private Duration visibilityWait = DEFAULT_VISIBILITY_WAIT;
     private Duration minBatchInterval = DEFAULT_MIN_BATCH_INTERVAL;
+    private int concurrentBatches = 1;
     private @Nullable OutboxMetrics metrics;
 
     private Builder() {}
@@ -1352,6 +1531,29 @@ public final class WalRelay implements AutoCloseable {
      *
      * @throws IllegalArgumentException if negative
      */
+    /**
+     * How many batches are claimed, published and recorded at a time, each in its own transaction
+     * on its own thread, 1 to {@value #MAX_CONCURRENT_BATCHES}. Defaults to 1: batches reach the
+     * publisher one after the other, in commit order. More makes a backlog drain faster where the
+     * database has cores to spare, at the price of that order: a later batch may be published
+     * before an earlier one finishes. Either way a position is confirmed only once its batch and
+     * every batch before it are recorded, so a crash still gives duplicates, never loss. Only with
+     * {@link Ordering#NONE}: {@link #build()} refuses more than 1 in the per-aggregate orderings.
+     *
+     * @throws IllegalArgumentException if out of range
+     */
+    public Builder concurrentBatches(int concurrentBatches) {
+      if (concurrentBatches < 1 || concurrentBatches > MAX_CONCURRENT_BATCHES) {
+        throw new IllegalArgumentException(
+            "concurrentBatches must be 1 to "
+                + MAX_CONCURRENT_BATCHES
+                + " but was "
+                + concurrentBatches);
+      }
+      this.concurrentBatches = concurrentBatches;
+      return this;
+    }
+
     public Builder minBatchInterval(Duration minBatchInterval) {
       Objects.requireNonNull(minBatchInterval, "minBatchInterval");
       if (minBatchInterval.isNegative()) {
@@ -1419,11 +1621,22 @@ public final class WalRelay implements AutoCloseable {
      * @throws NullPointerException if the data source, replication URL or publisher is missing
      * @throws IllegalStateException if the meter registry already holds the WAL meters of a relay
      *     with this {@link RelayConfig#name()}
+     * @throws IllegalArgumentException if {@link #concurrentBatches} is more than 1 in a
+     *     per-aggregate ordering
      */
     public WalRelay build() {
       Objects.requireNonNull(dataSource, "dataSource must be set");
       Objects.requireNonNull(replicationUrl, "replicationUrl must be set");
       Objects.requireNonNull(publisher, "publisher must be set");
+      if (concurrentBatches > 1 && config.ordering() != Ordering.NONE) {
+        throw new IllegalArgumentException(
+            "concurrentBatches must be 1 in ordering "
+                + config.ordering()
+                + " but was "
+                + concurrentBatches
+                + ": each batch's check of earlier events needs the outcomes of the batches before"
+                + " it");
+      }
       return new WalRelay(this);
     }
 
