@@ -51,14 +51,22 @@ final class WalBenchmark {
   /** The WAL relay's batch in the drain, the polling relay's best batch size. */
   static final int WAL_BATCH = 500;
 
+  /**
+   * The WAL relay's second drain shape: this many batches at a time, as the polling relay's best
+   * shape runs two workers.
+   */
+  static final int WAL_CONCURRENT_BATCHES = 2;
+
   private WalBenchmark() {}
 
   /**
-   * The WAL drain's runs, the polling relay's, the WAL the slot held per event after the seed, and
-   * why the WAL drain stopped early (null if it did not).
+   * The WAL drain's runs, one batch at a time and {@link #WAL_CONCURRENT_BATCHES} at a time, the
+   * polling relay's, the WAL the slot held per event after the seed, and why the WAL drain stopped
+   * early (null if it did not).
    */
   record Drain(
       List<DrainBenchmark.Measurement> wal,
+      List<DrainBenchmark.Measurement> walConcurrent,
       List<DrainBenchmark.Measurement> polling,
       List<Double> walBytesPerEvent,
       String failure) {}
@@ -87,7 +95,10 @@ final class WalBenchmark {
         : Duration.ofNanos(Math.round(Double.parseDouble(millis) * 1_000_000));
   }
 
-  /** A WAL relay on the outbox of {@code schema}, marking published rows processed. */
+  /**
+   * A WAL relay on the outbox of {@code schema}, marking published rows processed, with {@code
+   * concurrentBatches}.
+   */
   static WalRelay walRelay(
       LogicalServer server,
       String database,
@@ -96,6 +107,7 @@ final class WalBenchmark {
       Publisher publisher,
       RelayListener listener,
       int batchSize,
+      int concurrentBatches,
       String name) {
     return WalRelay.builder()
         .dataSource(dataSource)
@@ -105,6 +117,7 @@ final class WalBenchmark {
         .listener(listener)
         .config(RelayConfig.builder().name(name).batchSize(batchSize).build())
         .minBatchInterval(minBatchInterval())
+        .concurrentBatches(concurrentBatches)
         .build();
   }
 
@@ -136,6 +149,7 @@ final class WalBenchmark {
       LogicalServer server, BenchDatabase db, int events, int rounds, int warmupEvents)
       throws Exception {
     List<DrainBenchmark.Measurement> wal = new ArrayList<>();
+    List<DrainBenchmark.Measurement> walConcurrent = new ArrayList<>();
     List<Double> walBytes = new ArrayList<>();
     Map<DrainBenchmark.Case, List<DrainBenchmark.Measurement>> polling =
         new java.util.LinkedHashMap<>();
@@ -145,12 +159,16 @@ final class WalBenchmark {
         log.info(round == 0 ? "WAL drain warm-up" : "WAL drain round {} of {}", round, rounds);
         double[] held = new double[1];
         DrainBenchmark.Measurement m;
+        DrainBenchmark.Measurement concurrent;
         try {
-          m = walDrain(server, db, targets.get("noop"), n, held);
+          m = walDrain(server, db, targets.get("noop"), n, 1, held);
+          concurrent =
+              walDrain(server, db, targets.get("noop"), n, WAL_CONCURRENT_BATCHES, new double[1]);
         } catch (IllegalStateException unfinished) {
           log.warn("the WAL drain did not finish: {}", unfinished.getMessage());
           return new Drain(
               wal,
+              walConcurrent,
               polling.getOrDefault(POLLING_BEST, List.of()),
               walBytes,
               String.format(
@@ -161,12 +179,13 @@ final class WalBenchmark {
             DrainBenchmark.measure(db, targets, List.of(POLLING_BEST), c -> n, 1, 0);
         if (round > 0) {
           wal.add(m);
+          walConcurrent.add(concurrent);
           walBytes.add(held[0]);
           polling.computeIfAbsent(POLLING_BEST, k -> new ArrayList<>()).addAll(p.get(POLLING_BEST));
         }
       }
     }
-    return new Drain(wal, polling.get(POLLING_BEST), walBytes, null);
+    return new Drain(wal, walConcurrent, polling.get(POLLING_BEST), walBytes, null);
   }
 
   /**
@@ -177,7 +196,12 @@ final class WalBenchmark {
    * @param heldBytesPerEvent receives the slot's lag after the seed's inserts, per event
    */
   private static DrainBenchmark.Measurement walDrain(
-      LogicalServer server, BenchDatabase db, Target target, int events, double[] heldBytesPerEvent)
+      LogicalServer server,
+      BenchDatabase db,
+      Target target,
+      int events,
+      int concurrentBatches,
+      double[] heldBytesPerEvent)
       throws Exception {
     try (Publisher publisher = target.publisher()) {
       java.util.function.BiFunction<RelayListener, String, WalRelay> relayOn =
@@ -190,6 +214,7 @@ final class WalBenchmark {
                   publisher,
                   listener,
                   WAL_BATCH,
+                  concurrentBatches,
                   name);
       WalRelay setup = relayOn.apply(new RelayListener() {}, "bench-setup");
       db.dsl().truncate(DSL.table(DSL.name(BenchDatabase.SCHEMA, "outbox_events"))).execute();
@@ -274,7 +299,8 @@ final class WalBenchmark {
       OutboxRelay polling = null;
       if (mode == LatencyMode.WAL) {
         wal =
-            walRelay(server, DATABASE, pool, schema, seen, new RelayListener() {}, 100, "latency");
+            walRelay(
+                server, DATABASE, pool, schema, seen, new RelayListener() {}, 100, 1, "latency");
         // start() returns once the slot exists: every commit after it is in the slot.
         wal.start();
         slotMadeMicros = RemoteWriters.wallMicros();
@@ -478,6 +504,7 @@ final class WalBenchmark {
                   }
                 },
                 WAL_BATCH,
+                1,
                 "writer-wal");
         relay.start();
         if (state == SlotState.INACTIVE) {
