@@ -43,7 +43,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -669,12 +668,13 @@ public final class WalRelay implements AutoCloseable {
    */
   private final class Batches implements AutoCloseable {
     /** A batch handed over: its outcome, and its position and oldest commit time. */
-    private record Out(Future<?> done, long lsn, long oldest) {}
+    private record Out(CompletableFuture<Void> done, long lsn, long oldest) {}
 
     private final PGReplicationStream stream;
     private final Thread reader = Thread.currentThread();
     private final ExecutorService threads;
     private final ArrayDeque<Out> out = new ArrayDeque<>();
+    private boolean interrupted; // the reader, while it waited for a batch: a close's last resort
 
     Batches(PGReplicationStream stream) {
       this.stream = stream;
@@ -724,19 +724,21 @@ public final class WalRelay implements AutoCloseable {
       }
       List<OutboxMessage> batch = List.copyOf(events);
       Map<UUID, Integer> batchXids = Map.copyOf(xids);
-      Future<?> done =
-          threads.submit(
-              () -> {
-                try {
-                  for (int from = 0; from < batch.size(); from += config.batchSize()) {
-                    int to = Math.min(batch.size(), from + config.batchSize());
-                    processHolding(batch.subList(from, to), batchXids);
-                  }
-                  return null;
-                } finally {
-                  LockSupport.unpark(reader);
-                }
-              });
+      CompletableFuture<Void> done = new CompletableFuture<>();
+      threads.execute(
+          () -> {
+            try {
+              for (int from = 0; from < batch.size(); from += config.batchSize()) {
+                int to = Math.min(batch.size(), from + config.batchSize());
+                processHolding(batch.subList(from, to), batchXids);
+              }
+              done.complete(null);
+            } catch (Throwable e) { // thrown on by the reader
+              done.completeExceptionally(e);
+            } finally {
+              LockSupport.unpark(reader); // after the completion, which the reader looks at
+            }
+          });
       if (out.isEmpty()) {
         processingOldest = oldest;
       }
@@ -752,12 +754,13 @@ public final class WalRelay implements AutoCloseable {
 
     /** Waits for the first batch out and confirms its position; throws what it failed with. */
     private void awaitFirst() throws SQLException, InterruptedException {
-      Future<?> f = out.peekFirst().done();
+      CompletableFuture<Void> f = out.peekFirst().done();
       long half = Math.max(1, statusInterval.toNanos() / 2);
       long alive = System.nanoTime() + half;
       while (!f.isDone()) {
         LockSupport.parkNanos(this, Math.max(1, alive - System.nanoTime()));
         if (Thread.interrupted()) {
+          interrupted = true;
           throw new InterruptedException("interrupted while a batch was processed");
         }
         if (System.nanoTime() - alive >= 0) {
@@ -795,19 +798,31 @@ public final class WalRelay implements AutoCloseable {
     }
 
     /**
-     * Stops the batch threads: interrupts the batches still out (the stream failed or the relay is
-     * closing; a transaction rolls back, or commits unconfirmed, and its events come again) and
-     * waits for the threads to end, so that the next stream's batches never run beside them. Stops
-     * waiting if the reader is interrupted (only a close does that).
+     * Lets the batches still out finish (the stream failed: what they record is not confirmed, and
+     * their events come again, to be skipped as recorded) and waits for the threads to end, so that
+     * the next stream's batches never run beside them. If the reader is interrupted, which only a
+     * close past its timeout does, it interrupts them instead: their transactions roll back and
+     * their events come again.
      */
     @Override
     public void close() {
-      threads.shutdownNow();
+      threads.shutdown();
       try {
+        if (interrupted) {
+          throw new InterruptedException();
+        }
+        if (!out.isEmpty() && running) {
+          log.info(
+              "WAL relay {}: the stream ended with {} batch(es) out; reading again once they are"
+                  + " recorded",
+              config.name(),
+              out.size());
+        }
         while (!threads.awaitTermination(1, TimeUnit.SECONDS)) {
           log.debug("WAL relay {}: waiting for the batch threads to end", config.name());
         }
       } catch (InterruptedException e) {
+        threads.shutdownNow();
         Thread.currentThread().interrupt();
       }
       batchThreads.clear();
@@ -1363,13 +1378,14 @@ public final class WalRelay implements AutoCloseable {
   }
 
   /**
-   * Stops abruptly, as a crash would: closes the replication connection at once without confirming
-   * anything more. For tests of recovery.
+   * Stops abruptly, as a crash would: closes the replication connection and interrupts the batches
+   * out at once, without confirming anything more. For tests of recovery.
    */
   void abort() {
     running = false;
     closed.set(true);
     closeReplication();
+    batchThreads.forEach(Thread::interrupt);
     Thread t = reader;
     if (t != null) {
       t.interrupt();

@@ -133,6 +133,31 @@ class WalRelayConcurrentBatchesTest {
     assertThat(run.publisher().published).containsExactly(run.ids().get(1));
   }
 
+  @Test
+  void aStreamThatFailsWhileBatchesAreOutLetsThemFinishAndPublishesNothingTwice() throws Exception {
+    Run run = heldThenFree("cf_");
+    WalRelay relay = run.relay();
+    // The server ends the stream while the first batch is held. A server function, outside the
+    // model.
+    try (CapturedLog log = new CapturedLog()) {
+      LogicalServer.execute(
+          "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '"
+              + relay.slotName()
+              + "'");
+      await()
+          .atMost(WAIT)
+          .until(() -> log.lines().stream().anyMatch(l -> l.contains("with 2 batch(es) out")));
+    }
+    assertThat(relay.reconnects()).isZero();
+    run.publisher().release();
+    await().atMost(WAIT).until(() -> pending(run.tables()) == 0);
+    await().atMost(WAIT).until(() -> relay.reconnects() == 1);
+    // Both batches were recorded, unconfirmed, on the old stream; the new one reads them again.
+    await().atMost(WAIT).until(() -> relay.skippedEvents() == 2);
+    await().atMost(WAIT).until(() -> relay.slotLagSeconds() == 0);
+    assertThat(run.publisher().published).containsExactly(run.ids().get(1), run.ids().get(0));
+  }
+
   @ParameterizedTest
   @ValueSource(ints = {0, 9})
   void refusesConcurrentBatchesOutOfRange(int n) {
