@@ -70,7 +70,10 @@ final class RelayCommand extends DatabaseCommand {
   /** How often the sweeper beside the WAL relay polls unless {@code --sweep-interval} says. */
   static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(30);
 
-  /** The WAL relay's and the sweeper's connections, and two spare (health, backlog gauges). */
+  /**
+   * The WAL relay's and the sweeper's connections, and two spare (health, backlog gauges), with one
+   * batch at a time; one more per further {@code --concurrent-batches}.
+   */
   static final int WAL_POOL_SIZE = 4;
 
   /** The flag that sets each option of {@link WalRelay.Builder}. */
@@ -79,7 +82,8 @@ final class RelayCommand extends DatabaseCommand {
           "slotName", "--slot",
           "publicationName", "--publication",
           "replicationUrl", "--replication-url",
-          "minBatchInterval", "--min-batch-interval");
+          "minBatchInterval", "--min-batch-interval",
+          "concurrentBatches", "--concurrent-batches");
 
   /** How {@code --ordering} reads and writes an {@link Ordering}. */
   static final EnumFlag<Ordering> ORDERING = EnumFlag.of("--ordering", Ordering.class);
@@ -295,6 +299,16 @@ final class RelayCommand extends DatabaseCommand {
                 + " batches while events come fast, each waiting up to that much; 0ms publishes as"
                 + " soon as the stream has nothing more. Default: 1ms.")
     Duration minBatchInterval;
+
+    @Option(
+        names = "--concurrent-batches",
+        paramLabel = "N",
+        description =
+            "Batches claimed and published at a time (wal), 1 to 8, with --ordering none only:"
+                + " more drains a backlog faster where the database has cores to spare, but a"
+                + " later batch may be published before an earlier one; positions are still"
+                + " confirmed in commit order. Default: 1.")
+    Integer concurrentBatches;
   }
 
   /** The HTTP endpoint. */
@@ -349,16 +363,29 @@ final class RelayCommand extends DatabaseCommand {
     RelayConfig config = relayConfig();
     WalRelay.Builder walRelay = source == Source.WAL ? walRelay(target) : null;
     PublisherSettings settings = publisherSettings(config.name());
-    int minPool = source == Source.WAL ? 2 : config.workers();
+    int batches = concurrentBatches();
+    if (source == Source.WAL && batches > 1 && config.ordering() != Ordering.NONE) {
+      throw usageError(
+          "--concurrent-batches must be 1 with --ordering "
+              + ORDERING.word(config.ordering())
+              + " but was "
+              + batches
+              + ": each batch's check of earlier events needs the outcomes of the batches before"
+              + " it");
+    }
+    int minPool = source == Source.WAL ? 1 + batches : config.workers();
     int poolSize =
         relay.poolSize != null
             ? relay.poolSize
-            : source == Source.WAL ? WAL_POOL_SIZE : config.workers() + 2;
+            : source == Source.WAL ? WAL_POOL_SIZE + batches - 1 : config.workers() + 2;
     if (poolSize < minPool || poolSize > 1000) {
       throw usageError(
           "--pool-size must be between "
               + (source == Source.WAL
-                  ? "2 (the WAL relay and its sweeper)"
+                  ? minPool
+                      + (batches == 1
+                          ? " (the WAL relay and its sweeper)"
+                          : " (the WAL relay's " + batches + " batches and its sweeper)")
                   : "--workers (" + config.workers() + ")")
               + " and 1000 but was "
               + poolSize);
@@ -514,6 +541,8 @@ final class RelayCommand extends DatabaseCommand {
             wal.minBatchInterval != null
                 ? wal.minBatchInterval
                 : WalRelay.DEFAULT_MIN_BATCH_INTERVAL)
+        + ", concurrent batches "
+        + concurrentBatches()
         + ", max attempts "
         + c.maxAttempts()
         + ", completion "
@@ -546,6 +575,7 @@ final class RelayCommand extends DatabaseCommand {
         addIf(given, wal.replicationUrl != null, "--replication-url");
         addIf(given, wal.sweepInterval != null, "--sweep-interval");
         addIf(given, wal.minBatchInterval != null, "--min-batch-interval");
+        addIf(given, wal.concurrentBatches != null, "--concurrent-batches");
         if (!given.isEmpty()) {
           throw usageError(given.get(0) + " applies to --source wal only but --source is poll");
         }
@@ -597,6 +627,11 @@ final class RelayCommand extends DatabaseCommand {
   }
 
   /** {@code --replication-url}, or the database's own URL. */
+  /** The WAL relay's batches at a time: {@code --concurrent-batches}, or 1. */
+  private int concurrentBatches() {
+    return wal.concurrentBatches != null ? wal.concurrentBatches : 1;
+  }
+
   private String replicationUrl(DatabaseTarget target) {
     return wal.replicationUrl != null ? wal.replicationUrl : target.jdbcUrl();
   }
@@ -623,6 +658,9 @@ final class RelayCommand extends DatabaseCommand {
       }
       if (wal.minBatchInterval != null) {
         b.minBatchInterval(wal.minBatchInterval);
+      }
+      if (wal.concurrentBatches != null) {
+        b.concurrentBatches(wal.concurrentBatches);
       }
       return b;
     } catch (IllegalArgumentException e) {

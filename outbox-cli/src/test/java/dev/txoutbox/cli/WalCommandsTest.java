@@ -77,6 +77,8 @@ class WalCommandsTest {
             "10m",
             "--min-batch-interval",
             "2ms",
+            "--concurrent-batches",
+            "2",
             "--metrics-port",
             "0",
             "--metrics-refresh",
@@ -115,16 +117,16 @@ class WalCommandsTest {
         .asString()
         .contains("source wal: slot " + slot + ", publication " + slot)
         .contains("creating them if missing")
-        .contains("min batch interval 2ms")
+        .contains("min batch interval 2ms, concurrent batches 2")
         .contains("sweeper 'default-sweeper' every 10m")
-        .contains("pool size 4")
+        .contains("pool size 5")
         .doesNotContain("workers");
-    // The flag reached the WAL relay itself, not only the CLI's line.
+    // The flags reached the WAL relay itself, not only the CLI's line.
     assertThat(walLog.list.stream().map(ILoggingEvent::getFormattedMessage))
         .filteredOn(m -> m.startsWith("starting WAL relay"))
         .singleElement()
         .asString()
-        .contains("minBatchInterval=2ms");
+        .contains("minBatchInterval=2ms, concurrentBatches=2");
     // Stopped: nothing reads the slot any more, and it confirmed what it published, up to the last
     // transaction (a position inside it, before its commit).
     WalSlot after = WalSlot.find(LogicalDatabase.dataSource(), slot).orElseThrow();
@@ -416,6 +418,7 @@ class WalCommandsTest {
         "--no-create-slot | --no-create-slot applies to --source wal only but --source is poll",
         "--sweep-interval 5s | --sweep-interval applies to --source wal only",
         "--min-batch-interval 2ms | --min-batch-interval applies to --source wal only",
+        "--concurrent-batches 2 | --concurrent-batches applies to --source wal only",
         "--replication-url " + UNREACHABLE + " | --replication-url applies to --source wal only",
         "--source river | --source must be one of poll, wal but was 'river'",
         "--source wal --workers 2 | --workers does not apply to --source wal: it reads the slot",
@@ -425,6 +428,12 @@ class WalCommandsTest {
         "--source wal --sweep-interval 0s | --sweep-interval must be positive but was 0ms",
         "--source wal --min-batch-interval PT-1S | Invalid value for option '--min-batch-interval':"
             + " must not be negative but was 'PT-1S'",
+        "--source wal --concurrent-batches 9 | --concurrent-batches must be 1 to 8 but was 9",
+        "--source wal --concurrent-batches 0 | --concurrent-batches must be 1 to 8 but was 0",
+        "--source wal --concurrent-batches 2 --ordering per-aggregate | --concurrent-batches must"
+            + " be 1 with --ordering per-aggregate but was 2",
+        "--source wal --concurrent-batches 2 --pool-size 2 | --pool-size must be between 3 (the"
+            + " WAL relay's 2 batches and its sweeper)",
         "--source wal --slot Bad-Name | --slot must be 1 to 63 characters of a-z, 0-9 and _ but",
         "--source wal --publication x;drop | --publication must be 1 to 63 characters",
         "--source wal --replication-url http://db/x | --replication-url must start with"
