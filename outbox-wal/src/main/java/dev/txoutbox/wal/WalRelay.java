@@ -1537,17 +1537,6 @@ public final class WalRelay implements AutoCloseable {
     }
 
     /**
-     * The shortest time from one batch's publish to the next, unless the next is full: while events
-     * come faster, each batch gathers those that arrived meanwhile. While writers commit one event
-     * at a time, every batch costs the relay a transaction and the database a commit however few
-     * its events, so a longer interval makes fewer, larger batches, and the events that arrive
-     * within it wait up to that much. The first event after a quiet spell is published at once; a
-     * backlog fills its batches without waiting. Zero publishes a batch as soon as the stream has
-     * nothing more. Defaults to {@link #DEFAULT_MIN_BATCH_INTERVAL}.
-     *
-     * @throws IllegalArgumentException if negative
-     */
-    /**
      * How many batches are claimed, published and recorded at a time, each in its own transaction
      * on its own thread, 1 to {@value #MAX_CONCURRENT_BATCHES}. Defaults to 1: batches reach the
      * publisher one after the other, in commit order. More makes a backlog drain faster where the
@@ -1570,6 +1559,17 @@ public final class WalRelay implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The shortest time from one batch's publish to the next, unless the next is full: while events
+     * come faster, each batch gathers those that arrived meanwhile. While writers commit one event
+     * at a time, every batch costs the relay a transaction and the database a commit however few
+     * its events, so a longer interval makes fewer, larger batches, and the events that arrive
+     * within it wait up to that much. The first event after a quiet spell is published at once; a
+     * backlog fills its batches without waiting. Zero publishes a batch as soon as the stream has
+     * nothing more. Defaults to {@link #DEFAULT_MIN_BATCH_INTERVAL}.
+     *
+     * @throws IllegalArgumentException if negative
+     */
     public Builder minBatchInterval(Duration minBatchInterval) {
       Objects.requireNonNull(minBatchInterval, "minBatchInterval");
       if (minBatchInterval.isNegative()) {

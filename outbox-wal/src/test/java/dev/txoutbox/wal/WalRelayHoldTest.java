@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -153,5 +154,43 @@ class WalRelayHoldTest {
                     OUTBOX_EVENTS, OUTBOX_EVENTS.LAST_ERROR.contains("bug in the publisher")))
         .isEqualTo(2);
     assertThat(heard).isEmpty();
+  }
+
+  @Test
+  void aPublishThatBlocksPastTheServersTimeoutKeepsTheStreamOpen() {
+    OutboxTables tables = LogicalServer.freshOutbox("hb_");
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    RecordingPublisher recording = new RecordingPublisher();
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch released = new CountDownLatch(1);
+    Publisher blocking =
+        messages -> {
+          entered.countDown();
+          released.await(); // a broker that takes its time to answer
+          return recording.publish(messages);
+        };
+    Properties impatient = LogicalServer.credentials();
+    impatient.setProperty("options", "-c wal_sender_timeout=1000");
+    WalRelay relay =
+        kit.relay(
+            WalTestKit.builder(tables, blocking, WalTestKit.config(1))
+                .replicationUrl(LogicalServer.jdbcUrl(), impatient)
+                .statusInterval(Duration.ofMillis(200)));
+    relay.start();
+    List<UUID> ids = new ArrayList<>(write(tables, outbox, "a", 1));
+    await().atMost(WAIT).until(() -> entered.getCount() == 0);
+    // A full batch behind it: the reader waits for the first and reads no further meanwhile, but
+    // tells the server the relay is alive while the batch thread waits in publish.
+    ids.addAll(write(tables, outbox, "b", 1));
+    await()
+        .during(Duration.ofMillis(2500))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> relay.reconnects() == 0);
+    released.countDown();
+    await().atMost(WAIT).until(() -> pending(tables) == 0);
+    assertThat(recording.publishedIds()).containsExactlyElementsOf(ids);
+    assertThat(relay.reconnects())
+        .as("the stream stayed open through the blocked publish")
+        .isZero();
   }
 }
