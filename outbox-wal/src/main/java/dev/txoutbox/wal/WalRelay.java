@@ -217,6 +217,8 @@ public final class WalRelay implements AutoCloseable {
   /** The threads processing the current stream's batches ({@link Batches}), for close to wake. */
   private final Set<Thread> batchThreads = ConcurrentHashMap.newKeySet();
 
+  private final Outage outage = new Outage();
+
   private WalRelay(Builder b) {
     this.dataSource = Objects.requireNonNull(b.dataSource, "dataSource");
     this.replicationUrl = Objects.requireNonNull(b.replicationUrl, "replicationUrl");
@@ -838,70 +840,110 @@ public final class WalRelay implements AutoCloseable {
   private void processHolding(List<OutboxMessage> events, Map<UUID, Integer> xids)
       throws InterruptedException {
     int probes = 0;
+    boolean published = false;
     int lockWaits = 0;
-    long heldSince = 0;
     long visibleBy = System.nanoTime() + visibilityWait.toNanos();
     Duration look = FIRST_LOOK;
     String unavailable;
-    while (true) {
-      try {
-        unavailable = process(events, xids, System.nanoTime() - visibleBy >= 0);
-      } catch (NotVisibleYet e) {
-        visibilityWaits.incrementAndGet();
-        hold(look);
-        look =
-            look.multipliedBy(2).compareTo(LONGEST_LOOK) > 0 ? LONGEST_LOOK : look.multipliedBy(2);
-        continue;
-      } catch (org.jooq.exception.DataAccessException e) {
-        if ("40P01".equals(e.sqlState())) {
-          // The ordered claim of a polling relay waited for rows of this batch while this relay
-          // waited for rows of its run; the server failed this side, which tries again.
-          log.info(
-              "WAL relay {}: batch rolled back to break a deadlock with another relay; processing"
-                  + " it again",
-              config.name());
-        } else if ("55P03".equals(e.sqlState())) {
-          // Another relay held rows of the batch past the lock timeout (publishing them): claim
-          // again (the reader tells the server the relay is alive meanwhile). Said once per batch
-          // where an operator sees it, since the slot does not move meanwhile.
-          String text =
-              "WAL relay {}: rows of the batch held by another relay for {} ({} waits so far);"
-                  + " the slot waits with them, claiming again";
-          if (lockWaits++ == 0) {
-            log.info(text, config.name(), DurationText.of(lockTimeout()), lockWaits);
+    try {
+      while (true) {
+        try {
+          unavailable = process(events, xids, System.nanoTime() - visibleBy >= 0);
+        } catch (NotVisibleYet e) {
+          visibilityWaits.incrementAndGet();
+          hold(look);
+          look =
+              look.multipliedBy(2).compareTo(LONGEST_LOOK) > 0
+                  ? LONGEST_LOOK
+                  : look.multipliedBy(2);
+          continue;
+        } catch (org.jooq.exception.DataAccessException e) {
+          if ("40P01".equals(e.sqlState())) {
+            // The ordered claim of a polling relay waited for rows of this batch while this relay
+            // waited for rows of its run; the server failed this side, which tries again.
+            log.info(
+                "WAL relay {}: batch rolled back to break a deadlock with another relay;"
+                    + " processing it again",
+                config.name());
+          } else if ("55P03".equals(e.sqlState())) {
+            // Another relay held rows of the batch past the lock timeout (publishing them): claim
+            // again (the reader tells the server the relay is alive meanwhile). Said once per
+            // batch where an operator sees it, since the slot does not move meanwhile.
+            String text =
+                "WAL relay {}: rows of the batch held by another relay for {} ({} waits so far);"
+                    + " the slot waits with them, claiming again";
+            if (lockWaits++ == 0) {
+              log.info(text, config.name(), DurationText.of(lockTimeout()), lockWaits);
+            } else {
+              log.debug(text, config.name(), DurationText.of(lockTimeout()), lockWaits);
+            }
           } else {
-            log.debug(text, config.name(), DurationText.of(lockTimeout()), lockWaits);
+            throw e;
           }
-        } else {
-          throw e;
+          hold(FIRST_LOOK); // throws once the relay is closed
+          continue;
         }
-        hold(FIRST_LOOK); // throws once the relay is closed
-        continue;
+        if (unavailable == null) {
+          break;
+        }
+        if (probes++ == 0) {
+          outage.begins(unavailable);
+        }
+        hold(config.brokerProbeBackoff().delayAfter(probes, ThreadLocalRandom.current()));
       }
-      if (unavailable == null) {
-        break;
+      published = true;
+    } finally {
+      if (probes > 0) {
+        outage.ends(published, probes + 1);
       }
-      if (probes++ == 0) {
-        heldSince = System.nanoTime();
-        String reason = unavailable;
-        log.warn(
-            "WAL relay {}: broker unavailable to a whole batch, holding the slot and publishing"
-                + " the batch again after backoff {} to {}: {}",
-            config.name(),
-            DurationText.of(config.brokerProbeBackoff().initialDelay()),
-            DurationText.of(config.brokerProbeBackoff().maxDelay()),
-            safe(reason));
-        safely(() -> listener.brokerUnavailable(reason));
-      }
-      hold(config.brokerProbeBackoff().delayAfter(probes, ThreadLocalRandom.current()));
     }
-    if (probes > 0) {
-      Duration outage = Duration.ofNanos(System.nanoTime() - heldSince);
+  }
+
+  /**
+   * One outage for every batch the broker is unavailable to (several with {@link
+   * #concurrentBatches}): it starts when the first of them begins to hold the slot and ends when
+   * the last of them is published, so that the listener hears each once per outage, as from the
+   * polling relay.
+   */
+  private final class Outage {
+    private int holding; // guarded by this
+    private long since; // guarded by this
+
+    /** A batch begins to hold the slot because the broker is unavailable to it. */
+    void begins(String reason) {
+      synchronized (this) {
+        if (holding++ > 0) {
+          return;
+        }
+        since = System.nanoTime();
+      }
+      log.warn(
+          "WAL relay {}: broker unavailable to a whole batch, holding the slot and publishing"
+              + " the batch again after backoff {} to {}: {}",
+          config.name(),
+          DurationText.of(config.brokerProbeBackoff().initialDelay()),
+          DurationText.of(config.brokerProbeBackoff().maxDelay()),
+          safe(reason));
+      safely(() -> listener.brokerUnavailable(reason));
+    }
+
+    /**
+     * A batch that held the slot ends: {@code published} after {@code attempts}, or closed
+     * meanwhile.
+     */
+    void ends(boolean published, int attempts) {
+      Duration outage;
+      synchronized (this) {
+        if (--holding > 0 || !published) {
+          return;
+        }
+        outage = Duration.ofNanos(System.nanoTime() - since);
+      }
       log.info(
           "WAL relay {}: broker available again after {} ({} attempts); resuming",
           config.name(),
           DurationText.of(outage),
-          probes + 1);
+          attempts);
       safely(() -> listener.brokerAvailable(outage));
     }
   }

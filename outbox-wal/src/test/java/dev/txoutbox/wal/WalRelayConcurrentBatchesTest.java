@@ -8,15 +8,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.txoutbox.Backoff;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.RelayConfig;
+import dev.txoutbox.RelayListener;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.testing.RecordingPublisher;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -178,5 +181,56 @@ class WalRelayConcurrentBatchesTest {
                     .build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("concurrentBatches must be 1 in ordering PER_AGGREGATE but was 2");
+  }
+
+  @Test
+  void anOutageOfSeveralBatchesIsHeardOnceAsItStartsAndOnceAsItEnds() {
+    OutboxTables tables = LogicalServer.freshOutbox("co_");
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    RecordingPublisher down =
+        new RecordingPublisher()
+            .failWhen(m -> true, PublishResult.brokerUnavailable("connection refused"));
+    List<String> heard = new CopyOnWriteArrayList<>();
+    RelayListener listener =
+        new RelayListener() {
+          @Override
+          public void brokerUnavailable(String reason) {
+            heard.add("unavailable: " + reason);
+          }
+
+          @Override
+          public void brokerAvailable(Duration outage) {
+            heard.add("available");
+          }
+        };
+    Backoff probe = Backoff.exponential(Duration.ofMillis(100), Duration.ofMillis(100));
+    WalRelay relay =
+        kit.relay(
+            WalTestKit.builder(
+                    tables,
+                    down,
+                    WalTestKit.config(1).toBuilder().brokerProbeBackoff(probe).build())
+                .minBatchInterval(Duration.ZERO)
+                .concurrentBatches(2)
+                .listener(listener));
+    relay.start();
+    List<UUID> ids = new ArrayList<>(write(tables, outbox, "a", 1));
+    ids.addAll(write(tables, outbox, "b", 1));
+    // Both batches out and holding the slot, each publishing its event again and again.
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                ids.stream()
+                    .allMatch(
+                        id ->
+                            down.attempted().stream().filter(m -> m.id().equals(id)).count() >= 3));
+    assertThat(heard).containsExactly("unavailable: connection refused");
+
+    down.clearFailures();
+    await().atMost(WAIT).until(() -> pending(tables) == 0);
+    assertThat(down.publishedIds()).containsExactlyInAnyOrderElementsOf(ids);
+    await().atMost(WAIT).until(() -> heard.size() == 2);
+    assertThat(heard).containsExactly("unavailable: connection refused", "available");
   }
 }
