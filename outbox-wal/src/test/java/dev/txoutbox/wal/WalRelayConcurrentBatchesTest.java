@@ -12,7 +12,6 @@ import dev.txoutbox.Backoff;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.RelayConfig;
-import dev.txoutbox.RelayListener;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
@@ -190,19 +189,8 @@ class WalRelayConcurrentBatchesTest {
     RecordingPublisher down =
         new RecordingPublisher()
             .failWhen(m -> true, PublishResult.brokerUnavailable("connection refused"));
-    List<String> heard = new CopyOnWriteArrayList<>();
-    RelayListener listener =
-        new RelayListener() {
-          @Override
-          public void brokerUnavailable(String reason) {
-            heard.add("unavailable: " + reason);
-          }
-
-          @Override
-          public void brokerAvailable(Duration outage) {
-            heard.add("available");
-          }
-        };
+    WalTestKit.OutageListener listener = new WalTestKit.OutageListener();
+    List<String> heard = listener.heard;
     Backoff probe = Backoff.exponential(Duration.ofMillis(100), Duration.ofMillis(100));
     WalRelay relay =
         kit.relay(

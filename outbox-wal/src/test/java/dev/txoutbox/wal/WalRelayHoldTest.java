@@ -12,7 +12,6 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import dev.txoutbox.Backoff;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.RelayConfig;
-import dev.txoutbox.RelayListener;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
@@ -22,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,19 +31,8 @@ class WalRelayHoldTest {
   private static final PublishResult DOWN = PublishResult.brokerUnavailable("connection refused");
 
   private final WalTestKit kit = new WalTestKit();
-  private final List<String> heard = new CopyOnWriteArrayList<>();
-  private final RelayListener listener =
-      new RelayListener() {
-        @Override
-        public void brokerUnavailable(String reason) {
-          heard.add("unavailable: " + reason);
-        }
-
-        @Override
-        public void brokerAvailable(Duration outage) {
-          heard.add("available");
-        }
-      };
+  private final WalTestKit.OutageListener listener = new WalTestKit.OutageListener();
+  private final List<String> heard = listener.heard;
 
   @AfterEach
   void closeAll() throws Exception {

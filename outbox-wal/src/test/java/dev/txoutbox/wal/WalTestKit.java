@@ -9,6 +9,7 @@ import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
+import dev.txoutbox.RelayListener;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.Publisher;
 import java.time.Clock;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -28,6 +30,21 @@ import org.jooq.impl.DSL;
 final class WalTestKit implements AutoCloseable {
 
   static final Duration WAIT = Duration.ofSeconds(30);
+
+  /** A listener noting what it hears of broker outages, in order. */
+  static final class OutageListener implements RelayListener {
+    final List<String> heard = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void brokerUnavailable(String reason) {
+      heard.add("unavailable: " + reason);
+    }
+
+    @Override
+    public void brokerAvailable(Duration outage) {
+      heard.add("available");
+    }
+  }
 
   private final List<AutoCloseable> toClose = new ArrayList<>();
   private final List<String> slots = new ArrayList<>();
