@@ -505,23 +505,35 @@ final class RelayCommand extends DatabaseCommand {
         + c.batchSize()
         + ", workers "
         + c.workers()
-        + ", max attempts "
-        + c.maxAttempts()
-        + ", completion "
-        + COMPLETION.word(c.completionMode())
-        + ", ordering "
-        + ORDERING.word(c.ordering())
+        + attemptsAndOrder(c)
         + ", poll "
         + Durations.format(c.minPollInterval())
         + " to "
         + Durations.format(c.maxPollInterval())
-        + ", backoff "
+        + backoffAndShutdown(c)
+        + (relay.listen ? ", listening for NOTIFY" : "");
+  }
+
+  /**
+   * What both relays take from {@code c} before their own settings: attempts, completion, order.
+   */
+  private static String attemptsAndOrder(RelayConfig c) {
+    return ", max attempts "
+        + c.maxAttempts()
+        + ", completion "
+        + COMPLETION.word(c.completionMode())
+        + ", ordering "
+        + ORDERING.word(c.ordering());
+  }
+
+  /** What both relays take from {@code c} after their own settings: the backoff, the shutdown. */
+  private static String backoffAndShutdown(RelayConfig c) {
+    return ", backoff "
         + Durations.format(c.backoff().initialDelay())
         + " to "
         + Durations.format(c.backoff().maxDelay())
         + ", shutdown timeout "
-        + Durations.format(c.shutdownTimeout())
-        + (relay.listen ? ", listening for NOTIFY" : "");
+        + Durations.format(c.shutdownTimeout());
   }
 
   /** The WAL relay's and its sweeper's configuration in the words and units of their flags. */
@@ -543,18 +555,8 @@ final class RelayCommand extends DatabaseCommand {
                 : WalRelay.DEFAULT_MIN_BATCH_INTERVAL)
         + ", concurrent batches "
         + concurrentBatches()
-        + ", max attempts "
-        + c.maxAttempts()
-        + ", completion "
-        + COMPLETION.word(c.completionMode())
-        + ", ordering "
-        + ORDERING.word(c.ordering())
-        + ", backoff "
-        + Durations.format(c.backoff().initialDelay())
-        + " to "
-        + Durations.format(c.backoff().maxDelay())
-        + ", shutdown timeout "
-        + Durations.format(c.shutdownTimeout())
+        + attemptsAndOrder(c)
+        + backoffAndShutdown(c)
         + "; sweeper '"
         + sweeperConfig(c).name()
         + "' every "

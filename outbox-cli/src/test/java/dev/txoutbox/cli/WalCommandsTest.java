@@ -117,8 +117,8 @@ class WalCommandsTest {
         .asString()
         .contains("source wal: slot " + slot + ", publication " + slot)
         .contains("creating them if missing")
-        .contains("min batch interval 2ms, concurrent batches 2")
-        .contains("sweeper 'default-sweeper' every 10m")
+        .contains("min batch interval 2ms, concurrent batches 2, max attempts 10, completion mark")
+        .contains("backoff 1s to 5m, shutdown timeout 30s; sweeper 'default-sweeper' every 10m")
         .contains("pool size 5")
         .doesNotContain("workers");
     // The flags reached the WAL relay itself, not only the CLI's line.
