@@ -628,12 +628,12 @@ final class RelayCommand extends DatabaseCommand {
         .build();
   }
 
-  /** {@code --replication-url}, or the database's own URL. */
   /** The WAL relay's batches at a time: {@code --concurrent-batches}, or 1. */
   private int concurrentBatches() {
     return wal.concurrentBatches != null ? wal.concurrentBatches : 1;
   }
 
+  /** {@code --replication-url}, or the database's own URL. */
   private String replicationUrl(DatabaseTarget target) {
     return wal.replicationUrl != null ? wal.replicationUrl : target.jdbcUrl();
   }

@@ -808,11 +808,11 @@ public final class WalRelay implements AutoCloseable {
      */
     @Override
     public void close() {
-      threads.shutdown();
-      try {
-        if (interrupted) {
-          throw new InterruptedException();
-        }
+      if (interrupted) {
+        threads.shutdownNow();
+        Thread.currentThread().interrupt(); // as the reader found it
+      } else {
+        threads.shutdown();
         if (!out.isEmpty() && running) {
           log.info(
               "WAL relay {}: the stream ended with {} batch(es) out; reading again once they are"
@@ -820,12 +820,14 @@ public final class WalRelay implements AutoCloseable {
               config.name(),
               out.size());
         }
-        while (!threads.awaitTermination(1, TimeUnit.SECONDS)) {
-          log.debug("WAL relay {}: waiting for the batch threads to end", config.name());
+        try {
+          while (!threads.awaitTermination(1, TimeUnit.SECONDS)) {
+            log.debug("WAL relay {}: waiting for the batch threads to end", config.name());
+          }
+        } catch (InterruptedException e) {
+          threads.shutdownNow();
+          Thread.currentThread().interrupt();
         }
-      } catch (InterruptedException e) {
-        threads.shutdownNow();
-        Thread.currentThread().interrupt();
       }
       batchThreads.clear();
       processingOldest = NO_COMMIT;
