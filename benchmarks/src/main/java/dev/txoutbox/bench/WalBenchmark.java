@@ -48,26 +48,55 @@ final class WalBenchmark {
   static final DrainBenchmark.Case POLLING_BEST =
       new DrainBenchmark.Case("noop", 2, 500, CompletionMode.MARK_PROCESSED);
 
+  /** The polling relay's best shape of all in the drain section: 2 workers × 500, deleting. */
+  static final DrainBenchmark.Case POLLING_DELETE =
+      new DrainBenchmark.Case("noop", 2, 500, CompletionMode.DELETE);
+
+  /** The polling relay's drain shapes, the references of the WAL drain. */
+  static final List<DrainBenchmark.Case> POLLING_SHAPES = List.of(POLLING_BEST, POLLING_DELETE);
+
   /** The WAL relay's batch in the drain, the polling relay's best batch size. */
   static final int WAL_BATCH = 500;
 
   /**
-   * The WAL relay's second drain shape: this many batches at a time, as the polling relay's best
-   * shape runs two workers.
+   * What the WAL drain runs: the WAL relay in three shapes, and a {@link SlotReader} that records
+   * nothing, the bound of every WAL relay.
    */
-  static final int WAL_CONCURRENT_BATCHES = 2;
+  enum WalShape {
+    ONE("WAL relay", "batch 500, mark", 1, CompletionMode.MARK_PROCESSED),
+    TWO("WAL relay", "batch 500 × 2 at a time, mark", 2, CompletionMode.MARK_PROCESSED),
+    TWO_DELETE("WAL relay", "batch 500 × 2 at a time, delete", 2, CompletionMode.DELETE),
+    READ("slot read alone, nothing recorded (the bound of any WAL relay)", "", 0, null);
+
+    final String what;
+    final String shape;
+    final int concurrentBatches;
+
+    /** How it completes published rows; null for the bare read. */
+    final CompletionMode mode;
+
+    WalShape(String what, String shape, int concurrentBatches, CompletionMode mode) {
+      this.what = what;
+      this.shape = shape;
+      this.concurrentBatches = concurrentBatches;
+      this.mode = mode;
+    }
+
+    /** Whether a WAL relay runs it, recording outcomes; false for the bare read. */
+    boolean relay() {
+      return mode != null;
+    }
+  }
 
   private WalBenchmark() {}
 
   /**
-   * The WAL drain's runs, one batch at a time and {@link #WAL_CONCURRENT_BATCHES} at a time, the
-   * polling relay's, the WAL the slot held per event after the seed, and why the WAL drain stopped
-   * early (null if it did not).
+   * The WAL drain's runs by shape, the polling relay's by shape, the WAL the slot held per event
+   * after the seed, and why the WAL drain stopped early (null if it did not).
    */
   record Drain(
-      List<DrainBenchmark.Measurement> wal,
-      List<DrainBenchmark.Measurement> walConcurrent,
-      List<DrainBenchmark.Measurement> polling,
+      Map<WalShape, List<DrainBenchmark.Measurement>> wal,
+      Map<DrainBenchmark.Case, List<DrainBenchmark.Measurement>> polling,
       List<Double> walBytesPerEvent,
       String failure) {}
 
@@ -96,8 +125,8 @@ final class WalBenchmark {
   }
 
   /**
-   * A WAL relay on the outbox of {@code schema}, marking published rows processed, with {@code
-   * concurrentBatches}.
+   * A WAL relay on the outbox of {@code schema} with {@code concurrentBatches}, completing
+   * published rows by {@code mode}.
    */
   static WalRelay walRelay(
       LogicalServer server,
@@ -108,6 +137,7 @@ final class WalBenchmark {
       RelayListener listener,
       int batchSize,
       int concurrentBatches,
+      CompletionMode mode,
       String name) {
     return WalRelay.builder()
         .dataSource(dataSource)
@@ -115,7 +145,7 @@ final class WalBenchmark {
         .tables(OutboxTables.of(schema, ""))
         .publisher(publisher)
         .listener(listener)
-        .config(RelayConfig.builder().name(name).batchSize(batchSize).build())
+        .config(RelayConfig.builder().name(name).batchSize(batchSize).completionMode(mode).build())
         .minBatchInterval(minBatchInterval())
         .concurrentBatches(concurrentBatches)
         .build();
@@ -142,14 +172,14 @@ final class WalBenchmark {
   }
 
   /**
-   * Drains {@code events} from the WAL and with the polling relay's best shape on the same server,
-   * in {@code rounds} interleaved rounds after a warm-up of both with {@code warmupEvents}.
+   * Drains {@code events} in every {@link WalShape} and with the polling relay's {@link
+   * #POLLING_SHAPES} on the same server, in {@code rounds} interleaved rounds after a warm-up of
+   * all with {@code warmupEvents}.
    */
   static Drain drain(
       LogicalServer server, BenchDatabase db, int events, int rounds, int warmupEvents)
       throws Exception {
-    List<DrainBenchmark.Measurement> wal = new ArrayList<>();
-    List<DrainBenchmark.Measurement> walConcurrent = new ArrayList<>();
+    Map<WalShape, List<DrainBenchmark.Measurement>> wal = new java.util.EnumMap<>(WalShape.class);
     List<Double> walBytes = new ArrayList<>();
     Map<DrainBenchmark.Case, List<DrainBenchmark.Measurement>> polling =
         new java.util.LinkedHashMap<>();
@@ -157,41 +187,53 @@ final class WalBenchmark {
       for (int round = warmupEvents > 0 ? 0 : 1; round <= rounds; round++) {
         int n = round == 0 ? warmupEvents : events;
         log.info(round == 0 ? "WAL drain warm-up" : "WAL drain round {} of {}", round, rounds);
+        Map<WalShape, DrainBenchmark.Measurement> measured =
+            new java.util.EnumMap<>(WalShape.class);
         double[] held = new double[1];
-        DrainBenchmark.Measurement m;
-        DrainBenchmark.Measurement concurrent;
-        try {
-          m = walDrain(server, db, targets.get("noop"), n, 1, held);
-          concurrent =
-              walDrain(server, db, targets.get("noop"), n, WAL_CONCURRENT_BATCHES, new double[1]);
-        } catch (IllegalStateException unfinished) {
-          log.warn("the WAL drain did not finish: {}", unfinished.getMessage());
-          return new Drain(
-              wal,
-              walConcurrent,
-              polling.getOrDefault(POLLING_BEST, List.of()),
-              walBytes,
-              String.format(
-                  "%,d events, round %d: %s (timeout %d min)",
-                  n, round, unfinished.getMessage(), DRAIN_TIMEOUT.toMinutes()));
+        for (WalShape shape : WalShape.values()) {
+          try {
+            measured.put(
+                shape,
+                walDrain(
+                    server,
+                    db,
+                    targets.get("noop"),
+                    n,
+                    shape,
+                    shape == WalShape.ONE ? held : new double[1]));
+          } catch (IllegalStateException unfinished) {
+            log.warn("the WAL drain did not finish: {}", unfinished.getMessage());
+            return new Drain(
+                wal,
+                polling,
+                walBytes,
+                String.format(
+                    "%,d events, round %d, %s %s: %s (timeout %d min)",
+                    n,
+                    round,
+                    shape.what,
+                    shape.shape,
+                    unfinished.getMessage(),
+                    DRAIN_TIMEOUT.toMinutes()));
+          }
         }
         Map<DrainBenchmark.Case, List<DrainBenchmark.Measurement>> p =
-            DrainBenchmark.measure(db, targets, List.of(POLLING_BEST), c -> n, 1, 0);
+            DrainBenchmark.measure(db, targets, POLLING_SHAPES, c -> n, 1, 0);
         if (round > 0) {
-          wal.add(m);
-          walConcurrent.add(concurrent);
+          measured.forEach((shape, m) -> wal.computeIfAbsent(shape, k -> new ArrayList<>()).add(m));
           walBytes.add(held[0]);
-          polling.computeIfAbsent(POLLING_BEST, k -> new ArrayList<>()).addAll(p.get(POLLING_BEST));
+          p.forEach((c, ms) -> polling.computeIfAbsent(c, k -> new ArrayList<>()).addAll(ms));
         }
       }
     }
-    return new Drain(wal, walConcurrent, polling.get(POLLING_BEST), walBytes, null);
+    return new Drain(wal, polling, walBytes, null);
   }
 
   /**
    * One WAL drain: the slot is made (by a relay started and closed on the empty outbox) before the
-   * seed, so the WAL holds the seeded events; then a relay is timed from its start to the commit of
-   * the batch with the last event, and the slot dropped.
+   * seed, so the WAL holds the seeded events; then a relay of {@code shape} is timed from its start
+   * to the commit of the batch with the last event (the bare read: from opening its stream to the
+   * last event's Insert read), and the slot dropped.
    *
    * @param heldBytesPerEvent receives the slot's lag after the seed's inserts, per event
    */
@@ -200,7 +242,7 @@ final class WalBenchmark {
       BenchDatabase db,
       Target target,
       int events,
-      int concurrentBatches,
+      WalShape shape,
       double[] heldBytesPerEvent)
       throws Exception {
     try (Publisher publisher = target.publisher()) {
@@ -214,7 +256,8 @@ final class WalBenchmark {
                   publisher,
                   listener,
                   WAL_BATCH,
-                  concurrentBatches,
+                  Math.max(1, shape.concurrentBatches),
+                  shape.relay() ? shape.mode : CompletionMode.MARK_PROCESSED,
                   name);
       WalRelay setup = relayOn.apply(new RelayListener() {}, "bench-setup");
       db.dsl().truncate(DSL.table(DSL.name(BenchDatabase.SCHEMA, "outbox_events"))).execute();
@@ -225,6 +268,23 @@ final class WalBenchmark {
             events,
             DrainBenchmark.DEFAULT_AGGREGATES,
             () -> heldBytesPerEvent[0] = (double) setup.slotLagBytes() / events);
+        String label = shape.what + (shape.shape.isEmpty() ? "" : ", " + shape.shape);
+        if (!shape.relay()) {
+          CpuMeter.Sample before = db.cpu().sample();
+          long start = System.nanoTime();
+          try (SlotReader reader =
+              SlotReader.open(
+                  server.url(DATABASE), credentials(), setup.slotName(), setup.publicationName())) {
+            if (!reader.readInserts(events, DRAIN_TIMEOUT)) {
+              throw new IllegalStateException(
+                  label + ": " + (events - reader.inserts()) + " events not read in time");
+            }
+            long nanos = System.nanoTime() - start;
+            // Before the close: the WAL sender's backend ends with the replication connection.
+            CpuMeter.Sample spent = db.cpu().sample().minus(before);
+            return DrainBenchmark.measurement(label, events, nanos, spent);
+          }
+        }
         DrainBenchmark.DrainClock clock = new DrainBenchmark.DrainClock(events);
         WalRelay relay = relayOn.apply(clock, "bench");
         CpuMeter.Sample before = db.cpu().sample();
@@ -234,8 +294,8 @@ final class WalBenchmark {
         // Before the close: the WAL sender's backend ends with the replication connection.
         CpuMeter.Sample spent = db.cpu().sample().minus(before);
         relay.close(Duration.ofSeconds(30));
-        long nanos = clock.nanos("WAL relay", finished);
-        return DrainBenchmark.measurement("WAL relay", events, nanos, spent);
+        long nanos = clock.nanos(label, finished);
+        return DrainBenchmark.measurement(label, events, nanos, spent);
       } finally {
         dropSlot(db.dsl(), setup);
       }
@@ -300,7 +360,16 @@ final class WalBenchmark {
       if (mode == LatencyMode.WAL) {
         wal =
             walRelay(
-                server, DATABASE, pool, schema, seen, new RelayListener() {}, 100, 1, "latency");
+                server,
+                DATABASE,
+                pool,
+                schema,
+                seen,
+                new RelayListener() {},
+                100,
+                1,
+                CompletionMode.MARK_PROCESSED,
+                "latency");
         // start() returns once the slot exists: every commit after it is in the slot.
         wal.start();
         slotMadeMicros = RemoteWriters.wallMicros();
@@ -411,6 +480,7 @@ final class WalBenchmark {
     NONE("no slot, nothing consuming"),
     POLLING("no slot, polling relay (2 × 500) consuming"),
     WAL("slot, WAL relay consuming"),
+    READ("slot read alone, nothing recorded"),
     INACTIVE("slot inactive, retaining WAL");
 
     final String label;
@@ -464,7 +534,7 @@ final class WalBenchmark {
   }
 
   private static WriterBenchmark.Running alongside(
-      LogicalServer server, BenchDatabase db, SlotState state) {
+      LogicalServer server, BenchDatabase db, SlotState state) throws Exception {
     Publisher noop = new NoopTarget().publisher();
     String schema = WriterBenchmark.SCHEMA;
     return switch (state) {
@@ -484,6 +554,43 @@ final class WalBenchmark {
                 .build();
         relay.start();
         yield running(db, schema, () -> relay.close(Duration.ofSeconds(10)));
+      }
+      case READ -> {
+        // The WAL relay's start and close make its slot and publication, which the bare reader
+        // then reads: the WAL sender's work for the writers, and no relay's.
+        WalRelay setup =
+            walRelay(
+                server,
+                WriterBenchmark.DATABASE,
+                db.dataSource(),
+                schema,
+                noop,
+                new RelayListener() {},
+                WAL_BATCH,
+                1,
+                CompletionMode.MARK_PROCESSED,
+                "writer-read");
+        setup.start();
+        setup.close();
+        SlotReader reader;
+        try {
+          reader =
+              SlotReader.open(
+                  server.url(WriterBenchmark.DATABASE),
+                  credentials(),
+                  setup.slotName(),
+                  setup.publicationName());
+        } catch (Exception e) {
+          dropSlot(db.dsl(), setup);
+          throw e;
+        }
+        reader.readInBackground();
+        // Rows stay pending (nothing records them): nothing to wait for.
+        yield () -> {
+          reader.close();
+          log.info("{}: {} events read", state.label, reader.inserts());
+          dropSlot(db.dsl(), setup);
+        };
       }
       case WAL, INACTIVE -> {
         java.util.concurrent.atomic.LongAdder batches = new java.util.concurrent.atomic.LongAdder();
@@ -505,6 +612,7 @@ final class WalBenchmark {
                 },
                 WAL_BATCH,
                 1,
+                CompletionMode.MARK_PROCESSED,
                 "writer-wal");
         relay.start();
         if (state == SlotState.INACTIVE) {
