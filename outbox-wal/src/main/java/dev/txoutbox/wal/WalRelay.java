@@ -895,28 +895,31 @@ public final class WalRelay implements AutoCloseable {
       }
       published = true;
     } finally {
-      if (probes > 0) {
-        outage.ends(published, probes + 1);
-      }
+      outage.batchEnds(probes > 0, published, probes + 1);
     }
   }
 
   /**
    * One outage for every batch the broker is unavailable to (several with {@link
-   * #concurrentBatches}): it starts when the first of them begins to hold the slot and ends when
-   * the last of them is published, so that the listener hears each once per outage, as from the
-   * polling relay.
+   * #concurrentBatches}, and again after the stream was reopened): it starts when the first of them
+   * begins to hold the slot and ends when a batch is published with none holding, so that the
+   * listener hears each once per outage, as from the polling relay. A batch that stops holding
+   * without being published (a database error, a close) does not end it: the broker was not seen
+   * back, and the batch that comes again would otherwise announce the same outage twice.
    */
   private final class Outage {
     private int holding; // guarded by this
+    private volatile boolean on; // written under this, read without it by batchEnds's quick look
     private long since; // guarded by this
 
     /** A batch begins to hold the slot because the broker is unavailable to it. */
     void begins(String reason) {
       synchronized (this) {
-        if (holding++ > 0) {
+        holding++;
+        if (on) {
           return;
         }
+        on = true;
         since = System.nanoTime();
       }
       log.warn(
@@ -930,15 +933,22 @@ public final class WalRelay implements AutoCloseable {
     }
 
     /**
-     * A batch that held the slot ends: {@code published} after {@code attempts}, or closed
-     * meanwhile.
+     * A batch ends: it {@code held} the slot or not, was {@code published} after {@code attempts}
+     * or not. No lock while no outage is on, the usual case.
      */
-    void ends(boolean published, int attempts) {
+    void batchEnds(boolean held, boolean published, int attempts) {
+      if (!held && !on) {
+        return;
+      }
       Duration outage;
       synchronized (this) {
-        if (--holding > 0 || !published) {
+        if (held) {
+          holding--;
+        }
+        if (!on || holding > 0 || !published) {
           return;
         }
+        on = false;
         outage = Duration.ofNanos(System.nanoTime() - since);
       }
       log.info(

@@ -22,8 +22,11 @@ import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** During a broker outage the WAL relay holds the slot and publishes the same batch again. */
 class WalRelayHoldTest {
@@ -179,5 +182,115 @@ class WalRelayHoldTest {
     assertThat(relay.reconnects())
         .as("the stream stayed open through the blocked publish")
         .isZero();
+  }
+
+  /**
+   * A regression: a batch holding the slot that failed on the database ended its outage without a
+   * word, so the batch that came again on the reopened stream announced the same outage a second
+   * time, and if the broker was back by then nobody heard it was (the broker-available gauge stayed
+   * at 0).
+   */
+  @ParameterizedTest(name = "broker back before the stream reopens: {0}")
+  @ValueSource(booleans = {false, true})
+  void aDatabaseFailureDuringAnOutageIsTheSameOutageAndItsEndIsHeard(boolean brokerBackMeanwhile) {
+    OutboxTables tables = LogicalServer.freshOutbox(brokerBackMeanwhile ? "hdb_" : "hdd_");
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    RecordingPublisher publisher = new RecordingPublisher().failWhen(m -> true, DOWN);
+    RefusingDataSource database = new RefusingDataSource(LogicalServer.dataSource());
+    Backoff probe = Backoff.exponential(Duration.ofMillis(50), Duration.ofMillis(50));
+    WalRelay relay =
+        kit.relay(
+            WalTestKit.builder(tables, publisher, config(probe))
+                .dataSource(database)
+                .listener(listener));
+    relay.start();
+    List<UUID> ids = write(tables, outbox, "a", 1);
+    await().atMost(WAIT).until(() -> publisher.attempts().size() >= 2);
+    assertThat(heard).containsExactly("unavailable: connection refused");
+
+    // The batch's next attempt fails on the database, and the stream with it.
+    database.refusing = true;
+    await().atMost(WAIT).until(() -> relay.reconnects() >= 1);
+    if (brokerBackMeanwhile) {
+      publisher.clearFailures();
+    }
+    int attempts = publisher.attempts().size();
+    database.refusing = false;
+    if (!brokerBackMeanwhile) {
+      // The event comes again on the reopened stream and holds the slot again: the same outage.
+      await().atMost(WAIT).until(() -> publisher.attempts().size() >= attempts + 2);
+      assertThat(heard).containsExactly("unavailable: connection refused");
+      publisher.clearFailures();
+    }
+    await().atMost(WAIT).until(() -> pending(tables) == 0);
+    assertThat(publisher.publishedIds()).containsExactlyElementsOf(ids);
+    await().atMost(WAIT).until(() -> heard.size() >= 2);
+    assertThat(heard).containsExactly("unavailable: connection refused", "available");
+  }
+
+  /** A data source that refuses connections while {@link #refusing}: the database gone a moment. */
+  private static final class RefusingDataSource implements DataSource {
+    private final DataSource delegate;
+    volatile boolean refusing;
+
+    RefusingDataSource(DataSource delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public java.sql.Connection getConnection() throws java.sql.SQLException {
+      refuseIfAsked();
+      return delegate.getConnection();
+    }
+
+    @Override
+    public java.sql.Connection getConnection(String user, String password)
+        throws java.sql.SQLException {
+      refuseIfAsked();
+      return delegate.getConnection(user, password);
+    }
+
+    private void refuseIfAsked() throws java.sql.SQLException {
+      if (refusing) {
+        throw new java.sql.SQLException(
+            "connection refused (the test's database is away)", "08001");
+      }
+    }
+
+    @Override
+    public java.io.PrintWriter getLogWriter() throws java.sql.SQLException {
+      return delegate.getLogWriter();
+    }
+
+    @Override
+    public void setLogWriter(java.io.PrintWriter out) throws java.sql.SQLException {
+      delegate.setLogWriter(out);
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) throws java.sql.SQLException {
+      delegate.setLoginTimeout(seconds);
+    }
+
+    @Override
+    public int getLoginTimeout() throws java.sql.SQLException {
+      return delegate.getLoginTimeout();
+    }
+
+    @Override
+    public java.util.logging.Logger getParentLogger()
+        throws java.sql.SQLFeatureNotSupportedException {
+      return delegate.getParentLogger();
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> type) throws java.sql.SQLException {
+      return delegate.unwrap(type);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> type) throws java.sql.SQLException {
+      return delegate.isWrapperFor(type);
+    }
   }
 }
