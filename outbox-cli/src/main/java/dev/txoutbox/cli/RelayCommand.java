@@ -297,7 +297,7 @@ final class RelayCommand extends DatabaseCommand {
         description =
             "The shortest time between two batches that are not full (wal): fewer, larger"
                 + " batches while events come fast, each waiting up to that much; 0ms publishes as"
-                + " soon as the stream has nothing more. Default: 1ms.")
+                + " soon as the stream has nothing more; at most 1s. Default: 1ms.")
     Duration minBatchInterval;
 
     @Option(

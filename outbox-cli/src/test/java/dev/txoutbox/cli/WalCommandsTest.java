@@ -428,6 +428,7 @@ class WalCommandsTest {
         "--source wal --sweep-interval 0s | --sweep-interval must be positive but was 0ms",
         "--source wal --min-batch-interval PT-1S | Invalid value for option '--min-batch-interval':"
             + " must not be negative but was 'PT-1S'",
+        "--source wal --min-batch-interval 2s | --min-batch-interval must be at most 1s but was 2s",
         "--source wal --concurrent-batches 9 | --concurrent-batches must be 1 to 8 but was 9",
         "--source wal --concurrent-batches 0 | --concurrent-batches must be 1 to 8 but was 0",
         "--source wal --concurrent-batches 2 --ordering per-aggregate | --concurrent-batches must"

@@ -124,6 +124,12 @@ public final class WalRelay implements AutoCloseable {
    */
   public static final Duration DEFAULT_MIN_BATCH_INTERVAL = Duration.ofMillis(1);
 
+  /**
+   * The longest {@link Builder#minBatchInterval(Duration)}: 1 s. Past it the interval would delay
+   * events rather than gather them; {@code notBefore} is the way to delay an event.
+   */
+  public static final Duration MAX_MIN_BATCH_INTERVAL = Duration.ofSeconds(1);
+
   /** The most batches {@link Builder#concurrentBatches} lets out at a time. */
   public static final int MAX_CONCURRENT_BATCHES = 8;
 
@@ -1620,15 +1626,23 @@ public final class WalRelay implements AutoCloseable {
      * its events, so a longer interval makes fewer, larger batches, and the events that arrive
      * within it wait up to that much. The first event after a quiet spell is published at once; a
      * backlog fills its batches without waiting. Zero publishes a batch as soon as the stream has
-     * nothing more. Defaults to {@link #DEFAULT_MIN_BATCH_INTERVAL}.
+     * nothing more. Defaults to {@link #DEFAULT_MIN_BATCH_INTERVAL}, at most {@link
+     * #MAX_MIN_BATCH_INTERVAL}.
      *
-     * @throws IllegalArgumentException if negative
+     * @throws IllegalArgumentException if negative or longer than {@link #MAX_MIN_BATCH_INTERVAL}
      */
     public Builder minBatchInterval(Duration minBatchInterval) {
       Objects.requireNonNull(minBatchInterval, "minBatchInterval");
       if (minBatchInterval.isNegative()) {
         throw new IllegalArgumentException(
             "minBatchInterval must not be negative but was " + minBatchInterval);
+      }
+      if (minBatchInterval.compareTo(MAX_MIN_BATCH_INTERVAL) > 0) {
+        throw new IllegalArgumentException(
+            "minBatchInterval must be at most "
+                + DurationText.of(MAX_MIN_BATCH_INTERVAL)
+                + " but was "
+                + minBatchInterval);
       }
       this.minBatchInterval = minBatchInterval;
       return this;

@@ -417,11 +417,12 @@ class WalRelayTest {
           calls.add(messages.stream().map(OutboxMessage::id).toList());
           return messages.stream().map(m -> PublishResult.published()).toList();
         };
-    // An interval that cannot run out in the test: after the first batch, only a full one goes.
+    // The longest interval, which the five commits below take a fraction of: after the first
+    // batch, only a full one goes.
     WalRelay relay =
         kit.relay(
             WalTestKit.builder(tables, publisher, config(5))
-                .minBatchInterval(Duration.ofMinutes(10)));
+                .minBatchInterval(WalRelay.MAX_MIN_BATCH_INTERVAL));
     relay.start();
     List<UUID> first = write(tables, outbox, "o", 1);
     await().atMost(WAIT).until(() -> calls.size() == 1); // the first after a quiet spell: at once
@@ -456,6 +457,14 @@ class WalRelayTest {
     assertThatThrownBy(() -> WalRelay.builder().minBatchInterval(Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("minBatchInterval must not be negative but was PT-0.001S");
+  }
+
+  @Test
+  void refusesAMinimumBatchIntervalPastTheLongest() {
+    WalRelay.Builder b = WalRelay.builder().minBatchInterval(WalRelay.MAX_MIN_BATCH_INTERVAL);
+    assertThatThrownBy(() -> b.minBatchInterval(Duration.ofMillis(1001)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("minBatchInterval must be at most 1s but was PT1.001S");
   }
 
   @Test
