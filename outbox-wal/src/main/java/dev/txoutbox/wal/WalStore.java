@@ -53,21 +53,15 @@ final class WalStore {
    */
   static ResultQuery<Record> settingsQuery(DSLContext tx, Ordering ordering, Duration lockTimeout) {
     List<Field<?>> set = new ArrayList<>();
-    set.add(setLocal("synchronous_commit", "off"));
-    set.add(setLocal("lock_timeout", lockTimeout.toMillis() + "ms"));
+    set.add(RelayStore.setLocal("synchronous_commit", "off"));
+    set.add(RelayStore.setLocal("lock_timeout", lockTimeout.toMillis() + "ms"));
     if (ordering == Ordering.NONE) {
-      set.add(setLocal("enable_seqscan", "off"));
+      set.add(RelayStore.seqScansOff());
     } else {
       // enable_seqscan among them.
-      RelayStore.planSettings().forEach(name -> set.add(setLocal(name, "off")));
+      RelayStore.planSettings().forEach(name -> set.add(RelayStore.setLocal(name, "off")));
     }
-    // One round trip for every setting; jOOQ's setLocal(...) would send one each.
     return tx.select(set);
-  }
-
-  private static Field<String> setLocal(String name, String value) {
-    return DSL.function(
-        "set_config", String.class, DSL.inline(name), DSL.inline(value), DSL.inline(true));
   }
 
   /**

@@ -187,18 +187,7 @@ final class OrderedClaim {
    * right when it grows.
    */
   static void pinPlan(DSLContext tx) {
-    // One statement for every setting; jOOQ's setLocal(...) would send one round trip each.
-    tx.select(
-            PLAN_SETTINGS.stream()
-                .map(
-                    name ->
-                        DSL.function(
-                            "set_config",
-                            String.class,
-                            DSL.inline(name),
-                            DSL.inline("off"),
-                            DSL.inline(true)))
-                .toList())
+    tx.select(PLAN_SETTINGS.stream().map(name -> RelayStore.setLocal(name, "off")).toList())
         .fetch();
   }
 

@@ -156,13 +156,24 @@ public final class RelayStore {
    * settings include it.
    */
   static Query pinPlansById() {
-    return DSL.select(
-        DSL.function(
-            "set_config",
-            String.class,
-            DSL.inline("enable_seqscan"),
-            DSL.inline("off"),
-            DSL.inline(true)));
+    return DSL.select(seqScansOff());
+  }
+
+  /**
+   * {@code set_config('enable_seqscan', 'off', true)}: what pins statements by id to the primary
+   * key ({@link #pinPlansById()}), as a field, for outbox-wal's settings statement.
+   */
+  public static Field<String> seqScansOff() {
+    return setLocal("enable_seqscan", "off");
+  }
+
+  /**
+   * {@code set_config(name, value, true)}: a setting local to the transaction, as a field, so that
+   * several go in one statement (jOOQ's {@code setLocal} sends one round trip each).
+   */
+  public static Field<String> setLocal(String name, String value) {
+    return DSL.function(
+        "set_config", String.class, DSL.inline(name), DSL.inline(value), DSL.inline(true));
   }
 
   /**
