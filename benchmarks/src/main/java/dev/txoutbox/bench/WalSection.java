@@ -296,29 +296,17 @@ final class WalSection {
       section.text("**The WAL drain did not finish**: " + drain.failure() + ".");
       summary.add(List.of("drain from the WAL", "did not finish", drain.failure(), ""));
     }
-    DrainBenchmark.Case pollingBest = null;
-    double polling = 0;
-    for (Map.Entry<DrainBenchmark.Case, List<DrainBenchmark.Measurement>> e :
-        drain.polling().entrySet()) {
-      double rate = Figures.median(e.getValue(), DrainBenchmark.Measurement::rate);
-      if (rate > polling) {
-        polling = rate;
-        pollingBest = e.getKey();
-      }
-    }
-    WalBenchmark.WalShape walBest = null;
-    double wal = 0;
-    for (Map.Entry<WalBenchmark.WalShape, List<DrainBenchmark.Measurement>> e :
-        drain.wal().entrySet()) {
-      double rate = Figures.median(e.getValue(), DrainBenchmark.Measurement::rate);
-      if (e.getKey().relay() && rate > wal) {
-        wal = rate;
-        walBest = e.getKey();
-      }
-    }
+    DrainBenchmark.Case pollingBest = fastest(drain.polling(), c -> true);
+    WalBenchmark.WalShape walBest = fastest(drain.wal(), WalBenchmark.WalShape::relay);
     if (pollingBest == null || walBest == null) {
       return;
     }
+    double polling =
+        Figures.median(drain.polling().get(pollingBest), DrainBenchmark.Measurement::rate);
+    double wal = Figures.median(drain.wal().get(walBest), DrainBenchmark.Measurement::rate);
+    List<DrainBenchmark.Measurement> read = drain.wal().get(WalBenchmark.WalShape.READ);
+    double bound =
+        read == null ? Double.NaN : Figures.median(read, DrainBenchmark.Measurement::rate);
     String held =
         drain.walBytesPerEvent().isEmpty()
             ? ""
@@ -369,9 +357,7 @@ final class WalSection {
                 + walBest.shape
                 + ", against the polling relay's "
                 + pollingBest.shape()));
-    List<DrainBenchmark.Measurement> read = drain.wal().get(WalBenchmark.WalShape.READ);
     if (read != null) {
-      double bound = Figures.median(read, DrainBenchmark.Measurement::rate);
       section.text(
           String.format(
               "Bound: the slot read alone, recording nothing, drained at %s events/s, %s of the"
@@ -404,7 +390,6 @@ final class WalSection {
                     Figures.median(
                         drain.wal().get(walBest), DrainBenchmark.Measurement::postgresMicros))));
     if (read != null) {
-      double bound = Figures.median(read, DrainBenchmark.Measurement::rate);
       summary.add(
           List.of(
               String.format(
@@ -420,6 +405,18 @@ final class WalSection {
                   + " / "
                   + Figures.one(Figures.median(read, DrainBenchmark.Measurement::postgresMicros))));
     }
+  }
+
+  /** The key of {@code runs} whose median rate is highest among those {@code eligible}, or null. */
+  private static <K> K fastest(
+      Map<K, List<DrainBenchmark.Measurement>> runs, java.util.function.Predicate<K> eligible) {
+    return runs.entrySet().stream()
+        .filter(e -> eligible.test(e.getKey()))
+        .max(
+            java.util.Comparator.comparingDouble(
+                e -> Figures.median(e.getValue(), DrainBenchmark.Measurement::rate)))
+        .map(Map.Entry::getKey)
+        .orElse(null);
   }
 
   private static List<String> drainRow(
