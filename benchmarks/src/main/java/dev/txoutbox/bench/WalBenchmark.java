@@ -558,18 +558,7 @@ final class WalBenchmark {
       case READ -> {
         // The WAL relay's start and close make its slot and publication, which the bare reader
         // then reads: the WAL sender's work for the writers, and no relay's.
-        WalRelay setup =
-            walRelay(
-                server,
-                WriterBenchmark.DATABASE,
-                db.dataSource(),
-                schema,
-                noop,
-                new RelayListener() {},
-                WAL_BATCH,
-                1,
-                CompletionMode.MARK_PROCESSED,
-                "writer-read");
+        WalRelay setup = writerRelay(server, db, noop, new RelayListener() {}, "writer-read");
         setup.start();
         setup.close();
         SlotReader reader;
@@ -595,25 +584,16 @@ final class WalBenchmark {
       case WAL, INACTIVE -> {
         java.util.concurrent.atomic.LongAdder batches = new java.util.concurrent.atomic.LongAdder();
         java.util.concurrent.atomic.LongAdder events = new java.util.concurrent.atomic.LongAdder();
-        WalRelay relay =
-            walRelay(
-                server,
-                WriterBenchmark.DATABASE,
-                db.dataSource(),
-                schema,
-                noop,
-                new RelayListener() {
-                  @Override
-                  public void batchCompleted(
-                      int claimed, int published, int failed, Duration duration) {
-                    batches.increment();
-                    events.add(claimed);
-                  }
-                },
-                WAL_BATCH,
-                1,
-                CompletionMode.MARK_PROCESSED,
-                "writer-wal");
+        RelayListener counting =
+            new RelayListener() {
+              @Override
+              public void batchCompleted(
+                  int claimed, int published, int failed, Duration duration) {
+                batches.increment();
+                events.add(claimed);
+              }
+            };
+        WalRelay relay = writerRelay(server, db, noop, counting, "writer-wal");
         relay.start();
         if (state == SlotState.INACTIVE) {
           relay.close();
@@ -635,6 +615,26 @@ final class WalBenchmark {
         yield state == SlotState.INACTIVE ? stop::close : running(db, schema, stop);
       }
     };
+  }
+
+  /** The WAL relay of the writer part: batch {@link #WAL_BATCH}, one at a time, marking. */
+  private static WalRelay writerRelay(
+      LogicalServer server,
+      BenchDatabase db,
+      Publisher publisher,
+      RelayListener listener,
+      String name) {
+    return walRelay(
+        server,
+        WriterBenchmark.DATABASE,
+        db.dataSource(),
+        WriterBenchmark.SCHEMA,
+        publisher,
+        listener,
+        WAL_BATCH,
+        1,
+        CompletionMode.MARK_PROCESSED,
+        name);
   }
 
   /**
