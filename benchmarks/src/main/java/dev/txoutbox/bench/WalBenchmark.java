@@ -63,28 +63,46 @@ final class WalBenchmark {
    * nothing, the bound of every WAL relay.
    */
   enum WalShape {
-    ONE("WAL relay", "batch 500, mark", 1, CompletionMode.MARK_PROCESSED),
-    TWO("WAL relay", "batch 500 × 2 at a time, mark", 2, CompletionMode.MARK_PROCESSED),
-    TWO_DELETE("WAL relay", "batch 500 × 2 at a time, delete", 2, CompletionMode.DELETE),
-    READ("slot read alone, nothing recorded (the bound of any WAL relay)", "", 0, null);
+    ONE(1, CompletionMode.MARK_PROCESSED),
+    TWO(2, CompletionMode.MARK_PROCESSED),
+    TWO_DELETE(2, CompletionMode.DELETE),
+    /** The bare read; its slot is made by a relay of one batch at a time, marking, never run. */
+    READ(1, CompletionMode.MARK_PROCESSED);
 
-    final String what;
-    final String shape;
     final int concurrentBatches;
-
-    /** How it completes published rows; null for the bare read. */
     final CompletionMode mode;
 
-    WalShape(String what, String shape, int concurrentBatches, CompletionMode mode) {
-      this.what = what;
-      this.shape = shape;
+    WalShape(int concurrentBatches, CompletionMode mode) {
       this.concurrentBatches = concurrentBatches;
       this.mode = mode;
     }
 
     /** Whether a WAL relay runs it, recording outcomes; false for the bare read. */
     boolean relay() {
-      return mode != null;
+      return this != READ;
+    }
+
+    /** What runs, for the report's first column. */
+    String what() {
+      return relay()
+          ? "WAL relay"
+          : "slot read alone, nothing recorded (the bound of any WAL relay)";
+    }
+
+    /** The relay's shape, e.g. {@code batch 500 × 2 at a time, mark}; empty for the bare read. */
+    String shape() {
+      if (!relay()) {
+        return "";
+      }
+      return "batch "
+          + WAL_BATCH
+          + (concurrentBatches == 1 ? "" : " × " + concurrentBatches + " at a time")
+          + (mode == CompletionMode.DELETE ? ", delete" : ", mark");
+    }
+
+    /** {@link #what()} and {@link #shape()}, for the log. */
+    String label() {
+      return relay() ? what() + ", " + shape() : what();
     }
   }
 
@@ -211,8 +229,8 @@ final class WalBenchmark {
                     "%,d events, round %d, %s %s: %s (timeout %d min)",
                     n,
                     round,
-                    shape.what,
-                    shape.shape,
+                    shape.what(),
+                    shape.shape(),
                     unfinished.getMessage(),
                     DRAIN_TIMEOUT.toMinutes()));
           }
@@ -256,8 +274,8 @@ final class WalBenchmark {
                   publisher,
                   listener,
                   WAL_BATCH,
-                  Math.max(1, shape.concurrentBatches),
-                  shape.relay() ? shape.mode : CompletionMode.MARK_PROCESSED,
+                  shape.concurrentBatches,
+                  shape.mode,
                   name);
       WalRelay setup = relayOn.apply(new RelayListener() {}, "bench-setup");
       db.dsl().truncate(DSL.table(DSL.name(BenchDatabase.SCHEMA, "outbox_events"))).execute();
@@ -268,7 +286,7 @@ final class WalBenchmark {
             events,
             DrainBenchmark.DEFAULT_AGGREGATES,
             () -> heldBytesPerEvent[0] = (double) setup.slotLagBytes() / events);
-        String label = shape.what + (shape.shape.isEmpty() ? "" : ", " + shape.shape);
+        String label = shape.label();
         if (!shape.relay()) {
           CpuMeter.Sample before = db.cpu().sample();
           long start = System.nanoTime();

@@ -317,8 +317,8 @@ final class WalSection {
       double rate = Figures.median(e.getValue(), DrainBenchmark.Measurement::rate);
       rows.add(
           drainRow(
-              e.getKey().what,
-              e.getKey().shape,
+              e.getKey().what(),
+              e.getKey().shape(),
               e.getValue(),
               Figures.ratio(rate, polling),
               e.getKey() == WalBenchmark.WalShape.ONE ? held : ""));
@@ -354,7 +354,7 @@ final class WalSection {
             wal / polling >= DRAIN_GOAL,
             Figures.ratio(wal, polling)
                 + ", the WAL relay's fastest shape, "
-                + walBest.shape
+                + walBest.shape()
                 + ", against the polling relay's "
                 + pollingBest.shape()));
     if (read != null) {
@@ -375,7 +375,7 @@ final class WalSection {
         List.of(
             String.format(
                 "drain from the WAL, %,d events, no-op publisher, %s",
-                profile.walDrainEvents(), walBest.shape),
+                profile.walDrainEvents(), walBest.shape()),
             Figures.rate(wal) + " events/s",
             Figures.ratio(wal, polling)
                 + " of the polling relay "
