@@ -16,12 +16,16 @@ import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.testing.RecordingPublisher;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -196,7 +200,8 @@ class WalRelayHoldTest {
     OutboxTables tables = LogicalServer.freshOutbox(brokerBackMeanwhile ? "hdb_" : "hdd_");
     Outbox outbox = Outbox.builder().tables(tables).build();
     RecordingPublisher publisher = new RecordingPublisher().failWhen(m -> true, DOWN);
-    RefusingDataSource database = new RefusingDataSource(LogicalServer.dataSource());
+    AtomicBoolean refusing = new AtomicBoolean();
+    DataSource database = refusingWhile(LogicalServer.dataSource(), refusing);
     Backoff probe = Backoff.exponential(Duration.ofMillis(50), Duration.ofMillis(50));
     WalRelay relay =
         kit.relay(
@@ -209,13 +214,13 @@ class WalRelayHoldTest {
     assertThat(heard).containsExactly("unavailable: connection refused");
 
     // The batch's next attempt fails on the database, and the stream with it.
-    database.refusing = true;
+    refusing.set(true);
     await().atMost(WAIT).until(() -> relay.reconnects() >= 1);
     if (brokerBackMeanwhile) {
       publisher.clearFailures();
     }
     int attempts = publisher.attempts().size();
-    database.refusing = false;
+    refusing.set(false);
     if (!brokerBackMeanwhile) {
       // The event comes again on the reopened stream and holds the slot again: the same outage.
       await().atMost(WAIT).until(() -> publisher.attempts().size() >= attempts + 2);
@@ -228,69 +233,21 @@ class WalRelayHoldTest {
     assertThat(heard).containsExactly("unavailable: connection refused", "available");
   }
 
-  /** A data source that refuses connections while {@link #refusing}: the database gone a moment. */
-  private static final class RefusingDataSource implements DataSource {
-    private final DataSource delegate;
-    volatile boolean refusing;
-
-    RefusingDataSource(DataSource delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public java.sql.Connection getConnection() throws java.sql.SQLException {
-      refuseIfAsked();
-      return delegate.getConnection();
-    }
-
-    @Override
-    public java.sql.Connection getConnection(String user, String password)
-        throws java.sql.SQLException {
-      refuseIfAsked();
-      return delegate.getConnection(user, password);
-    }
-
-    private void refuseIfAsked() throws java.sql.SQLException {
-      if (refusing) {
-        throw new java.sql.SQLException(
-            "connection refused (the test's database is away)", "08001");
-      }
-    }
-
-    @Override
-    public java.io.PrintWriter getLogWriter() throws java.sql.SQLException {
-      return delegate.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(java.io.PrintWriter out) throws java.sql.SQLException {
-      delegate.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws java.sql.SQLException {
-      delegate.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws java.sql.SQLException {
-      return delegate.getLoginTimeout();
-    }
-
-    @Override
-    public java.util.logging.Logger getParentLogger()
-        throws java.sql.SQLFeatureNotSupportedException {
-      return delegate.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> type) throws java.sql.SQLException {
-      return delegate.unwrap(type);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> type) throws java.sql.SQLException {
-      return delegate.isWrapperFor(type);
-    }
+  /** {@code target}, refusing connections while {@code refusing} is set: the database gone. */
+  private static DataSource refusingWhile(DataSource target, AtomicBoolean refusing) {
+    return (DataSource)
+        Proxy.newProxyInstance(
+            WalRelayHoldTest.class.getClassLoader(),
+            new Class<?>[] {DataSource.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("getConnection") && refusing.get()) {
+                throw new SQLException("connection refused (the test's database is away)", "08001");
+              }
+              try {
+                return method.invoke(target, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
   }
 }
