@@ -917,6 +917,7 @@ public final class WalRelay implements AutoCloseable {
     private int holding; // guarded by this
     private volatile boolean on; // written under this, read without it by batchEnds's quick look
     private long since; // guarded by this
+    private int attempts; // guarded by this: publish attempts of the batches ended in this outage
 
     /** A batch begins to hold the slot because the broker is unavailable to it. */
     void begins(String reason) {
@@ -927,6 +928,7 @@ public final class WalRelay implements AutoCloseable {
         }
         on = true;
         since = System.nanoTime();
+        attempts = 0;
       }
       log.warn(
           "WAL relay {}: broker unavailable to a whole batch, holding the slot and publishing"
@@ -939,29 +941,35 @@ public final class WalRelay implements AutoCloseable {
     }
 
     /**
-     * A batch ends: it {@code held} the slot or not, was {@code published} after {@code attempts}
-     * or not. No lock while no outage is on, the usual case.
+     * A batch ends: it {@code held} the slot or not, was {@code published} after {@code tried}
+     * publish attempts or not. No lock while no outage is on, the usual case.
      */
-    void batchEnds(boolean held, boolean published, int attempts) {
+    void batchEnds(boolean held, boolean published, int tried) {
       if (!held && !on) {
         return;
       }
       Duration outage;
+      int total;
       synchronized (this) {
         if (held) {
           holding--;
         }
-        if (!on || holding > 0 || !published) {
+        if (!on) {
+          return;
+        }
+        attempts += tried;
+        if (holding > 0 || !published) {
           return;
         }
         on = false;
         outage = Duration.ofNanos(System.nanoTime() - since);
+        total = attempts;
       }
       log.info(
-          "WAL relay {}: broker available again after {} ({} attempts); resuming",
+          "WAL relay {}: broker available again after {} ({} publish attempts); resuming",
           config.name(),
           DurationText.of(outage),
-          attempts);
+          total);
       safely(() -> listener.brokerAvailable(outage));
     }
   }
