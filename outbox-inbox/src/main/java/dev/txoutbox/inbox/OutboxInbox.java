@@ -205,36 +205,22 @@ public final class OutboxInbox {
   }
 
   /**
-   * Checks a consumer name before anything is written: not null, not blank, no NUL character
-   * (PostgreSQL text cannot hold it), at most {@value #MAX_CONSUMER_NAME_LENGTH} characters counted
-   * as PostgreSQL counts them (code points).
+   * Checks a consumer name before anything is written, so that a name reaches the table exactly as
+   * given and two different names are never stored as one: not null; no U+0000 (PostgreSQL text
+   * cannot hold it); no unpaired UTF-16 surrogate (the driver would send {@code ?} in its place,
+   * storing {@code c} + U+D800 and {@code c} + U+DC00 both as {@code c?}); not blank, where white
+   * space of any kind (no-break spaces included), control characters and invisible ones (zero-width
+   * spaces and joiners, the byte order mark, variation selectors) count as blank; at most {@value
+   * #MAX_CONSUMER_NAME_LENGTH} characters counted as PostgreSQL counts them (code points). Names
+   * are compared exactly, without Unicode normalisation.
    *
    * @return {@code consumerName}
    * @throws NullPointerException if {@code consumerName} is null
-   * @throws IllegalArgumentException if it breaks one of those rules
+   * @throws IllegalArgumentException if it breaks one of those rules, naming {@code consumerName}
+   *     and the rule
    */
   public static String requireConsumerName(String consumerName) {
-    Objects.requireNonNull(consumerName, "consumerName");
-    if (consumerName.isBlank()) {
-      throw new IllegalArgumentException(
-          "consumerName must not be blank but was '" + consumerName + "'");
-    }
-    if (consumerName.indexOf('\0') >= 0) {
-      throw new IllegalArgumentException(
-          "consumerName must not contain the NUL character (PostgreSQL text cannot hold it)");
-    }
-    int length = consumerName.codePointCount(0, consumerName.length());
-    if (length > MAX_CONSUMER_NAME_LENGTH) {
-      throw new IllegalArgumentException(
-          "consumerName must be at most "
-              + MAX_CONSUMER_NAME_LENGTH
-              + " characters (the consumer varchar(255) column, which counts code points) but had "
-              + length
-              + ": '"
-              + consumerName.substring(0, consumerName.offsetByCodePoints(0, 40))
-              + "…'");
-    }
-    return consumerName;
+    return ConsumerName.require(consumerName);
   }
 
   /** The schema holding this inbox's table. */

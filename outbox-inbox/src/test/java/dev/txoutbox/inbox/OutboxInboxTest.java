@@ -229,7 +229,9 @@ class OutboxInboxTest {
 
     assertThatThrownBy(() -> process(" ", event))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("consumerName must not be blank but was ' '");
+        .hasMessage(
+            "consumerName must not be blank (only whitespace, no-break spaces or invisible"
+                + " characters such as U+200B) but was U+0020");
     assertThatThrownBy(() -> process("x".repeat(256), event))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith(
@@ -237,7 +239,7 @@ class OutboxInboxTest {
                 + " counts code points) but had 256: 'xxxx");
     assertThatThrownBy(() -> process("ship\0ping", event))
         .hasMessage(
-            "consumerName must not contain the NUL character (PostgreSQL text cannot hold it)");
+            "consumerName must not contain U+0000 (PostgreSQL cannot store it) but did at index 4");
     assertThatThrownBy(() -> process(null, event))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("consumerName");
