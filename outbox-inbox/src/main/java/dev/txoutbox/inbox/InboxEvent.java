@@ -1,6 +1,7 @@
 package dev.txoutbox.inbox;
 
 import dev.txoutbox.spi.OutboxHeaders;
+import dev.txoutbox.spi.Printable;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Collections;
@@ -35,6 +36,9 @@ public final class InboxEvent {
   /** The W3C trace state header that may accompany {@link #TRACEPARENT}. */
   public static final String TRACESTATE = "tracestate";
 
+  /** A UUID in the canonical form the event id header must have. */
+  private static final String CANONICAL_EXAMPLE = "0b9e6f43-4f7a-4bd1-9d38-5b3f7f1f2a10";
+
   private final UUID eventId;
   private final Map<String, String> headers;
 
@@ -49,7 +53,10 @@ public final class InboxEvent {
    * @param headers every header of the message, name to value
    * @throws NullPointerException if {@code headers} is null
    * @throws IllegalArgumentException if {@code headers} has no {@value OutboxHeaders#EVENT_ID} or
-   *     its value is not a UUID: the message was not published by a txoutbox relay
+   *     its value is not a UUID in canonical form (36 characters: hex digits in groups of
+   *     8-4-4-4-12 separated by hyphens; upper and lower case read as the same id, as RFC 9562
+   *     says, and every txoutbox publisher writes lower case): the message was not published by a
+   *     txoutbox relay
    */
   public static InboxEvent from(Map<String, String> headers) {
     Objects.requireNonNull(headers, "headers");
@@ -58,13 +65,42 @@ public final class InboxEvent {
       throw new IllegalArgumentException(
           "headers must carry " + OutboxHeaders.EVENT_ID + " but it was missing");
     }
-    try {
-      return new InboxEvent(
-          UUID.fromString(id), Collections.unmodifiableMap(new LinkedHashMap<>(headers)));
-    } catch (IllegalArgumentException e) {
+    return new InboxEvent(eventId(id), Collections.unmodifiableMap(new LinkedHashMap<>(headers)));
+  }
+
+  /**
+   * The id in {@code text}, which must be a UUID's canonical form: 36 characters, hex digits in
+   * groups of 8-4-4-4-12 separated by hyphens, in either case. {@link UUID#fromString} alone is
+   * lenient: it reads {@code 1-1-1-1-1}, a sign, or non-ASCII digits as an id.
+   */
+  private static UUID eventId(String text) {
+    if (!isCanonicalUuid(text)) {
       throw new IllegalArgumentException(
-          OutboxHeaders.EVENT_ID + " must be a UUID but was '" + abbreviate(id) + "'", e);
+          OutboxHeaders.EVENT_ID
+              + " must be a UUID in canonical form (8-4-4-4-12 hex digits, such as "
+              + CANONICAL_EXAMPLE
+              + ") but was '"
+              + Printable.of(abbreviate(text))
+              + "'");
     }
+    return UUID.fromString(text);
+  }
+
+  private static boolean isCanonicalUuid(String text) {
+    if (text.length() != CANONICAL_EXAMPLE.length()) {
+      return false;
+    }
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      boolean valid =
+          CANONICAL_EXAMPLE.charAt(i) == '-'
+              ? c == '-'
+              : (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+      if (!valid) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The event id, the key to deduplicate on. */

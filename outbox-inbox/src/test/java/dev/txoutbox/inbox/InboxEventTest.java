@@ -6,9 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.txoutbox.spi.OutboxHeaders;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class InboxEventTest {
 
@@ -51,7 +54,55 @@ class InboxEventTest {
   void refusesAnEventIdThatIsNotAUuid() {
     assertThatThrownBy(() -> InboxEvent.from(Map.of(OutboxHeaders.EVENT_ID, "42")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("outbox-event-id must be a UUID but was '42'");
+        .hasMessage(
+            "outbox-event-id must be a UUID in canonical form (8-4-4-4-12 hex digits, such as"
+                + " 0b9e6f43-4f7a-4bd1-9d38-5b3f7f1f2a10) but was '42'");
+  }
+
+  /** Texts {@link UUID#fromString} reads as an id (the first seven) or that are not one at all. */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "1-1-1-1-1",
+        "+1-1-1-1-1",
+        "0-0-0-0-0",
+        "\uFF10b9e6f43-4f7a-4bd1-9d38-5b3f7f1f2a10",
+        "0b9e6f43-4f7a-4bd1-9d38-5b3f7f1f2a1\u0661",
+        "0b9e6f43-4f7a-4bd1-9d38-5b3f7f1f2a1",
+        "0b9e6f434-f7a-4bd1-9d38-5b3f7f1f2a10",
+        "",
+        "0b9e6f434f7a4bd19d385b3f7f1f2a10",
+        " 0b9e6f43-4f7a-4bd1-9d38-5b3f7f1f2a10",
+        "0b9e6f43-4f7a-4bd1-9d38-5b3f7f1f2a10 ",
+        "0b9e6f43-4f7a-4bd1-9d38-5b3f7f1f2a100",
+        "{0b9e6f43-4f7a-4bd1-9d38-5b3f7f1f2a10}",
+        "urn:uuid:0b9e6f43-4f7a-4bd1-9d38-5b3f7f1f2a10",
+        "0b9e6f43-4f7a-4bd1-9d38-5b3f7f1f2a1g",
+        "0b9e6f43_4f7a-4bd1-9d38-5b3f7f1f2a10"
+      })
+  void refusesAnEventIdThatIsNotACanonicalUuid(String id) {
+    assertThatThrownBy(() -> InboxEvent.from(Map.of(OutboxHeaders.EVENT_ID, id)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("outbox-event-id must be a UUID in canonical form");
+  }
+
+  @Test
+  void aHostileEventIdIsShownWithItsControlCharactersEscaped() {
+    assertThatThrownBy(
+            () -> InboxEvent.from(Map.of(OutboxHeaders.EVENT_ID, "\u001b[2J\nforged line")))
+        .hasMessageEndingWith("but was '\\u001b[2J\\nforged line'");
+  }
+
+  @Test
+  void readsAnUpperCaseEventIdAsTheSameId() {
+    assertThat(
+            InboxEvent.from(Map.of(OutboxHeaders.EVENT_ID, ID.toString().toUpperCase(Locale.ROOT)))
+                .eventId())
+        .isEqualTo(ID);
+    assertThat(
+            InboxEvent.from(Map.of(OutboxHeaders.EVENT_ID, "00000000-0000-0000-0000-000000000000"))
+                .eventId())
+        .isEqualTo(new UUID(0, 0));
   }
 
   @Test
