@@ -73,6 +73,14 @@ public final class OutboxInbox {
    */
   public static final int MAX_CONSUMER_NAME_LENGTH = 255;
 
+  /**
+   * Longest {@code olderThan} {@link #cleanup(DSLContext, Duration, int)} accepts: 36,500 days, the
+   * outbox's own cleanup limit ({@code OutboxAdmin.MAX_CLEANUP_AGE} in outbox-core). A longer age
+   * would reach before PostgreSQL's earliest timestamp, or past what {@link OffsetDateTime} can
+   * subtract, and fail in the database or the date arithmetic instead of naming the argument.
+   */
+  public static final Duration MAX_CLEANUP_AGE = Duration.ofDays(36_500);
+
   /** Largest {@code chunkSize} {@link #cleanup(DSLContext, Duration, int)} accepts. */
   public static final int MAX_CHUNK_SIZE = 100_000;
 
@@ -175,8 +183,9 @@ public final class OutboxInbox {
    * @param dsl the consumer's database
    * @return the number of marks deleted
    * @throws NullPointerException if an argument is null
-   * @throws IllegalArgumentException if {@code olderThan} is negative or {@code chunkSize} is not 1
-   *     to {@value #MAX_CHUNK_SIZE}
+   * @throws IllegalArgumentException if {@code olderThan} is negative or longer than {@link
+   *     #MAX_CLEANUP_AGE}, or {@code chunkSize} is not 1 to {@value #MAX_CHUNK_SIZE}; nothing is
+   *     deleted
    */
   public long cleanup(DSLContext dsl, Duration olderThan, int chunkSize) {
     OffsetDateTime cutoff = cutoff(dsl, olderThan, chunkSize);
@@ -197,8 +206,9 @@ public final class OutboxInbox {
    * @param dsl the consumer's database
    * @return the number of marks deleted; less than {@code chunkSize} when no more are due
    * @throws NullPointerException if an argument is null
-   * @throws IllegalArgumentException if {@code olderThan} is negative or {@code chunkSize} is not 1
-   *     to {@value #MAX_CHUNK_SIZE}
+   * @throws IllegalArgumentException if {@code olderThan} is negative or longer than {@link
+   *     #MAX_CLEANUP_AGE}, or {@code chunkSize} is not 1 to {@value #MAX_CHUNK_SIZE}; nothing is
+   *     deleted
    */
   public int cleanupChunk(DSLContext dsl, Duration olderThan, int chunkSize) {
     return deleteChunk(dsl, cutoff(dsl, olderThan, chunkSize), chunkSize);
@@ -249,8 +259,12 @@ public final class OutboxInbox {
   private OffsetDateTime cutoff(DSLContext dsl, Duration olderThan, int chunkSize) {
     Objects.requireNonNull(dsl, "dsl");
     Objects.requireNonNull(olderThan, "olderThan");
-    if (olderThan.isNegative()) {
-      throw new IllegalArgumentException("olderThan must not be negative but was " + olderThan);
+    if (olderThan.isNegative() || olderThan.compareTo(MAX_CLEANUP_AGE) > 0) {
+      throw new IllegalArgumentException(
+          "olderThan must be between 0 and "
+              + MAX_CLEANUP_AGE.toDays()
+              + " days but was "
+              + olderThan);
     }
     if (chunkSize < 1 || chunkSize > MAX_CHUNK_SIZE) {
       throw new IllegalArgumentException(

@@ -214,13 +214,36 @@ class OutboxInboxTest {
   void cleanupRefusesBadArguments() {
     assertThatThrownBy(() -> inbox.cleanup(dsl, Duration.ofSeconds(-1), 10))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("olderThan must not be negative but was PT-1S");
+        .hasMessage("olderThan must be between 0 and 36500 days but was PT-1S");
     assertThatThrownBy(() -> inbox.cleanup(dsl, Duration.ZERO, 0))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("chunkSize must be 1 to 100000 but was 0");
     assertThatThrownBy(() -> inbox.cleanupChunk(dsl, Duration.ZERO, 100_001))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("chunkSize must be 1 to 100000 but was 100001");
+  }
+
+  @Test
+  void cleanupRefusesAHugeOlderThanNamingItsLimitInsteadOfFailingInTheDatabase() {
+    mark(3);
+    clock.set(T0.plus(Duration.ofDays(1)));
+
+    // Each failed in the date arithmetic or in PostgreSQL's timestamptz range before.
+    for (Duration huge :
+        List.of(
+            Duration.ofDays(100_000_000),
+            Duration.ofSeconds(Long.MAX_VALUE, 999_999_999),
+            Duration.ofDays(36_501))) {
+      assertThatThrownBy(() -> inbox.cleanup(dsl, huge, 10))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("olderThan must be between 0 and 36500 days but was " + huge);
+      assertThatThrownBy(() -> inbox.cleanupChunk(dsl, huge, 10))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("olderThan must be between 0 and 36500 days but was " + huge);
+    }
+    assertThat(marks()).isEqualTo(3);
+    assertThat(inbox.cleanup(dsl, OutboxInbox.MAX_CLEANUP_AGE, 10)).isZero();
+    assertThat(inbox.cleanup(dsl, Duration.ofHours(1), 10)).isEqualTo(3);
   }
 
   @Test
