@@ -3,7 +3,6 @@ package dev.txoutbox.inbox;
 import static dev.txoutbox.inbox.model.Tables.INBOX_PROCESSED_EVENTS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import dev.txoutbox.testing.TestDatabase;
 import java.time.Clock;
@@ -94,7 +93,7 @@ class OutboxInboxTest {
       assertThat(firstMarked.await(30, TimeUnit.SECONDS)).isTrue();
       Future<Boolean> second = threads.submit(() -> process("shipping", event));
       // The second delivery's INSERT waits on the first's uncommitted mark.
-      await().atMost(Duration.ofSeconds(30)).until(this::someoneWaitsForALock);
+      LockWaits.awaitAMarkWaiting(dsl, db.schema());
       releaseFirst.countDown();
 
       assertThat(first.get(30, TimeUnit.SECONDS)).isTrue();
@@ -385,16 +384,6 @@ class OutboxInboxTest {
 
   private static Table<Record> effectsTable() {
     return DSL.table(DSL.name(db.schema(), "effects"));
-  }
-
-  private boolean someoneWaitsForALock() {
-    return dsl.fetchCount(
-            DSL.table("pg_stat_activity"),
-            DSL.field("wait_event_type")
-                .eq("Lock")
-                .and(DSL.field("query").like("%inbox_processed_events%"))
-                .and(DSL.field("datname").eq(DSL.field("current_database()"))))
-        > 0;
   }
 
   /** A clock the test sets. */
