@@ -274,7 +274,15 @@ class OutboxInboxTest {
   void aConsumerNameIsCountedInCodePointsAsPostgresqlCountsThem() {
     String longest = "🚚".repeat(255); // 510 Java chars, 255 code points, 1020 UTF-8 bytes
     String tooLong = longest + "x";
+    Integer liveLength =
+        dsl.select(DSL.field("character_maximum_length", Integer.class))
+            .from("information_schema.columns")
+            .where(DSL.field("table_schema").eq(db.schema()))
+            .and(DSL.field("table_name").eq(INBOX_PROCESSED_EVENTS.getName()))
+            .and(DSL.field("column_name").eq(INBOX_PROCESSED_EVENTS.CONSUMER.getName()))
+            .fetchOne(0, Integer.class);
 
+    assertThat(liveLength).isEqualTo(OutboxInbox.MAX_CONSUMER_NAME_LENGTH);
     assertThat(process(longest, UUID.randomUUID())).isTrue();
     assertThatThrownBy(() -> OutboxInbox.requireConsumerName(tooLong))
         .isInstanceOf(IllegalArgumentException.class)
