@@ -187,9 +187,10 @@ public final class OutboxInbox {
    *
    * <p>Cost: two statements more than {@code firstTime} ({@code SAVEPOINT} and {@code RELEASE}).
    * Each first delivery keeps a subtransaction id until {@code tx} ends; PostgreSQL caches 64 per
-   * transaction, beyond which every session's visibility checks read {@code pg_subtrans}, so keep a
-   * transaction to at most 64 first deliveries (commit every 50 records, say), or use {@code
-   * firstTime} where a batch succeeds or fails as a whole.
+   * transaction in shared memory, beyond which, while it lasts, other sessions' visibility checks
+   * must look in {@code pg_subtrans} (slower), so keep a transaction to at most 64 first deliveries
+   * (commit every 50 records, say), or use {@code firstTime} where a batch succeeds or fails as a
+   * whole.
    *
    * @param tx the consumer's transaction, on the consumer's database
    * @param consumerName the consumer (see {@link #requireConsumerName(String)})
