@@ -34,14 +34,16 @@ import org.jooq.impl.DSL;
  * insert waits for the first transaction, then finds the row (after a commit) or inserts it (after
  * a roll-back).
  *
+ * <p>{@link #process(DSLContext, String, InboxEvent, InboxWork)} does the check and the work in one
+ * step: the work runs only the first time, and a failure in it undoes the mark with the work, in a
+ * subtransaction of the caller's transaction.
+ *
  * <pre>{@code
  * OutboxInbox.migrate(dataSource, "shipping");
  * OutboxInbox inbox = OutboxInbox.builder().schema("shipping").build();
  * dsl.transaction(configuration -> {
  *   DSLContext tx = configuration.dsl();
- *   if (inbox.firstTime(tx, "shipping", eventId)) {
- *     createShipment(tx, payload);
- *   }
+ *   inbox.process(tx, "shipping", event, work -> createShipment(work, payload));
  * });
  * }</pre>
  *
@@ -72,6 +74,14 @@ public final class OutboxInbox {
    * Plane counts once, though Java holds it in two {@code char}s).
    */
   public static final int MAX_CONSUMER_NAME_LENGTH = 255;
+
+  /**
+   * Longest {@code olderThan} {@link #cleanup(DSLContext, Duration, int)} accepts: 36,500 days, the
+   * outbox's own cleanup limit ({@code OutboxAdmin.MAX_CLEANUP_AGE} in outbox-core). A longer age
+   * would reach before PostgreSQL's earliest timestamp, or past what {@link OffsetDateTime} can
+   * subtract, and fail in the database or the date arithmetic instead of naming the argument.
+   */
+  public static final Duration MAX_CLEANUP_AGE = Duration.ofDays(36_500);
 
   /** Largest {@code chunkSize} {@link #cleanup(DSLContext, Duration, int)} accepts. */
   public static final int MAX_CHUNK_SIZE = 100_000;
@@ -148,20 +158,72 @@ public final class OutboxInbox {
    * @throws org.jooq.exception.DataAccessException if the database fails
    */
   public boolean firstTime(DSLContext tx, String consumerName, UUID eventId) {
-    Objects.requireNonNull(tx, "tx");
-    requireConsumerName(consumerName);
-    Objects.requireNonNull(eventId, "eventId");
-    if (tx.connectionResult(Connection::getAutoCommit)) {
-      throw new IllegalStateException(
-          "OutboxInbox.firstTime(tx, ...) needs the consumer's transaction, but the connection is"
-              + " in auto-commit mode: call it inside dsl.transaction(...)");
-    }
-    return mapped(tx)
-            .insertInto(T, T.CONSUMER, T.EVENT_ID, T.PROCESSED_AT)
-            .values(consumerName, eventId, now())
-            .onConflictDoNothing()
-            .execute()
-        == 1;
+    requireMarkArguments(tx, consumerName, eventId, "firstTime");
+    return mark(tx, consumerName, eventId);
+  }
+
+  /**
+   * Runs {@code work} for {@code event} the first time {@code consumerName} receives it, in the
+   * caller's transaction {@code tx}: the duplicate check and the work in one step that cannot be
+   * half done. The event's mark and the work's statements run in a subtransaction (a {@code
+   * SAVEPOINT}) of {@code tx}:
+   *
+   * <ul>
+   *   <li>a duplicate (marked by a committed transaction) returns {@code false} and does not run
+   *       {@code work};
+   *   <li>the first delivery runs {@code work} and returns {@code true}; the mark and the work's
+   *       effects become visible when the caller commits {@code tx} and are undone if it rolls
+   *       back;
+   *   <li>if {@code work} throws (or the database fails), the subtransaction is rolled back, the
+   *       mark and every statement {@code work} ran on {@code tx} with it, and the exception is
+   *       thrown on; {@code tx} stays usable, so a batch may catch it, carry on with its other
+   *       events and commit them, and the failed event is processed at its next delivery.
+   * </ul>
+   *
+   * <p>Two deliveries of one event on two threads run the work once, as with {@link
+   * #firstTime(DSLContext, String, UUID)}: the second waits for the first transaction to end. Only
+   * what {@code work} runs on {@code tx} is undone on failure, not its effects elsewhere (another
+   * connection, a broker, a file).
+   *
+   * <p>Cost: two statements more than {@code firstTime} ({@code SAVEPOINT} and {@code RELEASE}).
+   * Each first delivery keeps a subtransaction id until {@code tx} ends; PostgreSQL caches 64 per
+   * transaction in shared memory, beyond which, while it lasts, other sessions' visibility checks
+   * must look in {@code pg_subtrans} (slower), so keep a transaction to at most 64 first deliveries
+   * (commit every 50 records, say), or use {@code firstTime} where a batch succeeds or fails as a
+   * whole.
+   *
+   * @param tx the consumer's transaction, on the consumer's database
+   * @param consumerName the consumer (see {@link #requireConsumerName(String)})
+   * @param event the delivered event; its {@link InboxEvent#eventId()} is the key
+   * @param work what to do the first time, on {@code tx}
+   * @return {@code true} if {@code work} ran, {@code false} for a duplicate
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code consumerName} is not valid; nothing is written and
+   *     {@code work} does not run
+   * @throws IllegalStateException if {@code tx}'s connection is in auto-commit mode; nothing is
+   *     written and {@code work} does not run
+   * @throws org.jooq.exception.DataAccessException if the database fails
+   */
+  public boolean process(DSLContext tx, String consumerName, InboxEvent event, InboxWork work) {
+    return process(tx, consumerName, Objects.requireNonNull(event, "event").eventId(), work);
+  }
+
+  /**
+   * {@link #process(DSLContext, String, InboxEvent, InboxWork)} for a consumer that has the event
+   * id only.
+   */
+  public boolean process(DSLContext tx, String consumerName, UUID eventId, InboxWork work) {
+    Objects.requireNonNull(work, "work");
+    requireMarkArguments(tx, consumerName, eventId, "process");
+    return Savepoint.around(
+        tx,
+        () -> {
+          boolean first = mark(tx, consumerName, eventId);
+          if (first) {
+            work.run(tx);
+          }
+          return first;
+        });
   }
 
   /**
@@ -175,8 +237,9 @@ public final class OutboxInbox {
    * @param dsl the consumer's database
    * @return the number of marks deleted
    * @throws NullPointerException if an argument is null
-   * @throws IllegalArgumentException if {@code olderThan} is negative or {@code chunkSize} is not 1
-   *     to {@value #MAX_CHUNK_SIZE}
+   * @throws IllegalArgumentException if {@code olderThan} is negative or longer than {@link
+   *     #MAX_CLEANUP_AGE}, or {@code chunkSize} is not 1 to {@value #MAX_CHUNK_SIZE}; nothing is
+   *     deleted
    */
   public long cleanup(DSLContext dsl, Duration olderThan, int chunkSize) {
     OffsetDateTime cutoff = cutoff(dsl, olderThan, chunkSize);
@@ -197,49 +260,63 @@ public final class OutboxInbox {
    * @param dsl the consumer's database
    * @return the number of marks deleted; less than {@code chunkSize} when no more are due
    * @throws NullPointerException if an argument is null
-   * @throws IllegalArgumentException if {@code olderThan} is negative or {@code chunkSize} is not 1
-   *     to {@value #MAX_CHUNK_SIZE}
+   * @throws IllegalArgumentException if {@code olderThan} is negative or longer than {@link
+   *     #MAX_CLEANUP_AGE}, or {@code chunkSize} is not 1 to {@value #MAX_CHUNK_SIZE}; nothing is
+   *     deleted
    */
   public int cleanupChunk(DSLContext dsl, Duration olderThan, int chunkSize) {
     return deleteChunk(dsl, cutoff(dsl, olderThan, chunkSize), chunkSize);
   }
 
   /**
-   * Checks a consumer name before anything is written: not null, not blank, no NUL character
-   * (PostgreSQL text cannot hold it), at most {@value #MAX_CONSUMER_NAME_LENGTH} characters counted
-   * as PostgreSQL counts them (code points).
+   * Checks a consumer name before anything is written, so that a name reaches the table exactly as
+   * given and two different names are never stored as one: not null; no U+0000 (PostgreSQL text
+   * cannot hold it); no unpaired UTF-16 surrogate (the driver would send {@code ?} in its place,
+   * storing {@code c} + U+D800 and {@code c} + U+DC00 both as {@code c?}); not blank, where white
+   * space of any kind (no-break spaces included), control characters and invisible ones (zero-width
+   * spaces and joiners, the byte order mark, variation selectors) count as blank; at most {@value
+   * #MAX_CONSUMER_NAME_LENGTH} characters counted as PostgreSQL counts them (code points). Names
+   * are compared exactly, without Unicode normalisation.
    *
    * @return {@code consumerName}
    * @throws NullPointerException if {@code consumerName} is null
-   * @throws IllegalArgumentException if it breaks one of those rules
+   * @throws IllegalArgumentException if it breaks one of those rules, naming {@code consumerName}
+   *     and the rule
    */
   public static String requireConsumerName(String consumerName) {
-    Objects.requireNonNull(consumerName, "consumerName");
-    if (consumerName.isBlank()) {
-      throw new IllegalArgumentException(
-          "consumerName must not be blank but was '" + consumerName + "'");
-    }
-    if (consumerName.indexOf('\0') >= 0) {
-      throw new IllegalArgumentException(
-          "consumerName must not contain the NUL character (PostgreSQL text cannot hold it)");
-    }
-    int length = consumerName.codePointCount(0, consumerName.length());
-    if (length > MAX_CONSUMER_NAME_LENGTH) {
-      throw new IllegalArgumentException(
-          "consumerName must be at most "
-              + MAX_CONSUMER_NAME_LENGTH
-              + " characters (the consumer varchar(255) column, which counts code points) but had "
-              + length
-              + ": '"
-              + consumerName.substring(0, consumerName.offsetByCodePoints(0, 40))
-              + "…'");
-    }
-    return consumerName;
+    return ConsumerName.require(consumerName);
   }
 
   /** The schema holding this inbox's table. */
   public String schema() {
     return schema;
+  }
+
+  /**
+   * The checks before a mark: arguments, and a connection in a transaction, without which the mark
+   * would commit before the work.
+   */
+  private static void requireMarkArguments(
+      DSLContext tx, String consumerName, UUID eventId, String method) {
+    Objects.requireNonNull(tx, "tx");
+    requireConsumerName(consumerName);
+    Objects.requireNonNull(eventId, "eventId");
+    if (tx.connectionResult(Connection::getAutoCommit)) {
+      throw new IllegalStateException(
+          "OutboxInbox."
+              + method
+              + "(tx, ...) needs the consumer's transaction, but the connection is in auto-commit"
+              + " mode: call it inside dsl.transaction(...)");
+    }
+  }
+
+  private boolean mark(DSLContext tx, String consumerName, UUID eventId) {
+    return mapped(tx)
+            .insertInto(T, T.CONSUMER, T.EVENT_ID, T.PROCESSED_AT)
+            .values(consumerName, eventId, now())
+            .onConflictDoNothing()
+            .execute()
+        == 1;
   }
 
   private int deleteChunk(DSLContext dsl, OffsetDateTime cutoff, int chunkSize) {
@@ -263,8 +340,12 @@ public final class OutboxInbox {
   private OffsetDateTime cutoff(DSLContext dsl, Duration olderThan, int chunkSize) {
     Objects.requireNonNull(dsl, "dsl");
     Objects.requireNonNull(olderThan, "olderThan");
-    if (olderThan.isNegative()) {
-      throw new IllegalArgumentException("olderThan must not be negative but was " + olderThan);
+    if (olderThan.isNegative() || olderThan.compareTo(MAX_CLEANUP_AGE) > 0) {
+      throw new IllegalArgumentException(
+          "olderThan must be between 0 and "
+              + MAX_CLEANUP_AGE.toDays()
+              + " days but was "
+              + olderThan);
     }
     if (chunkSize < 1 || chunkSize > MAX_CHUNK_SIZE) {
       throw new IllegalArgumentException(

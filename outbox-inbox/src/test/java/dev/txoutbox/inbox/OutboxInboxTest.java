@@ -3,7 +3,6 @@ package dev.txoutbox.inbox;
 import static dev.txoutbox.inbox.model.Tables.INBOX_PROCESSED_EVENTS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import dev.txoutbox.testing.TestDatabase;
 import java.time.Clock;
@@ -94,7 +93,7 @@ class OutboxInboxTest {
       assertThat(firstMarked.await(30, TimeUnit.SECONDS)).isTrue();
       Future<Boolean> second = threads.submit(() -> process("shipping", event));
       // The second delivery's INSERT waits on the first's uncommitted mark.
-      await().atMost(Duration.ofSeconds(30)).until(this::someoneWaitsForALock);
+      LockWaits.awaitAMarkWaiting(dsl, db.schema());
       releaseFirst.countDown();
 
       assertThat(first.get(30, TimeUnit.SECONDS)).isTrue();
@@ -214,7 +213,7 @@ class OutboxInboxTest {
   void cleanupRefusesBadArguments() {
     assertThatThrownBy(() -> inbox.cleanup(dsl, Duration.ofSeconds(-1), 10))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("olderThan must not be negative but was PT-1S");
+        .hasMessage("olderThan must be between 0 and 36500 days but was PT-1S");
     assertThatThrownBy(() -> inbox.cleanup(dsl, Duration.ZERO, 0))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("chunkSize must be 1 to 100000 but was 0");
@@ -224,12 +223,37 @@ class OutboxInboxTest {
   }
 
   @Test
+  void cleanupRefusesAHugeOlderThanNamingItsLimitInsteadOfFailingInTheDatabase() {
+    mark(3);
+    clock.set(T0.plus(Duration.ofDays(1)));
+
+    // Each failed in the date arithmetic or in PostgreSQL's timestamptz range before.
+    for (Duration huge :
+        List.of(
+            Duration.ofDays(100_000_000),
+            Duration.ofSeconds(Long.MAX_VALUE, 999_999_999),
+            Duration.ofDays(36_501))) {
+      assertThatThrownBy(() -> inbox.cleanup(dsl, huge, 10))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("olderThan must be between 0 and 36500 days but was " + huge);
+      assertThatThrownBy(() -> inbox.cleanupChunk(dsl, huge, 10))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("olderThan must be between 0 and 36500 days but was " + huge);
+    }
+    assertThat(marks()).isEqualTo(3);
+    assertThat(inbox.cleanup(dsl, OutboxInbox.MAX_CLEANUP_AGE, 10)).isZero();
+    assertThat(inbox.cleanup(dsl, Duration.ofHours(1), 10)).isEqualTo(3);
+  }
+
+  @Test
   void aBadConsumerNameIsRefusedBeforeAnythingIsWritten() {
     UUID event = UUID.randomUUID();
 
     assertThatThrownBy(() -> process(" ", event))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("consumerName must not be blank but was ' '");
+        .hasMessage(
+            "consumerName must not be blank (only whitespace, no-break spaces or invisible"
+                + " characters such as U+200B) but was U+0020");
     assertThatThrownBy(() -> process("x".repeat(256), event))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith(
@@ -237,7 +261,7 @@ class OutboxInboxTest {
                 + " counts code points) but had 256: 'xxxx");
     assertThatThrownBy(() -> process("ship\0ping", event))
         .hasMessage(
-            "consumerName must not contain the NUL character (PostgreSQL text cannot hold it)");
+            "consumerName must not contain U+0000 (PostgreSQL cannot store it) but did at index 4");
     assertThatThrownBy(() -> process(null, event))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("consumerName");
@@ -250,7 +274,15 @@ class OutboxInboxTest {
   void aConsumerNameIsCountedInCodePointsAsPostgresqlCountsThem() {
     String longest = "🚚".repeat(255); // 510 Java chars, 255 code points, 1020 UTF-8 bytes
     String tooLong = longest + "x";
+    Integer liveLength =
+        dsl.select(DSL.field("character_maximum_length", Integer.class))
+            .from("information_schema.columns")
+            .where(DSL.field("table_schema").eq(db.schema()))
+            .and(DSL.field("table_name").eq(INBOX_PROCESSED_EVENTS.getName()))
+            .and(DSL.field("column_name").eq(INBOX_PROCESSED_EVENTS.CONSUMER.getName()))
+            .fetchOne(0, Integer.class);
 
+    assertThat(liveLength).isEqualTo(OutboxInbox.MAX_CONSUMER_NAME_LENGTH);
     assertThat(process(longest, UUID.randomUUID())).isTrue();
     assertThatThrownBy(() -> OutboxInbox.requireConsumerName(tooLong))
         .isInstanceOf(IllegalArgumentException.class)
@@ -360,16 +392,6 @@ class OutboxInboxTest {
 
   private static Table<Record> effectsTable() {
     return DSL.table(DSL.name(db.schema(), "effects"));
-  }
-
-  private boolean someoneWaitsForALock() {
-    return dsl.fetchCount(
-            DSL.table("pg_stat_activity"),
-            DSL.field("wait_event_type")
-                .eq("Lock")
-                .and(DSL.field("query").like("%inbox_processed_events%"))
-                .and(DSL.field("datname").eq(DSL.field("current_database()"))))
-        > 0;
   }
 
   /** A clock the test sets. */
