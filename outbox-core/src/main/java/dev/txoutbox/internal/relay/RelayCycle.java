@@ -113,10 +113,12 @@ final class RelayCycle {
   private record Cycle(BatchOutcome outcome, boolean full) {}
 
   /**
-   * Runs one cycle of at most {@code limit} events. When the claimed rows cannot be read (a row
-   * another tool wrote with headers we cannot decode, a payload the server cannot render), the
-   * cycle is rolled back and run again reading the rows one by one: each unreadable row becomes a
-   * dead letter with the error, and the others are published.
+   * Runs one cycle of at most {@code limit} events. When the claimed rows cannot be read because of
+   * a row's data (a row another tool wrote with headers we cannot decode, a payload the server
+   * cannot render), the cycle is rolled back and run again reading the rows one by one: each
+   * unreadable row becomes a dead letter with the error, and the others are published. Any other
+   * failure of the database ({@link FailureSource}: a statement timeout, a cancel, a serialization
+   * failure, a lost connection) is thrown: the transaction was rolled back and no row was touched.
    *
    * @throws InterruptedException if interrupted while publishing; the transaction was rolled back
    *     and the interrupt flag is cleared
@@ -173,6 +175,9 @@ final class RelayCycle {
         batch = claimed.events();
         full = claimed.full();
       } catch (RuntimeException e) {
+        if (!FailureSource.isUnreadableRow(e)) {
+          throw e; // the database failed the claim, not a row: the cycle fails and rolls back
+        }
         throw new UnreadableBatch(e);
       }
     }
@@ -201,6 +206,9 @@ final class RelayCycle {
   /**
    * Reads claimed rows one by one: each unreadable row becomes a dead letter with the error, and
    * the later rows of its aggregate are left as they are, not attempted.
+   *
+   * @throws RuntimeException if reading a row failed for another reason than its data ({@link
+   *     FailureSource}): the cycle must fail and roll back
    */
   private void readOneByOne(
       DSLContext tx,
@@ -217,6 +225,9 @@ final class RelayCycle {
       try {
         batch.add(tx.transactionResult(c -> RelayStore.read(c.dsl(), id)));
       } catch (RuntimeException e) {
+        if (!FailureSource.isUnreadableRow(e)) {
+          throw e; // not the row's fault: the cycle fails and rolls back, no row is touched
+        }
         log.atError()
             .addKeyValue("relay", config.name())
             .addKeyValue("event_id", id)
