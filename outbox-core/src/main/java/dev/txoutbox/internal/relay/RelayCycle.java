@@ -187,17 +187,21 @@ final class RelayCycle {
           unreadable.isEmpty() ? BatchOutcome.EMPTY : BatchOutcome.unreadable(unreadable), full);
     }
     List<PublishResult> results = publish(batch);
+    // The outcome is known now, not when the batch was claimed: a publish may block for minutes.
+    OffsetDateTime answeredAt = OffsetDateTime.now(clock);
     BatchOutcome outcome =
-        BatchOutcome.of(batch, results, config, now, ThreadLocalRandom.current())
+        BatchOutcome.of(batch, results, config, answeredAt, ThreadLocalRandom.current())
             .withUnreadable(unreadable);
     if (ordered == null) {
       statements.pinPlansById(tx); // the ordered claim pinned them already
     }
-    statements.complete(tx, outcome.publishedIds(), config.completionMode(), now);
+    statements.complete(tx, outcome.publishedIds(), config.completionMode(), answeredAt);
     if (outcome.answered()) {
       // The broker took some of the batch: put the others back a little later, at no attempt.
       RelayStore.defer(
-          tx, outcome.unavailableIds(), now.plus(config.brokerProbeBackoff().initialDelay()));
+          tx,
+          outcome.unavailableIds(),
+          answeredAt.plus(config.brokerProbeBackoff().initialDelay()));
     }
     recordFailures(tx, outcome.failures());
     return new Cycle(outcome, full);
