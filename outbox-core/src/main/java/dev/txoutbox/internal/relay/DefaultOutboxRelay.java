@@ -260,6 +260,13 @@ public final class DefaultOutboxRelay implements OutboxRelay {
         Duration delay = errors.next();
         switch (FailureSource.of(e)) {
           case DATABASE, ROW_DATA -> database.failed(e);
+          case CONFLICT ->
+              log.debug(
+                  "relay {}: cycle rolled back by a conflict with another transaction, retrying"
+                      + " in {}: {}",
+                  config.name(),
+                  DurationText.of(delay),
+                  FailureSource.describe(e));
           case CODE ->
               log.warn(
                   "relay {} cycle failed, retrying in {}: {}",

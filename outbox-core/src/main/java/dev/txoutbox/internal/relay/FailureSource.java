@@ -20,10 +20,17 @@ enum FailureSource {
   ROW_DATA,
 
   /**
+   * A conflict with another transaction, SQLState class 40 (serialization failure, deadlock): the
+   * server rolled this one back, and running it again is the cure. The per-aggregate claim meets
+   * one now and then beside a WAL relay; it is no outage.
+   */
+  CONFLICT,
+
+  /**
    * The database or the way to it, with any other SQLState or none: 57014 (statement timeout,
-   * cancel), class 40 (serialization failure, deadlock), class 08 (connection lost or refused),
-   * 57P0x (server shutting down, backend terminated), class 53 (insufficient resources), class 55
-   * (lock not available), class 25 (transaction aborted), a pool's timeout without a state.
+   * cancel), class 08 (connection lost or refused), 57P0x (server shutting down, backend
+   * terminated), class 53 (insufficient resources), class 55 (lock not available), class 25
+   * (transaction aborted), a pool's timeout without a state.
    */
   DATABASE,
 
@@ -44,9 +51,10 @@ enum FailureSource {
     if (state == null) {
       return DATABASE;
     }
-    return state.startsWith("22") || state.startsWith("54") || state.equals("XX001")
-        ? ROW_DATA
-        : DATABASE;
+    if (state.startsWith("22") || state.startsWith("54") || state.equals("XX001")) {
+      return ROW_DATA;
+    }
+    return state.startsWith("40") ? CONFLICT : DATABASE;
   }
 
   /**
@@ -56,7 +64,7 @@ enum FailureSource {
   static boolean isUnreadableRow(Throwable failure) {
     return switch (of(failure)) {
       case ROW_DATA, CODE -> true;
-      case DATABASE -> false;
+      case CONFLICT, DATABASE -> false;
     };
   }
 

@@ -25,11 +25,17 @@ class FailureSourceTest {
   @ParameterizedTest
   @ValueSource(
       strings = {
-        "57014", "40001", "40P01", "08006", "08001", "57P01", "57P03", "53200", "55P03", "25P02",
-        "XX000", "42P01"
+        "57014", "08006", "08001", "57P01", "57P03", "53200", "55P03", "25P02", "XX000", "42P01"
       })
   void everyOtherStateIsTheDatabasesAndNeverMakesARowUnreadable(String state) {
     assertThat(FailureSource.of(fromServer(state))).isEqualTo(FailureSource.DATABASE);
+    assertThat(FailureSource.isUnreadableRow(fromServer(state))).isFalse();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"40001", "40P01"})
+  void aConflictWithAnotherTransactionNeverMakesARowUnreadable(String state) {
+    assertThat(FailureSource.of(fromServer(state))).isEqualTo(FailureSource.CONFLICT);
     assertThat(FailureSource.isUnreadableRow(fromServer(state))).isFalse();
   }
 
