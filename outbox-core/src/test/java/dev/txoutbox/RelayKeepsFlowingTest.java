@@ -6,9 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.txoutbox.internal.json.Json;
 import dev.txoutbox.schema.model.tables.records.OutboxEventsRecord;
 import dev.txoutbox.spi.PublishResult;
@@ -27,7 +25,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * One unreadable row or a broker outage longer than the retry budget: neither stops the other
@@ -41,8 +39,7 @@ class RelayKeepsFlowingTest {
   private static TestDatabase db;
   private static DSLContext mapped;
   private OutboxRelay relay;
-  private ListAppender<ILoggingEvent> logs;
-  private Logger relayLogger;
+  @RegisterExtension final RelayLog logs = new RelayLog();
 
   @BeforeAll
   static void database() {
@@ -58,10 +55,6 @@ class RelayKeepsFlowingTest {
   @BeforeEach
   void clean() {
     db.execute("TRUNCATE " + db.schema() + ".outbox_events");
-    relayLogger = (Logger) LoggerFactory.getLogger("dev.txoutbox.relay");
-    logs = new ListAppender<>();
-    logs.start();
-    relayLogger.addAppender(logs);
   }
 
   @AfterEach
@@ -69,7 +62,6 @@ class RelayKeepsFlowingTest {
     if (relay != null) {
       relay.close(Duration.ofSeconds(5));
     }
-    relayLogger.detachAppender(logs);
   }
 
   /** Inserts {@code n} healthy events by SQL, as another tool would. */
@@ -162,7 +154,7 @@ class RelayKeepsFlowingTest {
     assertThat(relay.runOnce()).isEqualTo(1);
 
     ILoggingEvent dead =
-        logs.list.stream().filter(e -> e.getLevel() == Level.ERROR).findFirst().orElseThrow();
+        logs.events().stream().filter(e -> e.getLevel() == Level.ERROR).findFirst().orElseThrow();
     assertThat(dead.getFormattedMessage())
         .contains("order.created\\n\\u001b[31mFAKE")
         .doesNotContain("\n")
@@ -226,10 +218,10 @@ class RelayKeepsFlowingTest {
     assertThat(dead.getAttempts()).isEqualTo(1);
     assertThat(listener.available).hasSize(1);
     List<ILoggingEvent> warnings =
-        logs.list.stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN)).toList();
+        logs.events().stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN)).toList();
     // One WARN when it went down, the ERROR of the dead letter; no line per event or per probe.
     assertThat(warnings).hasSizeLessThanOrEqualTo(3);
-    assertThat(logs.list.stream().filter(e -> e.getLevel() == Level.INFO))
+    assertThat(logs.events().stream().filter(e -> e.getLevel() == Level.INFO))
         .anyMatch(e -> e.getFormattedMessage().contains("broker available again"));
   }
 

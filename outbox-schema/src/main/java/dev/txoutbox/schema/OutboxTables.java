@@ -1,5 +1,7 @@
 package dev.txoutbox.schema;
 
+import java.util.Comparator;
+import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;
 import org.jooq.conf.MappedSchema;
@@ -28,16 +30,55 @@ public final class OutboxTables {
   /** PostgreSQL's longest identifier, in bytes ({@code NAMEDATALEN - 1}). */
   public static final int MAX_IDENTIFIER_LENGTH = 63;
 
-  /** The longest name a prefix is put before: the ordered mode's index of version 1. */
-  static final String LONGEST_SUFFIX = "outbox_events_aggregate_pending_idx";
+  /**
+   * Every name the migrations create with the prefix before it, without the prefix: the tables and
+   * the view; the identity sequence PostgreSQL names after its column; the constraints and indexes,
+   * including those of earlier versions that a later one drops; the NOTIFY trigger and its
+   * function; and the three Flyway history tables with the primary key ({@code <history>_pk}) and
+   * index ({@code <history>_s_idx}) Flyway creates on each. A test migrates everything with the
+   * longest prefix and checks that the server holds exactly these names, untruncated.
+   */
+  static final List<String> DERIVED_NAMES =
+      List.of(
+          OutboxTables.EVENTS_TABLE,
+          "outbox_events_seq_seq",
+          "outbox_events_pkey",
+          "outbox_events_pending_idx",
+          "outbox_events_processed_idx",
+          "outbox_events_dead_idx",
+          "outbox_events_ready_idx",
+          "outbox_events_waiting_idx",
+          OutboxTables.DEAD_LETTERS_VIEW,
+          OutboxTables.PROCESSED_EVENTS_TABLE,
+          "processed_events_pkey",
+          "outbox_events_notify",
+          "outbox_events_aggregate_pending_idx",
+          OutboxSchema.ORDERING_INDEX,
+          OutboxSchema.ORDERING_DEAD_LETTER_INDEX,
+          OutboxSchema.HISTORY_TABLE,
+          OutboxSchema.HISTORY_TABLE + "_pk",
+          OutboxSchema.HISTORY_TABLE + "_s_idx",
+          OutboxSchema.NOTIFY_HISTORY_TABLE,
+          OutboxSchema.NOTIFY_HISTORY_TABLE + "_pk",
+          OutboxSchema.NOTIFY_HISTORY_TABLE + "_s_idx",
+          OutboxSchema.ORDERING_HISTORY_TABLE,
+          OutboxSchema.ORDERING_HISTORY_TABLE + "_pk",
+          OutboxSchema.ORDERING_HISTORY_TABLE + "_s_idx");
 
   /**
-   * Longest table prefix accepted: 28 characters (bytes: names are ASCII), so that the longest
-   * derived names, {@code <prefix>outbox_events_aggregate_pending_idx} (the ordered mode's index of
-   * version 1, created and then replaced during migration) and today's {@code
-   * <prefix>outbox_events_pending_aggregate_idx}, fit PostgreSQL's 63-byte identifiers.
+   * The longest of the {@link #DERIVED_NAMES}: Flyway's index on the ordering history, {@code
+   * outbox_ordering_schema_history_s_idx}.
    */
-  public static final int MAX_TABLE_PREFIX_LENGTH = 28; // 63 - LONGEST_SUFFIX.length(), tested
+  static final String LONGEST_SUFFIX =
+      DERIVED_NAMES.stream().max(Comparator.comparingInt(String::length)).orElseThrow();
+
+  /**
+   * Longest table prefix accepted: 27 characters (bytes: names are ASCII), PostgreSQL's 63-byte
+   * identifiers less the longest name the migrations put it before, {@code
+   * <prefix>outbox_ordering_schema_history_s_idx} (see {@link #DERIVED_NAMES}). With one more, the
+   * server would truncate that name (notice 42622).
+   */
+  public static final int MAX_TABLE_PREFIX_LENGTH = MAX_IDENTIFIER_LENGTH - LONGEST_SUFFIX.length();
 
   /** The NOTIFY channel of an outbox is this, then the table prefix, then the schema. */
   static final String NOTIFY_CHANNEL_PREFIX = "txoutbox_";
@@ -81,8 +122,8 @@ public final class OutboxTables {
    * The outbox in {@code schema} whose names all start with {@code tablePrefix}.
    *
    * @param schema a schema name, checked with {@link OutboxSchema#requireSchemaName(String)}
-   * @param tablePrefix empty, or up to {@value #MAX_TABLE_PREFIX_LENGTH} characters of {@code a-z},
-   *     {@code 0-9} and {@code _} not starting with a digit, typically ending with {@code _}
+   * @param tablePrefix empty, or up to {@link #MAX_TABLE_PREFIX_LENGTH} (27) characters of {@code
+   *     a-z}, {@code 0-9} and {@code _} not starting with a digit, typically ending with {@code _}
    *     ({@code bill_})
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code schema} is not a valid schema name, or {@code

@@ -1,17 +1,28 @@
 package dev.txoutbox.schema;
 
 import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
+import static java.util.stream.Collectors.toSet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.txoutbox.testing.TestDatabase;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.jooq.DSLContext;
 import org.jooq.JSONB;
 import org.jooq.SQLDialect;
@@ -21,6 +32,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
+import org.slf4j.LoggerFactory;
 
 /** Table prefixes: every name the migrations create follows one, and the model maps onto it. */
 class OutboxTablesTest {
@@ -44,32 +56,50 @@ class OutboxTablesTest {
 
   /** Every relation (table, view, index, sequence) of the schema, by name. */
   private List<String> relations() {
-    return plain()
-        .resultQuery(
-            "select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace"
-                + " where n.nspname = ? order by 1",
-            db.schema())
-        .fetch(0, String.class);
+    return relations(db.schema());
+  }
+
+  private List<String> relations(String schema) {
+    return names(
+        "select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace"
+            + " where n.nspname = ? order by 1",
+        schema);
+  }
+
+  /**
+   * The named constraints of {@code schema}; not PostgreSQL 18's NOT NULL constraints, which the
+   * server names itself and shortens as needed.
+   */
+  private List<String> constraints(String schema) {
+    return names(
+        "select c.conname from pg_constraint c join pg_namespace n on n.oid = c.connamespace"
+            + " where n.nspname = ? and c.contype <> 'n'",
+        schema);
   }
 
   private List<String> functionsAndTriggers() {
+    return functionsAndTriggers(db.schema());
+  }
+
+  private List<String> functionsAndTriggers(String schema) {
     List<String> names = new ArrayList<>();
     names.addAll(
-        plain()
-            .resultQuery(
-                "select p.proname from pg_proc p join pg_namespace n on n.oid = p.pronamespace"
-                    + " where n.nspname = ?",
-                db.schema())
-            .fetch(0, String.class));
+        names(
+            "select p.proname from pg_proc p join pg_namespace n on n.oid = p.pronamespace"
+                + " where n.nspname = ?",
+            schema));
     names.addAll(
-        plain()
-            .resultQuery(
-                "select t.tgname from pg_trigger t join pg_class c on c.oid = t.tgrelid"
-                    + " join pg_namespace n on n.oid = c.relnamespace"
-                    + " where n.nspname = ? and not t.tgisinternal",
-                db.schema())
-            .fetch(0, String.class));
+        names(
+            "select t.tgname from pg_trigger t join pg_class c on c.oid = t.tgrelid"
+                + " join pg_namespace n on n.oid = c.relnamespace"
+                + " where n.nspname = ? and not t.tgisinternal",
+            schema));
     return names;
+  }
+
+  /** The names a catalog query of {@code schema} returns. */
+  private List<String> names(String sql, String schema) {
+    return plain().resultQuery(sql, schema).fetch(0, String.class);
   }
 
   private static void migrateAll(TestDatabase db, OutboxTables tables) {
@@ -150,15 +180,16 @@ class OutboxTablesTest {
   }
 
   @Test
-  void theLongestAcceptedPrefixAndSchemaMigrateAndNotify() throws SQLException {
+  void theLongestAcceptedPrefixMigratesWithoutTruncatingAnyNameAndNotifies() throws SQLException {
     String prefix = "p".repeat(OutboxTables.MAX_TABLE_PREFIX_LENGTH - 1) + "_";
     String schema =
         ("s" + UUID.randomUUID().toString().replace("-", ""))
             .substring(0, OutboxTables.MAX_PREFIX_AND_SCHEMA_LENGTH - prefix.length());
     OutboxTables tables = OutboxTables.of(schema, prefix);
-    assertThat(tables.notifyChannel()).hasSize(OutboxTables.MAX_IDENTIFIER_LENGTH);
-    assertThat(tables.name(OutboxTables.LONGEST_SUFFIX))
-        .hasSize(OutboxTables.MAX_IDENTIFIER_LENGTH);
+    Logger flywayLogger = (Logger) LoggerFactory.getLogger("org.flywaydb");
+    ListAppender<ILoggingEvent> flywayLog = new ListAppender<>();
+    flywayLog.start();
+    flywayLogger.addAppender(flywayLog);
     try {
       migrateAll(db, tables);
       try (Connection listener = db.dataSource().getConnection();
@@ -168,20 +199,72 @@ class OutboxTablesTest {
         PGNotification[] got = listener.unwrap(PGConnection.class).getNotifications(10_000);
         assertThat(got).extracting(PGNotification::getName).containsExactly(tables.notifyChannel());
       }
-      // Nothing was truncated: the server holds the very names we derive.
-      assertThat(
-              plain()
-                  .resultQuery(
-                      "select count(*) from pg_class c join pg_namespace n on n.oid ="
-                          + " c.relnamespace where n.nspname = ? and c.relname in (?, ?)",
-                      schema,
-                      tables.orderingIndex(),
-                      tables.orderingHistoryTable())
-                  .fetchSingle(0, Integer.class))
-          .isEqualTo(2);
+      // Nothing was truncated: the server holds the very names we derive, and no other.
+      List<String> created = new ArrayList<>(relations(schema));
+      created.addAll(constraints(schema));
+      created.addAll(functionsAndTriggers(schema));
+      assertThat(created).allSatisfy(name -> assertThat(name).startsWith(prefix));
+      Set<String> unprefixed =
+          created.stream().map(name -> name.substring(prefix.length())).collect(toSet());
+      assertThat(OutboxTables.DERIVED_NAMES).containsAll(unprefixed);
+      assertThat(unprefixed)
+          .containsAll(
+              OutboxTables.DERIVED_NAMES.stream()
+                  .filter(name -> !DROPPED_INDEXES.contains(name))
+                  .toList());
+      // PostgreSQL's notice for a name it shortens (42622), which Flyway logs.
+      assertThat(flywayLog.list)
+          .extracting(ILoggingEvent::getFormattedMessage)
+          .noneMatch(line -> line.contains("42622") || line.contains("truncated"));
+      assertThat(tables.notifyChannel()).hasSize(OutboxTables.MAX_IDENTIFIER_LENGTH);
+      assertThat(tables.name(OutboxTables.LONGEST_SUFFIX))
+          .hasSize(OutboxTables.MAX_IDENTIFIER_LENGTH);
     } finally {
+      flywayLogger.detachAppender(flywayLog);
       db.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
     }
+    assertThatThrownBy(() -> OutboxTables.of("billing", prefix + "p"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "tablePrefix must be at most "
+                + OutboxTables.MAX_TABLE_PREFIX_LENGTH
+                + " characters, so that <tablePrefix>outbox_ordering_schema_history_s_idx fits"
+                + " PostgreSQL's 63-byte identifiers, but has "
+                + (prefix.length() + 1)
+                + ": '"
+                + prefix
+                + "p'");
+  }
+
+  /** Indexes of version 1 that version 2 drops: the pending events', the ordered mode's. */
+  private static final Set<String> DROPPED_INDEXES =
+      Set.of("outbox_events_pending_idx", "outbox_events_aggregate_pending_idx");
+
+  /** Every name a migration script puts the prefix placeholder before is a derived name. */
+  @Test
+  void everyNameTheScriptsPrefixIsADerivedName() throws Exception {
+    Pattern prefixed = Pattern.compile("/\\*\\{table_prefix}\\*/([a-z0-9_]+)");
+    Set<String> inScripts = new TreeSet<>();
+    for (String location :
+        List.of(
+            OutboxSchema.LOCATION, OutboxSchema.NOTIFY_LOCATION, OutboxSchema.ORDERING_LOCATION)) {
+      Path folder =
+          Path.of(
+              OutboxSchema.class
+                  .getClassLoader()
+                  .getResource(location.substring("classpath:".length()))
+                  .toURI());
+      try (Stream<Path> scripts = Files.list(folder)) {
+        for (Path script : scripts.toList()) {
+          Matcher m = prefixed.matcher(Files.readString(script));
+          while (m.find()) {
+            inScripts.add(m.group(1));
+          }
+        }
+      }
+    }
+    assertThat(inScripts).containsAll(DROPPED_INDEXES).contains("outbox_events_notify");
+    assertThat(OutboxTables.DERIVED_NAMES).containsAll(inScripts);
   }
 
   @Test
@@ -197,7 +280,7 @@ class OutboxTablesTest {
   void rejectionsNameTheFieldAndTheLimit() {
     assertThatThrownBy(() -> OutboxTables.of("billing", "p".repeat(29)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("tablePrefix must be at most 28 characters")
+        .hasMessageStartingWith("tablePrefix must be at most 27 characters")
         .hasMessageContaining("63-byte identifiers, but has 29");
     assertThatThrownBy(() -> OutboxTables.of("s".repeat(40), "p".repeat(15)))
         .isInstanceOf(IllegalArgumentException.class)
@@ -206,7 +289,7 @@ class OutboxTablesTest {
     assertThatThrownBy(() -> OutboxTables.of("billing", "Bill_"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
-            "tablePrefix must be empty or a lower-case identifier start of up to 28 characters"
+            "tablePrefix must be empty or a lower-case identifier start of up to 27 characters"
                 + " [a-z0-9_], not starting with a digit, but was 'Bill_'");
     assertThatThrownBy(() -> OutboxTables.of("billing", null))
         .isInstanceOf(NullPointerException.class)

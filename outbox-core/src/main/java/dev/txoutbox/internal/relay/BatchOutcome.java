@@ -79,13 +79,14 @@ final class BatchOutcome {
   /**
    * Decides every message's fate from its result: complete, retry after backoff, dead letter, or,
    * when the broker was unavailable, nothing at all (no attempt is counted). {@code messages} lists
-   * each aggregate's events in {@code seq} order.
+   * each aggregate's events in {@code seq} order. {@code answeredAt} is when the publisher returned
+   * the results: dead letters are dated then and retries are due their backoff after it.
    */
   static BatchOutcome of(
       List<OutboxMessage> messages,
       List<PublishResult> results,
       RelayConfig config,
-      OffsetDateTime now,
+      OffsetDateTime answeredAt,
       RandomGenerator random) {
     List<UUID> published = new ArrayList<>(messages.size());
     List<Failure> failures = new ArrayList<>();
@@ -116,11 +117,11 @@ final class BatchOutcome {
             case RETRYABLE_FAILURE, PERMANENT_FAILURE -> {
               String error = describe(result);
               if (result.isPermanent() || message.attempt() >= config.maxAttempts()) {
-                failures.add(new Failure(message.id(), null, error, now));
+                failures.add(new Failure(message.id(), null, error, answeredAt));
                 yield new Fate(message, result, null, true);
               }
               Duration delay = config.backoff().delayAfter(message.attempt(), random);
-              failures.add(new Failure(message.id(), now.plus(delay), error, null));
+              failures.add(new Failure(message.id(), answeredAt.plus(delay), error, null));
               yield new Fate(message, result, delay, true);
             }
           };

@@ -45,6 +45,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
   private final String publisherDescription;
   private final RelayCycle cycle;
   private final BrokerCircuit circuit;
+  private final DatabaseOutage database;
   private final DSLContext dsl;
   private final RelayListener listener;
   private final WakeUpSignal signal = new WakeUpSignal();
@@ -75,6 +76,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
     this.cycle = new RelayCycle(parts.dsl(), parts.publisher(), config, parts.clock(), listener);
     this.circuit =
         new BrokerCircuit(config.name(), config.brokerProbeBackoff(), listener, System::nanoTime);
+    this.database = new DatabaseOutage(config.name(), System::nanoTime);
     this.dsl = parts.dsl();
     this.idleBackoff = new Backoff(config.minPollInterval(), config.maxPollInterval(), 2.0, 0.0);
   }
@@ -233,6 +235,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
           }
         }
         errors.reset();
+        database.succeeded();
         if (!circuit.isClosed()) {
           continue; // the next permit says how long to wait
         }
@@ -255,12 +258,23 @@ public final class DefaultOutboxRelay implements OutboxRelay {
         }
         listener.cycleFailed(e);
         Duration delay = errors.next();
-        log.warn(
-            "relay {} cycle failed, retrying in {}: {}",
-            config.name(),
-            DurationText.of(delay),
-            e.toString(),
-            e);
+        switch (FailureSource.of(e)) {
+          case DATABASE, ROW_DATA -> database.failed(e);
+          case CONFLICT ->
+              log.debug(
+                  "relay {}: cycle rolled back by a conflict with another transaction, retrying"
+                      + " in {}: {}",
+                  config.name(),
+                  DurationText.of(delay),
+                  FailureSource.describe(e));
+          case CODE ->
+              log.warn(
+                  "relay {} cycle failed, retrying in {}: {}",
+                  config.name(),
+                  DurationText.of(delay),
+                  e.toString(),
+                  e);
+        }
         try {
           seen = signal.await(delay, seen);
         } catch (InterruptedException interrupted) {

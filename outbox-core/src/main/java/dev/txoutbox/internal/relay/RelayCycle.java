@@ -113,10 +113,12 @@ final class RelayCycle {
   private record Cycle(BatchOutcome outcome, boolean full) {}
 
   /**
-   * Runs one cycle of at most {@code limit} events. When the claimed rows cannot be read (a row
-   * another tool wrote with headers we cannot decode, a payload the server cannot render), the
-   * cycle is rolled back and run again reading the rows one by one: each unreadable row becomes a
-   * dead letter with the error, and the others are published.
+   * Runs one cycle of at most {@code limit} events. When the claimed rows cannot be read because of
+   * a row's data (a row another tool wrote with headers we cannot decode, a payload the server
+   * cannot render), the cycle is rolled back and run again reading the rows one by one: each
+   * unreadable row becomes a dead letter with the error, and the others are published. Any other
+   * failure of the database ({@link FailureSource}: a statement timeout, a cancel, a serialization
+   * failure, a lost connection) is thrown: the transaction was rolled back and no row was touched.
    *
    * @throws InterruptedException if interrupted while publishing; the transaction was rolled back
    *     and the interrupt flag is cleared
@@ -173,6 +175,9 @@ final class RelayCycle {
         batch = claimed.events();
         full = claimed.full();
       } catch (RuntimeException e) {
+        if (!FailureSource.isUnreadableRow(e)) {
+          throw e; // the database failed the claim, not a row: the cycle fails and rolls back
+        }
         throw new UnreadableBatch(e);
       }
     }
@@ -182,17 +187,21 @@ final class RelayCycle {
           unreadable.isEmpty() ? BatchOutcome.EMPTY : BatchOutcome.unreadable(unreadable), full);
     }
     List<PublishResult> results = publish(batch);
+    // The outcome is known now, not when the batch was claimed: a publish may block for minutes.
+    OffsetDateTime answeredAt = OffsetDateTime.now(clock);
     BatchOutcome outcome =
-        BatchOutcome.of(batch, results, config, now, ThreadLocalRandom.current())
+        BatchOutcome.of(batch, results, config, answeredAt, ThreadLocalRandom.current())
             .withUnreadable(unreadable);
     if (ordered == null) {
       statements.pinPlansById(tx); // the ordered claim pinned them already
     }
-    statements.complete(tx, outcome.publishedIds(), config.completionMode(), now);
+    statements.complete(tx, outcome.publishedIds(), config.completionMode(), answeredAt);
     if (outcome.answered()) {
       // The broker took some of the batch: put the others back a little later, at no attempt.
       RelayStore.defer(
-          tx, outcome.unavailableIds(), now.plus(config.brokerProbeBackoff().initialDelay()));
+          tx,
+          outcome.unavailableIds(),
+          answeredAt.plus(config.brokerProbeBackoff().initialDelay()));
     }
     recordFailures(tx, outcome.failures());
     return new Cycle(outcome, full);
@@ -201,6 +210,9 @@ final class RelayCycle {
   /**
    * Reads claimed rows one by one: each unreadable row becomes a dead letter with the error, and
    * the later rows of its aggregate are left as they are, not attempted.
+   *
+   * @throws RuntimeException if reading a row failed for another reason than its data ({@link
+   *     FailureSource}): the cycle must fail and roll back
    */
   private void readOneByOne(
       DSLContext tx,
@@ -217,6 +229,9 @@ final class RelayCycle {
       try {
         batch.add(tx.transactionResult(c -> RelayStore.read(c.dsl(), id)));
       } catch (RuntimeException e) {
+        if (!FailureSource.isUnreadableRow(e)) {
+          throw e; // not the row's fault: the cycle fails and rolls back, no row is touched
+        }
         log.atError()
             .addKeyValue("relay", config.name())
             .addKeyValue("event_id", id)
