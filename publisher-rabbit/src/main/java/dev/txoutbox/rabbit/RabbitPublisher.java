@@ -35,8 +35,9 @@ import org.slf4j.LoggerFactory;
  *       PublishResult#brokerUnavailable(String, Throwable) broker unavailable}, which costs the
  *       event no attempt;
  *   <li>impossible to send (larger than {@link Builder#maxMessageBytes(int)}, a name or routing key
- *       longer than AMQP allows, a router that throws or names no route): a permanent failure, sent
- *       nowhere.
+ *       longer than AMQP allows, properties and headers that do not fit one frame of the
+ *       connection's negotiated {@code frame_max}, a router that throws or names no route): a
+ *       permanent failure, sent nowhere.
  * </ul>
  *
  * <p>The events of one aggregate (same aggregate type and id) go out on the batch's one channel in

@@ -20,6 +20,7 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -263,6 +264,37 @@ class RabbitPublisherTest {
     assertThat(results.get(0).reason()).contains("maxMessageBytes");
     assertThat(results.get(1).isPublished()).isTrue();
     assertThat(topology.takeIds(2, Duration.ofMillis(500))).containsExactly(small.id().toString());
+  }
+
+  @Test
+  void oneEventWhoseHeadersExceedTheFrameMaxFailsAloneAndItsBatchIsPublished() throws Exception {
+    // What the writer accepts: 64 headers of 8 KiB, a content header four times RabbitMQ's frame.
+    Map<String, String> huge = new HashMap<>();
+    for (int i = 0; i < 64; i++) {
+      huge.put("h" + i, "v".repeat(8 * 1024));
+    }
+    List<OutboxMessage> batch = new ArrayList<>();
+    for (int i = 0; i < 11; i++) {
+      batch.add(event("order", "o-" + i, "order.created", "{\"n\":" + i + "}"));
+    }
+    batch.set(3, TestMessages.withHeaders(batch.get(3), huge));
+    RabbitPublisher publisher = publisher(builder());
+
+    List<PublishResult> results = publisher.publish(batch);
+
+    assertThat(results.get(3).isPermanent()).as("the oversized event").isTrue();
+    assertThat(results.get(3).reason())
+        .contains("content header of")
+        .contains("exceeds the connection's frame_max of 131072 bytes");
+    List<OutboxMessage> healthy = new ArrayList<>(batch);
+    healthy.remove(3);
+    assertThat(results.subList(0, 3)).allMatch(PublishResult::isPublished);
+    assertThat(results.subList(4, 11)).allMatch(PublishResult::isPublished);
+    assertThat(topology.takeIds(10, RECEIVE_TIMEOUT))
+        .containsExactlyInAnyOrderElementsOf(ids(healthy));
+    assertThat(publisher.publish(List.of(event("order.created"))))
+        .as("the channel and connection are still fine")
+        .containsExactly(PublishResult.published());
   }
 
   @Test
