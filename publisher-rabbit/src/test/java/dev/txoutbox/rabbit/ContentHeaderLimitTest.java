@@ -7,6 +7,7 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.txoutbox.rabbit.RabbitMessageMapper.Prepared;
 import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.testing.contract.PublisherContractTest;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -101,11 +102,11 @@ class ContentHeaderLimitTest {
     for (int i = 0; i < count; i++) {
       headers.put("h" + i + "-" + text(random, random.nextInt(20)), text(random, budget / 3));
     }
-    int size = frameSize(mapper, TestMessages.withHeaders(event, headers));
+    int size = frameSize(mapper, PublisherContractTest.withHeaders(event, headers));
     String pad = "pad";
     int entry = 1 + pad.length() + 1 + 4;
     headers.put(pad, "p".repeat(Math.max(0, target - size - entry)));
-    return TestMessages.withHeaders(event, headers);
+    return PublisherContractTest.withHeaders(event, headers);
   }
 
   private static int frameSize(RabbitMessageMapper mapper, OutboxMessage message) {

@@ -16,6 +16,7 @@ import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
 import dev.txoutbox.spi.RunOrder;
+import dev.txoutbox.testing.contract.PublisherContractTest;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.time.Instant;
@@ -277,7 +278,7 @@ class RabbitPublisherTest {
     for (int i = 0; i < 11; i++) {
       batch.add(event("order", "o-" + i, "order.created", "{\"n\":" + i + "}"));
     }
-    batch.set(3, TestMessages.withHeaders(batch.get(3), huge));
+    batch.set(3, PublisherContractTest.withHeaders(batch.get(3), huge));
     RabbitPublisher publisher = publisher(builder());
 
     List<PublishResult> results = publisher.publish(batch);

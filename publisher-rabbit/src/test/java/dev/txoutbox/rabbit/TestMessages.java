@@ -44,20 +44,6 @@ final class TestMessages {
     return batch;
   }
 
-  /** {@code message} with {@code headers} as its stored headers. */
-  static OutboxMessage withHeaders(OutboxMessage message, Map<String, String> headers) {
-    return new OutboxMessage(
-        message.id(),
-        message.sequence(),
-        message.aggregateType(),
-        message.aggregateId(),
-        message.eventType(),
-        message.payload(),
-        headers,
-        message.createdAt(),
-        message.attempt());
-  }
-
   /** The event ids of {@code messages}, as strings. */
   static List<String> ids(List<OutboxMessage> messages) {
     return messages.stream().map(m -> m.id().toString()).toList();
