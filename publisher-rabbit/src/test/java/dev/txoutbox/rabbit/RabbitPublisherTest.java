@@ -102,33 +102,45 @@ class RabbitPublisherTest {
   }
 
   @Test
-  void storedHeadersNamedLikeRabbitRoutingHeadersAreNotCopied() throws Exception {
+  void storedHeadersRabbitMqWouldInterpretArriveRenamedAndNoneIsDropped() throws Exception {
     RabbitPublisher publisher = publisher(builder());
-    OutboxMessage withCc =
+    Map<String, String> stored = new HashMap<>();
+    stored.put("x-death", "forged dead-letter history");
+    stored.put("x-delay", "86400000");
+    stored.put("x-match", "any");
+    stored.put("CC", "elsewhere");
+    stored.put("BCC", "hidden");
+    stored.put("outbox-stored-x-death", "a header already named like a renamed one");
+    stored.put("X-Request-Id", "r-1");
+    stored.put("tenant", "t-1");
+    OutboxMessage withReserved =
         new OutboxMessage(
-            UUID.randomUUID(),
-            1,
-            "order",
-            "o-1",
-            "order.created",
-            "{}",
-            Map.of("CC", "elsewhere", "BCC", "hidden", "tenant", "t-1"),
-            Instant.now(),
-            1);
-    List<OutboxMessage> batch = List.of(event("order.created"), withCc, event("order.created"));
+            UUID.randomUUID(), 1, "order", "o-1", "order.created", "{}", stored, Instant.now(), 1);
+    List<OutboxMessage> batch =
+        List.of(event("order.created"), withReserved, event("order.created"));
 
     assertThat(publisher.publish(batch)).allMatch(PublishResult::isPublished);
 
     List<Delivery> received = topology.take(3, RECEIVE_TIMEOUT);
     assertThat(received).hasSize(3);
-    Delivery cc =
+    Delivery delivery =
         received.stream()
-            .filter(d -> d.getProperties().getMessageId().equals(withCc.id().toString()))
+            .filter(d -> d.getProperties().getMessageId().equals(withReserved.id().toString()))
             .findFirst()
             .orElseThrow();
-    assertThat(cc.getProperties().getHeaders())
-        .containsKey("tenant")
-        .doesNotContainKeys("CC", "BCC");
+    Map<String, String> headers = RabbitHeaders.read(delivery);
+    assertThat(headers)
+        .doesNotContainKeys("x-death", "x-delay", "x-match", "CC", "BCC")
+        .containsEntry("outbox-stored-x-death", "forged dead-letter history")
+        .containsEntry("outbox-stored-x-delay", "86400000")
+        .containsEntry("outbox-stored-x-match", "any")
+        .containsEntry("outbox-stored-CC", "elsewhere")
+        .containsEntry("outbox-stored-BCC", "hidden")
+        .containsEntry(
+            "outbox-stored-outbox-stored-x-death", "a header already named like a renamed one")
+        .containsEntry("X-Request-Id", "r-1")
+        .containsEntry("tenant", "t-1")
+        .containsEntry(OutboxHeaders.EVENT_ID, withReserved.id().toString());
   }
 
   @Test
