@@ -3,6 +3,7 @@ package dev.txoutbox.rabbit;
 import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.txoutbox.rabbit.RabbitPublisherConfig.ExchangeDeclaration;
+import dev.txoutbox.spi.BrokerCheck;
 import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
@@ -104,6 +105,21 @@ public final class RabbitPublisher implements Publisher {
       throw new IllegalStateException("RabbitMQ publisher is closed");
     }
     return sender.send(messages);
+  }
+
+  /**
+   * Opens a connection of its own with the publisher's settings, within {@code timeout}, and closes
+   * it: {@code REACHABLE} if RabbitMQ accepted it, {@code UNREACHABLE} if it refused the
+   * credentials ({@code ACCESS_REFUSED}: the reason says the authentication failed), the virtual
+   * host, or did not answer in time. The publisher's own connection is not touched; nothing is
+   * declared or sent. The reason names the broker without its password.
+   *
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code timeout} is not positive
+   */
+  @Override
+  public BrokerCheck checkBroker(Duration timeout) {
+    return RabbitBrokerCheck.run(config, BrokerCheck.requirePositive(timeout));
   }
 
   /** {@code rabbitmq}. */

@@ -9,7 +9,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.BuiltinExchangeType;
-import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.Delivery;
 import dev.txoutbox.spi.OutboxHeaders;
 import dev.txoutbox.spi.OutboxMessage;
@@ -17,7 +16,6 @@ import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
 import dev.txoutbox.spi.RunOrder;
 import dev.txoutbox.testing.contract.PublisherContractTest;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -508,14 +506,11 @@ class RabbitPublisherTest {
 
   @Test
   void unreachableBrokerIsBrokerUnavailable() throws Exception {
-    int closedPort;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      closedPort = socket.getLocalPort();
-    }
-    ConnectionFactory factory = RabbitTestBroker.factory();
-    factory.setPort(closedPort);
     RabbitPublisher publisher =
-        publisher(RabbitPublisher.builder().connectionFactory(factory).exchange("x"));
+        publisher(
+            RabbitPublisher.builder()
+                .connectionFactory(RabbitTestBroker.factoryToAClosedPort())
+                .exchange("x"));
 
     List<PublishResult> results = publisher.publish(events(3, "order.created"));
 
