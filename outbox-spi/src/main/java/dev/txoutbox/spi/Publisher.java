@@ -1,5 +1,6 @@
 package dev.txoutbox.spi;
 
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -97,6 +98,27 @@ public interface Publisher extends AutoCloseable {
    */
   default String describe() {
     return name();
+  }
+
+  /**
+   * Checks once that the broker answers and accepts this publisher (address, credentials, virtual
+   * host or cluster), for the relay or the CLI to call at start: a wrong password is then reported
+   * at once, instead of as an outage when the first event is pending. Sends no message, and leaves
+   * the publisher as it was (a plugin may use a connection of its own and close it). Never throws
+   * for a broker problem: the verdict says it. Takes about {@code timeout} at most. Thread-safe,
+   * like {@link #publish}. Defaults to {@link BrokerCheck#notChecked(String)}: nothing to check.
+   *
+   * @param timeout how long the check may wait for the broker; must be positive
+   * @return {@link BrokerCheck.Status#REACHABLE REACHABLE}, {@link BrokerCheck.Status#UNREACHABLE
+   *     UNREACHABLE} with the reason (secrets masked), or {@link BrokerCheck.Status#NOT_CHECKED
+   *     NOT_CHECKED}
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code timeout} is not positive
+   * @throws InterruptedException if interrupted while waiting for the broker
+   */
+  default BrokerCheck checkBroker(Duration timeout) throws InterruptedException {
+    BrokerCheck.requirePositive(timeout);
+    return BrokerCheck.notChecked(name() + ": no broker check");
   }
 
   /**

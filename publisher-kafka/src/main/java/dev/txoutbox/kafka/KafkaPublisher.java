@@ -1,5 +1,6 @@
 package dev.txoutbox.kafka;
 
+import dev.txoutbox.spi.BrokerCheck;
 import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
@@ -66,9 +67,11 @@ public final class KafkaPublisher implements Publisher {
   private final Duration sendTimeout;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final String description;
+  private final Map<String, Object> producerConfig;
 
   private KafkaPublisher(Builder builder, Map<String, Object> producerConfig, KafkaRouter router) {
     this.sendTimeout = builder.sendTimeout;
+    this.producerConfig = producerConfig;
     SendLimits limits = SendLimits.of(producerConfig);
     this.sender = new KafkaBatchSender(router, limits);
     this.producers = new ProducerHolder(builder.producerFactory, producerConfig);
@@ -144,6 +147,22 @@ public final class KafkaPublisher implements Publisher {
   @Override
   public String describe() {
     return description;
+  }
+
+  /**
+   * Describes the cluster with an admin client of its own, built from the producer's connection and
+   * security settings ({@code bootstrap.servers}, {@code security.protocol}, {@code sasl.*}, {@code
+   * ssl.*}), within {@code timeout}, then closes it: {@code REACHABLE} with the cluster id and the
+   * number of brokers, or {@code UNREACHABLE} when no broker answered in time or the credentials
+   * were refused (the reason then says the authentication failed). The producer is not touched.
+   *
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code timeout} is not positive
+   * @throws InterruptedException if interrupted while waiting for the cluster
+   */
+  @Override
+  public BrokerCheck checkBroker(Duration timeout) throws InterruptedException {
+    return KafkaBrokerCheck.run(producerConfig, BrokerCheck.requirePositive(timeout));
   }
 
   /** Returns {@code kafka}. */

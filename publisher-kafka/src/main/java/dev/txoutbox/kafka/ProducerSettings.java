@@ -16,9 +16,10 @@ import org.apache.kafka.common.config.ConfigException;
  * the publisher's defaults for what the user left out, and masks secrets for logging.
  *
  * <p>Defaults: {@code enable.idempotence=true}, {@code acks=all}, {@code
- * max.in.flight.requests.per.connection=1}, {@code max.block.ms} and {@code delivery.timeout.ms}
- * equal to the send timeout, and {@code request.timeout.ms} small enough to fit in it (at most
- * Kafka's 30 s), as Kafka requires.
+ * max.in.flight.requests.per.connection=1}, {@code reconnect.backoff.max.ms=10000} (see {@link
+ * #DEFAULT_RECONNECT_BACKOFF_MAX_MS}), {@code max.block.ms} and {@code delivery.timeout.ms} equal
+ * to the send timeout, and {@code request.timeout.ms} small enough to fit in it (at most Kafka's 30
+ * s), as Kafka requires.
  *
  * <p>One request in flight per connection keeps each partition's records in order even when one of
  * them fails for good: with more, a record the broker refuses (too large for the topic, invalid)
@@ -31,6 +32,15 @@ final class ProducerSettings {
 
   private static final ConfigDef PRODUCER = ProducerConfig.configDef();
   private static final int KAFKA_DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+  /**
+   * The publisher's {@code reconnect.backoff.max.ms}: 10 s instead of Kafka's 1 s. While a broker
+   * is down, every connection attempt makes the client log a line or two (NetworkClient); the
+   * attempts back off exponentially from {@code reconnect.backoff.ms} (50 ms) to this, so an outage
+   * logs about one line in 10 s per producer instead of two a second, and a broker that is back is
+   * found again within about 10 s.
+   */
+  static final int DEFAULT_RECONNECT_BACKOFF_MAX_MS = 10_000;
 
   private ProducerSettings() {}
 
@@ -85,6 +95,8 @@ final class ProducerSettings {
     // A relay batch of 500 is ~150 KB over a few partitions: in Kafka's 16 KiB batches it took 5.1
     // ms to acknowledge, in 64 KiB batches 3.6 ms (see the README).
     config.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, 65_536);
+    config.putIfAbsent(
+        ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, DEFAULT_RECONNECT_BACKOFF_MAX_MS);
     if (!config.containsKey(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)) {
       long linger = number(config, ProducerConfig.LINGER_MS_CONFIG);
       if (!config.containsKey(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG)) {

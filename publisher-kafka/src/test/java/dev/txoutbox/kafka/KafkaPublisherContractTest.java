@@ -61,16 +61,15 @@ class KafkaPublisherContractTest extends RunOrderContractTest {
 
   @Override
   protected OutboxMessage permanentlyFailing(OutboxMessage message) {
-    String payload = "{\"padding\":\"" + "x".repeat(2 * MAX_MESSAGE_BYTES) + "\"}";
-    return new OutboxMessage(
-        message.id(),
-        message.sequence(),
-        message.aggregateType(),
-        message.aggregateId(),
-        message.eventType(),
-        payload,
-        message.headers(),
-        message.createdAt(),
-        message.attempt());
+    return withPayload(message, "{\"padding\":\"" + "x".repeat(2 * MAX_MESSAGE_BYTES) + "\"}");
+  }
+
+  /**
+   * A payload over the producer's {@code max.request.size} (1 MiB by default), which the producer
+   * itself refuses, record by record, before sending.
+   */
+  @Override
+  protected OutboxMessage oversized(OutboxMessage message) {
+    return withPayload(message, "{\"padding\":\"" + "x".repeat(1024 * 1024) + "\"}");
   }
 }

@@ -90,7 +90,9 @@ class KafkaPublisherOnABrokerTest {
     assertThat(results)
         .extracting(PublishResult::status)
         .containsExactly(Status.PUBLISHED, Status.PERMANENT_FAILURE, Status.PUBLISHED);
-    assertThat(results.get(1).reason()).startsWith("RecordTooLargeException");
+    assertThat(results.get(1).reason())
+        .startsWith("RecordTooLargeException")
+        .contains("1048576, which is the value of the max.request.size configuration");
     assertThat(kafka.read("huge.order", 2, Duration.ofSeconds(30))).hasSize(2);
   }
 

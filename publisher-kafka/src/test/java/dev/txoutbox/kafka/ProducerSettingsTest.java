@@ -23,6 +23,7 @@ class ProducerSettingsTest {
         .containsEntry("max.in.flight.requests.per.connection", 1)
         .containsEntry("linger.ms", 0)
         .containsEntry("batch.size", 65_536)
+        .containsEntry("reconnect.backoff.max.ms", 10_000)
         .containsEntry("max.block.ms", 30_000L)
         .containsEntry("delivery.timeout.ms", 30_000);
   }

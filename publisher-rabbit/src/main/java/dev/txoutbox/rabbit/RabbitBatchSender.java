@@ -99,10 +99,11 @@ final class RabbitBatchSender implements AutoCloseable {
   }
 
   /**
-   * Converts and sends each message in turn; a message that can never be sent, or whose exchange is
-   * missing, gets its result at once, and so does every later message of its aggregate, which is
-   * not sent ({@link RunOrder#NOT_SENT}). So does a message of an aggregate the broker already
-   * returned or nacked a message of.
+   * Converts and sends each message in turn; a message that can never be sent (including one whose
+   * content header does not fit the connection's frame, {@link ContentHeaderLimit}), or whose
+   * exchange is missing, gets its result at once, and so does every later message of its aggregate,
+   * which is not sent ({@link RunOrder#NOT_SENT}). So does a message of an aggregate the broker
+   * already returned or nacked a message of.
    *
    * @return null if every message was sent or settled, otherwise the outcome of those that were not
    *     sent because sending broke off
@@ -121,8 +122,13 @@ final class RabbitBatchSender implements AutoCloseable {
         continue;
       }
       Prepared message = mapper.prepare(batch.get(i));
-      if (message.failure() != null) {
-        results[i] = message.failure();
+      PublishResult refused =
+          message.failure() != null
+              ? message.failure()
+              : ContentHeaderLimit.check(
+                  message.properties(), message.body().length, open.getFrameMax());
+      if (refused != null) {
+        results[i] = refused;
         tracker.failedBeforeSending(batch.get(i), results[i]);
         continue;
       }

@@ -10,9 +10,10 @@ import java.util.Objects;
 
 /**
  * The consumer side of {@link RabbitPublisher}'s headers: reads a delivery's AMQP headers table
- * back into the map of names to values the publisher wrote ({@link OutboxHeaders#of}, without the
- * {@code CC}/{@code BCC} routing headers it never copies), the input of outbox-inbox's {@code
- * InboxEvent.from(...)}. Needs only amqp-client. Stateless and thread-safe.
+ * back into the map of names to values the publisher wrote ({@link OutboxHeaders#of}, a stored
+ * header RabbitMQ would interpret, such as {@code x-death} or {@code CC}, under its renamed name
+ * {@code outbox-stored-x-death}), the input of outbox-inbox's {@code InboxEvent.from(...)}. Needs
+ * only amqp-client. Stateless and thread-safe.
  *
  * <pre>{@code
  * InboxEvent event = InboxEvent.from(RabbitHeaders.read(delivery));

@@ -9,24 +9,18 @@ import java.nio.charset.StandardCharsets;
 import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The plugin's message mapper: turns outbox messages into AMQP messages, with the destination from
- * the {@link RabbitRouter}, the identity headers of {@link OutboxHeaders#of} and AMQP's own
- * properties, checked against AMQP's limits so that a message that can never be sent fails alone,
- * before anything is sent. Thread-safe.
+ * the {@link RabbitRouter}, the identity headers of {@link OutboxHeaders#of} (stored headers the
+ * broker would interpret renamed by {@link BrokerHeaderNames}) and AMQP's own properties, checked
+ * against AMQP's limits so that a message that can never be sent fails alone, before anything is
+ * sent. Thread-safe.
  */
 final class RabbitMessageMapper {
 
   /** AMQP short strings (names, routing keys, property values) hold at most 255 bytes. */
   static final int MAX_SHORT_STRING_BYTES = 255;
-
-  /**
-   * Header names RabbitMQ reads as sender-selected routing (extra routing keys, as an array); a
-   * stored header of that name would make the broker close the channel, so it is not copied.
-   */
-  static final Set<String> ROUTING_HEADERS = Set.of("CC", "BCC");
 
   static final String CONTENT_TYPE = "application/json";
   static final int PERSISTENT = 2;
@@ -77,7 +71,10 @@ final class RabbitMessageMapper {
     if (tooLong != null) {
       return Prepared.failed(tooLong);
     }
-    for (String name : message.headers().keySet()) {
+    Map<String, Object> headers = new LinkedHashMap<>();
+    OutboxHeaders.of(message)
+        .forEach((name, value) -> headers.put(BrokerHeaderNames.onTheWire(name), value));
+    for (String name : headers.keySet()) {
       if (exceedsShortString(name)) {
         return Prepared.failed("header name longer than 255 bytes: " + name.substring(0, 40));
       }
@@ -87,18 +84,12 @@ final class RabbitMessageMapper {
       return Prepared.failed(
           "message of " + body.length + " bytes exceeds maxMessageBytes " + maxMessageBytes);
     }
-    return new Prepared(route.exchange(), route.routingKey(), properties(message), body, null);
+    return new Prepared(
+        route.exchange(), route.routingKey(), properties(message, headers), body, null);
   }
 
-  private static AMQP.BasicProperties properties(OutboxMessage message) {
-    Map<String, Object> headers = new LinkedHashMap<>();
-    OutboxHeaders.of(message)
-        .forEach(
-            (name, value) -> {
-              if (!ROUTING_HEADERS.contains(name)) {
-                headers.put(name, value);
-              }
-            });
+  private static AMQP.BasicProperties properties(
+      OutboxMessage message, Map<String, Object> headers) {
     return new AMQP.BasicProperties.Builder()
         .messageId(message.id().toString())
         .type(message.eventType())

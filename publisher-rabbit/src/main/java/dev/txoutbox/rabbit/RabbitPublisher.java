@@ -3,6 +3,7 @@ package dev.txoutbox.rabbit;
 import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.txoutbox.rabbit.RabbitPublisherConfig.ExchangeDeclaration;
+import dev.txoutbox.spi.BrokerCheck;
 import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
@@ -35,8 +36,9 @@ import org.slf4j.LoggerFactory;
  *       PublishResult#brokerUnavailable(String, Throwable) broker unavailable}, which costs the
  *       event no attempt;
  *   <li>impossible to send (larger than {@link Builder#maxMessageBytes(int)}, a name or routing key
- *       longer than AMQP allows, a router that throws or names no route): a permanent failure, sent
- *       nowhere.
+ *       longer than AMQP allows, properties and headers that do not fit one frame of the
+ *       connection's negotiated {@code frame_max}, a router that throws or names no route): a
+ *       permanent failure, sent nowhere.
  * </ul>
  *
  * <p>The events of one aggregate (same aggregate type and id) go out on the batch's one channel in
@@ -103,6 +105,21 @@ public final class RabbitPublisher implements Publisher {
       throw new IllegalStateException("RabbitMQ publisher is closed");
     }
     return sender.send(messages);
+  }
+
+  /**
+   * Opens a connection of its own with the publisher's settings, within {@code timeout}, and closes
+   * it: {@code REACHABLE} if RabbitMQ accepted it, {@code UNREACHABLE} if it refused the
+   * credentials ({@code ACCESS_REFUSED}: the reason says the authentication failed), the virtual
+   * host, or did not answer in time. The publisher's own connection is not touched; nothing is
+   * declared or sent. The reason names the broker without its password.
+   *
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code timeout} is not positive
+   */
+  @Override
+  public BrokerCheck checkBroker(Duration timeout) {
+    return RabbitBrokerCheck.run(config, BrokerCheck.requirePositive(timeout));
   }
 
   /** {@code rabbitmq}. */

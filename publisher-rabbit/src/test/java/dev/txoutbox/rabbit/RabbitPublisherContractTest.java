@@ -6,13 +6,16 @@ import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.testing.contract.RunOrderContractTest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 
 /**
  * The Publisher contract against the real RabbitMQ. Contract events are routed by event type to a
  * fresh topic exchange whose queue is bound to {@code contract.#}; the permanently failing variant
- * has an event type nothing is bound to, with unroutable events configured as permanent failures.
+ * has an event type nothing is bound to, with unroutable events configured as permanent failures;
+ * the oversized one, headers larger than the connection's {@code frame_max}.
  */
 class RabbitPublisherContractTest extends RunOrderContractTest {
 
@@ -53,6 +56,19 @@ class RabbitPublisherContractTest extends RunOrderContractTest {
         message.headers(),
         message.createdAt(),
         message.attempt());
+  }
+
+  /**
+   * Headers of 20 x 8 KiB (the writer accepts 64): a content header over RabbitMQ's default {@code
+   * frame_max} of 131,072 bytes.
+   */
+  @Override
+  protected OutboxMessage oversized(OutboxMessage message) {
+    Map<String, String> headers = new HashMap<>(message.headers());
+    for (int i = 0; i < 20; i++) {
+      headers.put("large-" + i, "v".repeat(8 * 1024));
+    }
+    return withHeaders(message, headers);
   }
 
   static ReceivedMessage received(Delivery delivery) {

@@ -9,17 +9,17 @@ import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.BuiltinExchangeType;
-import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.Delivery;
 import dev.txoutbox.spi.OutboxHeaders;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
 import dev.txoutbox.spi.RunOrder;
-import java.net.ServerSocket;
+import dev.txoutbox.testing.contract.PublisherContractTest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -100,33 +100,45 @@ class RabbitPublisherTest {
   }
 
   @Test
-  void storedHeadersNamedLikeRabbitRoutingHeadersAreNotCopied() throws Exception {
+  void storedHeadersRabbitMqWouldInterpretArriveRenamedAndNoneIsDropped() throws Exception {
     RabbitPublisher publisher = publisher(builder());
-    OutboxMessage withCc =
+    Map<String, String> stored = new HashMap<>();
+    stored.put("x-death", "forged dead-letter history");
+    stored.put("x-delay", "86400000");
+    stored.put("x-match", "any");
+    stored.put("CC", "elsewhere");
+    stored.put("BCC", "hidden");
+    stored.put("outbox-stored-x-death", "a header already named like a renamed one");
+    stored.put("X-Request-Id", "r-1");
+    stored.put("tenant", "t-1");
+    OutboxMessage withReserved =
         new OutboxMessage(
-            UUID.randomUUID(),
-            1,
-            "order",
-            "o-1",
-            "order.created",
-            "{}",
-            Map.of("CC", "elsewhere", "BCC", "hidden", "tenant", "t-1"),
-            Instant.now(),
-            1);
-    List<OutboxMessage> batch = List.of(event("order.created"), withCc, event("order.created"));
+            UUID.randomUUID(), 1, "order", "o-1", "order.created", "{}", stored, Instant.now(), 1);
+    List<OutboxMessage> batch =
+        List.of(event("order.created"), withReserved, event("order.created"));
 
     assertThat(publisher.publish(batch)).allMatch(PublishResult::isPublished);
 
     List<Delivery> received = topology.take(3, RECEIVE_TIMEOUT);
     assertThat(received).hasSize(3);
-    Delivery cc =
+    Delivery delivery =
         received.stream()
-            .filter(d -> d.getProperties().getMessageId().equals(withCc.id().toString()))
+            .filter(d -> d.getProperties().getMessageId().equals(withReserved.id().toString()))
             .findFirst()
             .orElseThrow();
-    assertThat(cc.getProperties().getHeaders())
-        .containsKey("tenant")
-        .doesNotContainKeys("CC", "BCC");
+    Map<String, String> headers = RabbitHeaders.read(delivery);
+    assertThat(headers)
+        .doesNotContainKeys("x-death", "x-delay", "x-match", "CC", "BCC")
+        .containsEntry("outbox-stored-x-death", "forged dead-letter history")
+        .containsEntry("outbox-stored-x-delay", "86400000")
+        .containsEntry("outbox-stored-x-match", "any")
+        .containsEntry("outbox-stored-CC", "elsewhere")
+        .containsEntry("outbox-stored-BCC", "hidden")
+        .containsEntry(
+            "outbox-stored-outbox-stored-x-death", "a header already named like a renamed one")
+        .containsEntry("X-Request-Id", "r-1")
+        .containsEntry("tenant", "t-1")
+        .containsEntry(OutboxHeaders.EVENT_ID, withReserved.id().toString());
   }
 
   @Test
@@ -263,6 +275,37 @@ class RabbitPublisherTest {
     assertThat(results.get(0).reason()).contains("maxMessageBytes");
     assertThat(results.get(1).isPublished()).isTrue();
     assertThat(topology.takeIds(2, Duration.ofMillis(500))).containsExactly(small.id().toString());
+  }
+
+  @Test
+  void oneEventWhoseHeadersExceedTheFrameMaxFailsAloneAndItsBatchIsPublished() throws Exception {
+    // What the writer accepts: 64 headers of 8 KiB, a content header four times RabbitMQ's frame.
+    Map<String, String> huge = new HashMap<>();
+    for (int i = 0; i < 64; i++) {
+      huge.put("h" + i, "v".repeat(8 * 1024));
+    }
+    List<OutboxMessage> batch = new ArrayList<>();
+    for (int i = 0; i < 11; i++) {
+      batch.add(event("order", "o-" + i, "order.created", "{\"n\":" + i + "}"));
+    }
+    batch.set(3, PublisherContractTest.withHeaders(batch.get(3), huge));
+    RabbitPublisher publisher = publisher(builder());
+
+    List<PublishResult> results = publisher.publish(batch);
+
+    assertThat(results.get(3).isPermanent()).as("the oversized event").isTrue();
+    assertThat(results.get(3).reason())
+        .contains("content header of")
+        .contains("exceeds the connection's frame_max of 131072 bytes");
+    List<OutboxMessage> healthy = new ArrayList<>(batch);
+    healthy.remove(3);
+    assertThat(results.subList(0, 3)).allMatch(PublishResult::isPublished);
+    assertThat(results.subList(4, 11)).allMatch(PublishResult::isPublished);
+    assertThat(topology.takeIds(10, RECEIVE_TIMEOUT))
+        .containsExactlyInAnyOrderElementsOf(ids(healthy));
+    assertThat(publisher.publish(List.of(event("order.created"))))
+        .as("the channel and connection are still fine")
+        .containsExactly(PublishResult.published());
   }
 
   @Test
@@ -463,14 +506,11 @@ class RabbitPublisherTest {
 
   @Test
   void unreachableBrokerIsBrokerUnavailable() throws Exception {
-    int closedPort;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      closedPort = socket.getLocalPort();
-    }
-    ConnectionFactory factory = RabbitTestBroker.factory();
-    factory.setPort(closedPort);
     RabbitPublisher publisher =
-        publisher(RabbitPublisher.builder().connectionFactory(factory).exchange("x"));
+        publisher(
+            RabbitPublisher.builder()
+                .connectionFactory(RabbitTestBroker.factoryToAClosedPort())
+                .exchange("x"));
 
     List<PublishResult> results = publisher.publish(events(3, "order.created"));
 

@@ -3,6 +3,7 @@ package dev.txoutbox.rabbit;
 import com.rabbitmq.client.ConnectionFactory;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +25,15 @@ final class RabbitTestBroker {
   /** A new factory for the test broker. */
   static ConnectionFactory factory() {
     return AmqpUris.parse(URI);
+  }
+
+  /** A factory for the test broker's host at a port nobody listens on. */
+  static ConnectionFactory factoryToAClosedPort() throws IOException {
+    ConnectionFactory factory = factory();
+    try (ServerSocket socket = new ServerSocket(0)) {
+      factory.setPort(socket.getLocalPort());
+    }
+    return factory;
   }
 
   /** Forcibly closes, from the broker's side, the connection the client named {@code name}. */

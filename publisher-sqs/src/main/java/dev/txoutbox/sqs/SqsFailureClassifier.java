@@ -132,7 +132,10 @@ final class SqsFailureClassifier {
     return t;
   }
 
-  private static String describe(Throwable error) {
+  /**
+   * {@code error} for a reason: the AWS error code, HTTP status and message where SQS sent them.
+   */
+  static String describe(Throwable error) {
     if (error instanceof AwsServiceException service && service.awsErrorDetails() != null) {
       return service.awsErrorDetails().errorCode()
           + " (HTTP "

@@ -1,5 +1,6 @@
 package dev.txoutbox.sqs;
 
+import dev.txoutbox.spi.BrokerCheck;
 import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.Printable;
@@ -15,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -97,9 +99,11 @@ public final class SqsPublisher implements Publisher {
   private final QueueResolver queues;
   private final SqsBatchSender sender;
   private final String description;
+  private final List<String> routedQueues;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private SqsPublisher(Builder b, SqsRouter router) {
+    this.routedQueues = b.router != null ? List.of() : List.copyOf(Set.copyOf(b.routes.values()));
     this.client = b.client;
     this.closeClient = b.closeClient;
     this.router = router;
@@ -210,6 +214,22 @@ public final class SqsPublisher implements Publisher {
     String groupId = QueueResolver.isFifo(queue) ? SqsText.groupId(message.aggregateId()) : null;
     entries.add(new Entry(index, message, queue, mapped.attributes(), mapped.size(), groupId));
     return null;
+  }
+
+  /**
+   * Asks SQS about every queue the routes name, within {@code timeout}: {@code GetQueueUrl} for a
+   * queue name (which publishing needs anyway), {@code GetQueueAttributes} for a queue URL; under a
+   * custom router, {@code ListQueues} for one queue. Sends nothing. {@code REACHABLE} lists the
+   * queues; {@code UNREACHABLE} says which request failed and why (credentials refused, no such
+   * queue, no answer in time).
+   *
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code timeout} is not positive
+   * @throws InterruptedException if interrupted while waiting for SQS
+   */
+  @Override
+  public BrokerCheck checkBroker(Duration timeout) throws InterruptedException {
+    return SqsBrokerCheck.run(client, queues, routedQueues, BrokerCheck.requirePositive(timeout));
   }
 
   /** {@code sqs}. */

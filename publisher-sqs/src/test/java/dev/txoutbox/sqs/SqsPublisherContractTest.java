@@ -51,15 +51,12 @@ class SqsPublisherContractTest extends RunOrderContractTest {
    */
   @Override
   protected OutboxMessage permanentlyFailing(OutboxMessage m) {
-    return new OutboxMessage(
-        m.id(),
-        m.sequence(),
-        m.aggregateType(),
-        m.aggregateId(),
-        m.eventType(),
-        "{\"" + REFUSED_MARKER + "\":" + m.sequence() + "}",
-        m.headers(),
-        m.createdAt(),
-        m.attempt());
+    return withPayload(m, "{\"" + REFUSED_MARKER + "\":" + m.sequence() + "}");
+  }
+
+  /** A payload over SQS's message size of 1 MiB, refused before sending. */
+  @Override
+  protected OutboxMessage oversized(OutboxMessage m) {
+    return withPayload(m, "{\"padding\":\"" + "x".repeat(SqsPublisher.SQS_MAX_BYTES) + "\"}");
   }
 }

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Test;
  * The contract every {@link Publisher} must keep, written once and run by each broker plugin
  * against its real broker. A plugin's test class extends this and supplies the broker: a publisher
  * routing {@link #AGGREGATE_TYPE} to a fresh destination that keeps the order of each aggregate's
- * messages (for SQS, a FIFO queue), a way to read that destination back in arrival order, and a
- * message the broker must refuse for good.
+ * messages (for SQS, a FIFO queue), a way to read that destination back in arrival order, a message
+ * the broker must refuse for good, and a message larger than the broker takes.
  */
 public abstract class PublisherContractTest {
 
@@ -57,6 +57,14 @@ public abstract class PublisherContractTest {
    * the broker accepts or one routed nowhere.
    */
   protected abstract OutboxMessage permanentlyFailing(OutboxMessage message);
+
+  /**
+   * A variant of {@code message} larger than this broker takes in one message, as the broker counts
+   * it: a payload over Kafka's {@code max.request.size} or SQS's message size, headers whose AMQP
+   * content header exceeds RabbitMQ's {@code frame_max}. The publisher must refuse it alone,
+   * permanently, and send the rest of its batch.
+   */
+  protected abstract OutboxMessage oversized(OutboxMessage message);
 
   /** How long to wait for messages to arrive. Defaults to 30 seconds. */
   protected Duration receiveTimeout() {
@@ -166,6 +174,58 @@ public abstract class PublisherContractTest {
     assertThat(received)
         .extracting(r -> r.headers().get(OutboxHeaders.EVENT_ID))
         .containsExactlyInAnyOrder(before.id().toString(), after.id().toString());
+  }
+
+  @Test
+  void oneOversizedEventFailsAlonePermanentlyAndEveryHealthyOneReachesTheBroker() throws Exception {
+    List<OutboxMessage> batch = new ArrayList<>();
+    for (int i = 0; i < 9; i++) {
+      batch.add(message(i, "big-" + i));
+    }
+    batch.set(4, oversized(batch.get(4)));
+    List<OutboxMessage> healthy = new ArrayList<>(batch);
+    healthy.remove(4);
+
+    List<PublishResult> results = publisher.publish(batch);
+
+    assertThat(results).hasSize(batch.size());
+    assertThat(results.get(4).status())
+        .as("the oversized event")
+        .isEqualTo(Status.PERMANENT_FAILURE);
+    assertThat(results.get(4).reason()).as("why it was refused").isNotBlank();
+    for (int i = 0; i < batch.size(); i++) {
+      if (i != 4) {
+        assertThat(results.get(i).status()).as("healthy event %d", i).isEqualTo(Status.PUBLISHED);
+      }
+    }
+    assertThat(receive(healthy.size(), receiveTimeout()))
+        .extracting(r -> r.headers().get(OutboxHeaders.EVENT_ID))
+        .as("every healthy event, and not the oversized one")
+        .containsExactlyInAnyOrderElementsOf(healthy.stream().map(m -> m.id().toString()).toList());
+  }
+
+  /** {@code message} with {@code payload} instead of its own. */
+  public static OutboxMessage withPayload(OutboxMessage message, String payload) {
+    return copy(message, payload, message.headers());
+  }
+
+  /** {@code message} with {@code headers} as its stored headers instead of its own. */
+  public static OutboxMessage withHeaders(OutboxMessage message, Map<String, String> headers) {
+    return copy(message, message.payload(), headers);
+  }
+
+  private static OutboxMessage copy(
+      OutboxMessage message, String payload, Map<String, String> headers) {
+    return new OutboxMessage(
+        message.id(),
+        message.sequence(),
+        message.aggregateType(),
+        message.aggregateId(),
+        message.eventType(),
+        payload,
+        headers,
+        message.createdAt(),
+        message.attempt());
   }
 
   @Test

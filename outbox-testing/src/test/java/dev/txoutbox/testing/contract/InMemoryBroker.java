@@ -22,13 +22,18 @@ final class InMemoryBroker {
   /** The event type this broker refuses for good. */
   static final String REFUSED = "refused.always";
 
+  /** The largest payload this broker takes, in UTF-8 bytes. */
+  static final int MAX_PAYLOAD_BYTES = 1024;
+
   /** A rule the publisher breaks. */
   enum Flaw {
     NONE,
     /** Reports the events after a failure of their aggregate as published. */
     PUBLISHES_AFTER_A_FAILURE,
     /** Delivers each batch in reverse order. */
-    REVERSES_THE_BATCH
+    REVERSES_THE_BATCH,
+    /** Fails every event after an oversized one, as a broken channel would. */
+    OVERSIZED_FAILS_THE_REST
   }
 
   final List<PublisherContractTest.ReceivedMessage> delivered = new CopyOnWriteArrayList<>();
@@ -41,12 +46,19 @@ final class InMemoryBroker {
       }
       Map<OutboxMessage, PublishResult> results = new HashMap<>();
       Set<String> failed = new HashSet<>();
+      boolean broken = false;
       for (OutboxMessage m : sending) {
-        if (failed.contains(m.aggregateId()) && flaw != Flaw.PUBLISHES_AFTER_A_FAILURE) {
+        if (broken) {
+          results.put(m, PublishResult.retryable("the channel failed"));
+        } else if (failed.contains(m.aggregateId()) && flaw != Flaw.PUBLISHES_AFTER_A_FAILURE) {
           results.put(m, PublishResult.retryable(RunOrder.NOT_SENT));
         } else if (m.eventType().equals(REFUSED)) {
           failed.add(m.aggregateId());
           results.put(m, PublishResult.permanent("refused: " + REFUSED));
+        } else if (m.payloadBytes().length > MAX_PAYLOAD_BYTES) {
+          failed.add(m.aggregateId());
+          results.put(m, PublishResult.permanent("payload over " + MAX_PAYLOAD_BYTES + " bytes"));
+          broken = flaw == Flaw.OVERSIZED_FAILS_THE_REST;
         } else {
           delivered.add(received(m));
           results.put(m, PublishResult.published());

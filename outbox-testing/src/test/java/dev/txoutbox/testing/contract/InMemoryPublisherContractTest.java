@@ -35,6 +35,11 @@ class InMemoryPublisherContractTest extends RunOrderContractTest {
     return InMemoryBroker.refused(message);
   }
 
+  @Override
+  protected OutboxMessage oversized(OutboxMessage message) {
+    return withPayload(message, "\"" + "x".repeat(InMemoryBroker.MAX_PAYLOAD_BYTES) + "\"");
+  }
+
   private void breakRule(Flaw rule) throws Exception {
     closePublisher();
     flaw = rule;
@@ -48,6 +53,15 @@ class InMemoryPublisherContractTest extends RunOrderContractTest {
     assertThatThrownBy(this::afterAFailureInARunNoLaterEventOfThatAggregateIsReportedPublished)
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("after the failure, same aggregate");
+  }
+
+  @Test
+  void catchesAPublisherWhoseOversizedEventFailsTheRestOfItsBatch() throws Exception {
+    breakRule(Flaw.OVERSIZED_FAILS_THE_REST);
+    assertThatThrownBy(
+            this::oneOversizedEventFailsAlonePermanentlyAndEveryHealthyOneReachesTheBroker)
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("healthy event 5");
   }
 
   @Test
