@@ -18,6 +18,8 @@ import java.util.function.ToLongFunction;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Record1;
+import org.jooq.Select;
 import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
 
@@ -127,7 +129,12 @@ record DeadLetterSelection(
     if (fingerprint == null) {
       return admin.count(selector());
     }
-    return dsl.fetchCount(OUTBOX_EVENTS, group());
+    return dsl.fetchSingle(groupCountQuery()).value1();
+  }
+
+  /** The count of a group's dead letters, along the dead letters' index. */
+  Select<Record1<Integer>> groupCountQuery() {
+    return DSL.selectCount().from(OUTBOX_EVENTS).where(group());
   }
 
   /**

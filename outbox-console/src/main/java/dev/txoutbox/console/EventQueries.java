@@ -17,6 +17,7 @@ import org.jooq.Field;
 import org.jooq.Record;
 import org.jooq.Record2;
 import org.jooq.Result;
+import org.jooq.Select;
 import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
 
@@ -72,28 +73,10 @@ final class EventQueries {
   Page list(EventFilter filter, OffsetDateTime now) {
     if (filter.eventId() != null) {
       List<Map<String, Object>> one =
-          dsl.select(LIST_COLUMNS)
-              .from(OUTBOX_EVENTS)
-              .where(OUTBOX_EVENTS.ID.eq(filter.eventId()))
-              .and(filter.condition(OUTBOX_EVENTS, now))
-              .fetch(r -> listRow(r, OUTBOX_EVENTS, now));
+          dsl.fetch(listQuery(filter, now)).map(r -> listRow(r, OUTBOX_EVENTS, now));
       return new Page(one, null, 1);
     }
-    Condition keyset =
-        filter.after() == null ? DSL.noCondition() : OUTBOX_EVENTS.ID.lt(filter.after());
-    Result<Record> rows =
-        dsl.select(W.fields(LIST_COLUMNS))
-            .from(
-                DSL.select(LIST_COLUMNS)
-                    .from(OUTBOX_EVENTS)
-                    .where(keyset)
-                    .orderBy(OUTBOX_EVENTS.ID.desc())
-                    .limit(WINDOW)
-                    .asTable(W.getName()))
-            .where(filter.condition(W, now))
-            .orderBy(W.ID.desc())
-            .limit(filter.limit() + 1)
-            .fetch();
+    Result<Record> rows = dsl.fetch(listQuery(filter, now));
     List<Map<String, Object>> events = new ArrayList<>();
     for (int i = 0; i < Math.min(rows.size(), filter.limit()); i++) {
       events.add(listRow(rows.get(i), W, now));
@@ -102,24 +85,53 @@ final class EventQueries {
       return new Page(events, rows.get(filter.limit() - 1).get(W.ID), WINDOW);
     }
     // Every match of the window is on this page: go on after the window, if it was full.
-    Field<UUID> id = W.ID;
-    Field<Integer> examined = DSL.count().over().as("examined");
-    Record2<UUID, Integer> window =
-        dsl.select(id, examined)
-            .from(
-                DSL.select(OUTBOX_EVENTS.ID)
-                    .from(OUTBOX_EVENTS)
-                    .where(keyset)
-                    .orderBy(OUTBOX_EVENTS.ID.desc())
-                    .limit(WINDOW)
-                    .asTable(W.getName()))
-            .orderBy(id)
-            .limit(1)
-            .fetchOne();
+    Record2<UUID, Integer> window = dsl.fetchOne(windowQuery(filter));
     if (window == null) {
       return new Page(events, null, 0);
     }
     return new Page(events, window.value2() == WINDOW ? window.value1() : null, window.value2());
+  }
+
+  /**
+   * The page's rows, one more than asked for: the filter's matches among the {@value #WINDOW}
+   * events after the cursor, or the one event asked for by id.
+   */
+  Select<Record> listQuery(EventFilter filter, OffsetDateTime now) {
+    if (filter.eventId() != null) {
+      return DSL.select(LIST_COLUMNS)
+          .from(OUTBOX_EVENTS)
+          .where(OUTBOX_EVENTS.ID.eq(filter.eventId()))
+          .and(filter.condition(OUTBOX_EVENTS, now));
+    }
+    return DSL.select(W.fields(LIST_COLUMNS))
+        .from(
+            DSL.select(LIST_COLUMNS)
+                .from(OUTBOX_EVENTS)
+                .where(keyset(filter))
+                .orderBy(OUTBOX_EVENTS.ID.desc())
+                .limit(WINDOW)
+                .asTable(W.getName()))
+        .where(filter.condition(W, now))
+        .orderBy(W.ID.desc())
+        .limit(filter.limit() + 1);
+  }
+
+  /** The last id of the window after the cursor, and how many events the window holds. */
+  Select<Record2<UUID, Integer>> windowQuery(EventFilter filter) {
+    return DSL.select(W.ID, DSL.count().over().as("examined"))
+        .from(
+            DSL.select(OUTBOX_EVENTS.ID)
+                .from(OUTBOX_EVENTS)
+                .where(keyset(filter))
+                .orderBy(OUTBOX_EVENTS.ID.desc())
+                .limit(WINDOW)
+                .asTable(W.getName()))
+        .orderBy(W.ID)
+        .limit(1);
+  }
+
+  private static Condition keyset(EventFilter filter) {
+    return filter.after() == null ? DSL.noCondition() : OUTBOX_EVENTS.ID.lt(filter.after());
   }
 
   private static Map<String, Object> listRow(Record r, OutboxEvents t, OffsetDateTime now) {
