@@ -18,11 +18,16 @@
       else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
       else e.setAttribute(k, v === true ? '' : String(v));
     }
-    for (const c of children.flat()) {
+    for (const c of children.flat(Infinity)) {
       if (c === null || c === undefined || c === false) continue;
       e.append(c instanceof Node ? c : document.createTextNode(String(c)));
     }
     return e;
+  }
+
+  // The page's content; absent parts (null, false) are left out.
+  function show(...nodes) {
+    main.replaceChildren(...nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false));
   }
 
   // Where we are: /o/<outbox>/<page>[/<id>] below the mount point.
@@ -108,7 +113,7 @@
     const card = (label, value, cls, href) => el('div', { class: 'card' },
       el(href ? 'a' : 'div', { href }, el('div', { class: 'label' }, label), el('div', { class: 'value ' + (cls || '') }, value)));
     const slot = o.slot;
-    main.replaceChildren(
+    show(
       el('h1', {}, 'Overview'),
       el('div', { class: 'problems', id: 'problems' }, o.problems.map((p) => el('div', { class: 'problem ' + p.level }, p.text))),
       el('div', { class: 'cards' },
@@ -147,7 +152,7 @@
   async function events() {
     const query = new URLSearchParams(location.search);
     for (const [k, v] of [...query.entries()]) if (v === '' || (k === 'state' && v === 'all')) query.delete(k);
-    main.replaceChildren(el('h1', {}, 'Events'), filterForm(query));
+    show(el('h1', {}, 'Events'), filterForm(query));
     let page;
     try { page = await api(outboxApi('events') + (query.toString() ? '?' + query : '')); } catch (e) { main.append(failure(e)); return; }
     const rows = page.events.map((e) => el('tr', {},
@@ -178,7 +183,7 @@
     const e = await api(outboxApi('events/' + encodeURIComponent(place().id)));
     const headers = Object.entries(e.headers);
     const held = e.heldBackBy;
-    main.replaceChildren(
+    show(
       el('h1', {}, 'Event ', el('span', { class: 'mono' }, e.id), ' ', badge(e.state)),
       el('dl', { class: 'fields', id: 'fields' },
         [['Event type', e.eventType], ['Aggregate', e.aggregateType + ' / ' + e.aggregateId], ['Sequence', e.seq],
@@ -233,7 +238,7 @@
       el('td', {}, g.eventType), el('td', { class: 'num count' }, number(g.count)), el('td', {}, time(g.newest)),
       el('td', { class: 'error' }, g.fingerprint, el('details', {}, el('summary', { class: 'muted' }, 'example'), el('div', {}, g.sampleError))),
       el('td', {}, actionsFor({ group: g.key }, ''))));
-    main.replaceChildren(
+    show(
       el('h1', {}, 'Dead letters: ', el('span', { id: 'total' }, number(d.total))),
       el('p', { class: 'muted' }, 'Events that failed for good, grouped by type and error (numbers, ids and quoted values in the error set aside). Requeued events are published by the relays at their next poll.'),
       d.total ? actionsFor({}, 'all') : null,
@@ -246,7 +251,7 @@
   async function relays() {
     const r = await api(outboxApi('relays'));
     const s = r.slot;
-    main.replaceChildren(
+    show(
       el('h1', {}, 'Relays'),
       el('h2', {}, 'WAL slot'),
       s ? el('dl', { class: 'fields', id: 'slot' },
@@ -269,7 +274,7 @@
       const here = place();
       await (here.page === 'events' && here.id ? detail : pages[here.page] || overview)();
     } catch (e) {
-      main.replaceChildren(failure(e));
+      show(failure(e));
     }
   }
 
