@@ -58,6 +58,7 @@ final class Api {
 
   ConsoleResponse handle(ConsoleRequest request) {
     try {
+      guard.requireAllowedHost(request);
       return route(request);
     } catch (Refusal r) {
       if (request.method().equals("POST")) {

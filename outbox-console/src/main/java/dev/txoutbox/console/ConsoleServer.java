@@ -54,7 +54,7 @@ public final class ConsoleServer implements AutoCloseable {
     server.createContext("/", console.httpHandler());
     server.start();
     ConsoleServer started = new ConsoleServer(server, executor);
-    log.info("serving the outbox console on {}", started.uri());
+    log.info("serving the outbox console on {}: {}", started.uri(), console.describe());
     return started;
   }
 

@@ -5,11 +5,15 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Who may act: every POST passes four checks, in this order, before anything is read or changed.
+ * Who may read and act. Every request names an allowed host ({@link #requireAllowedHost}). Every
+ * POST passes four checks, in this order, before anything is read or changed.
  *
  * <ol>
  *   <li>the console has an {@link AdminCredential} (otherwise it is read-only: 403);
@@ -34,13 +38,55 @@ final class Guard {
   private static final int MAX_OPERATOR_LENGTH = 64;
 
   private final @Nullable AdminCredential credential;
+  private final Set<String> allowedHosts;
   private final String csrfToken;
 
-  Guard(@Nullable AdminCredential credential, SecureRandom random) {
+  /**
+   * @param allowedHosts the host names requests may name in {@code Host}, lower case, IPv6 without
+   *     brackets; empty to accept any
+   */
+  Guard(@Nullable AdminCredential credential, Set<String> allowedHosts, SecureRandom random) {
     this.credential = credential;
+    this.allowedHosts = Set.copyOf(allowedHosts);
     byte[] token = new byte[32];
     random.nextBytes(token);
     this.csrfToken = Base64.getUrlEncoder().withoutPadding().encodeToString(token);
+  }
+
+  /**
+   * Refuses a request whose {@code Host} is not one of the allowed hosts: a page on another site
+   * whose name was made to resolve to this console's address (DNS rebinding) names its own host.
+   *
+   * @throws Refusal 403 naming the host and the allowed ones
+   */
+  void requireAllowedHost(ConsoleRequest request) {
+    if (allowedHosts.isEmpty()) {
+      return;
+    }
+    String host = request.header("Host");
+    String name = host == null ? "" : hostName(host);
+    if (!allowedHosts.contains(name)) {
+      throw new Refusal(
+          403,
+          "Host must be one of "
+              + new TreeSet<>(allowedHosts)
+              + " (allowedHosts) but was "
+              + Text.quoted(host == null ? "" : host),
+          Map.of());
+    }
+  }
+
+  /**
+   * The host name of a {@code Host} header: without the port, IPv6 without brackets, lower case.
+   */
+  static String hostName(String host) {
+    String h = host.strip().toLowerCase(Locale.ROOT);
+    if (h.startsWith("[")) {
+      int end = h.indexOf(']');
+      return end < 0 ? h : h.substring(1, end);
+    }
+    int colon = h.indexOf(':');
+    return colon < 0 ? h : h.substring(0, colon);
   }
 
   boolean readOnly() {

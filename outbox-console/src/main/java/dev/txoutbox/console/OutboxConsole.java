@@ -9,6 +9,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -47,6 +48,12 @@ public final class OutboxConsole {
   /** The port {@link #start()} listens on unless told otherwise: 8089. */
   public static final int DEFAULT_PORT = 8089;
 
+  /**
+   * The hosts requests may name unless told otherwise: {@code localhost}, {@code 127.0.0.1} and
+   * {@code ::1}.
+   */
+  public static final Set<String> DEFAULT_ALLOWED_HOSTS = Set.of("localhost", "127.0.0.1", "::1");
+
   /** The statement timeout unless told otherwise: 5 seconds. */
   public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
@@ -62,11 +69,18 @@ public final class OutboxConsole {
   private final Api api;
   private final String bindAddress;
   private final int port;
+  private final String description;
 
-  private OutboxConsole(Api api, String bindAddress, int port) {
+  private OutboxConsole(Api api, String bindAddress, int port, String description) {
     this.api = api;
     this.bindAddress = bindAddress;
     this.port = port;
+    this.description = description;
+  }
+
+  /** The effective settings, for the start line; the credential by its source only. */
+  String describe() {
+    return description;
   }
 
   /** Starts configuring a console. */
@@ -109,6 +123,7 @@ public final class OutboxConsole {
     private final Map<String, OutboxSpec> outboxes = new LinkedHashMap<>();
     private @Nullable AdminCredential credential;
     private String bindAddress = DEFAULT_BIND_ADDRESS;
+    private Set<String> allowedHosts = DEFAULT_ALLOWED_HOSTS;
     private int port = DEFAULT_PORT;
     private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
     private Clock clock = Clock.systemUTC();
@@ -199,6 +214,38 @@ public final class OutboxConsole {
     }
 
     /**
+     * The host names requests may name in their {@code Host} header (without the port; IPv6
+     * addresses without brackets); a request naming another is refused with 403, reads included.
+     * This keeps a page of another site, whose name was made to resolve to the console's address
+     * (DNS rebinding), from reading or acting. Defaults to {@link #DEFAULT_ALLOWED_HOSTS}, right
+     * for a console on loopback; give the names users reach it by when it is bound elsewhere,
+     * behind a proxy or mounted on a service. No name at all turns the check off.
+     *
+     * @throws NullPointerException if {@code hosts} or one of them is null
+     * @throws IllegalArgumentException if a name is blank or holds a port
+     */
+    public Builder allowedHosts(String... hosts) {
+      Set<String> names = new java.util.LinkedHashSet<>();
+      for (String host : Objects.requireNonNull(hosts, "hosts")) {
+        Objects.requireNonNull(host, "hosts must not hold null");
+        String name = host.strip().toLowerCase(java.util.Locale.ROOT);
+        if (name.startsWith("[") && name.endsWith("]")) {
+          name = name.substring(1, name.length() - 1); // [::1]
+        }
+        boolean port = name.indexOf(':') >= 0 && name.indexOf(':') == name.lastIndexOf(':');
+        if (name.isEmpty() || port || name.contains("[") || name.contains("/")) {
+          throw new IllegalArgumentException(
+              "allowedHosts must hold host names without a port, such as console.example.org or"
+                  + " ::1, but held "
+                  + Text.quoted(host));
+        }
+        names.add(name);
+      }
+      this.allowedHosts = Set.copyOf(names);
+      return this;
+    }
+
+    /**
      * The port {@link OutboxConsole#start()} listens on; 0 takes any free port. Defaults to {@value
      * #DEFAULT_PORT}.
      *
@@ -269,11 +316,21 @@ public final class OutboxConsole {
       Api api =
           new Api(
               Collections.unmodifiableMap(built),
-              new Guard(credential, new SecureRandom()),
+              new Guard(credential, allowedHosts, new SecureRandom()),
               new Assets(),
               statementTimeout,
               clock);
-      return new OutboxConsole(api, bindAddress, port);
+      String description =
+          "outboxes "
+              + built.values().stream()
+                  .map(o -> o.name() + " (" + o.tables() + ")")
+                  .collect(java.util.stream.Collectors.joining(", "))
+              + (credential == null ? "; read-only" : "; actions unlocked by " + credential)
+              + "; statement timeout "
+              + dev.txoutbox.spi.DurationText.of(statementTimeout)
+              + "; allowed hosts "
+              + (allowedHosts.isEmpty() ? "any" : new java.util.TreeSet<>(allowedHosts));
+      return new OutboxConsole(api, bindAddress, port, description);
     }
   }
 }
