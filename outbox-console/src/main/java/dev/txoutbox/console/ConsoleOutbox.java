@@ -1,0 +1,60 @@
+package dev.txoutbox.console;
+
+import dev.txoutbox.OutboxAdmin;
+import dev.txoutbox.schema.OutboxTables;
+import java.time.Clock;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+
+/**
+ * One outbox the console shows, by its name in URLs: its tables, the admin over them and the
+ * console's own queries, all on connections with the console's statement timeout. Thread-safe.
+ */
+final class ConsoleOutbox {
+
+  private final String name;
+  private final OutboxTables tables;
+  private final DSLContext catalog;
+  private final DSLContext dsl;
+  private final OutboxAdmin admin;
+  private final EventQueries events;
+
+  ConsoleOutbox(
+      String name, DataSource dataSource, OutboxTables tables, Duration timeout, Clock clock) {
+    this.name = name;
+    this.tables = tables;
+    this.catalog = DSL.using(new TimeoutConnections(dataSource, timeout), SQLDialect.POSTGRES);
+    this.dsl = DSL.using(catalog.configuration().derive(tables.settings(catalog.settings())));
+    this.admin = OutboxAdmin.builder().dsl(catalog).tables(tables).clock(clock).build();
+    this.events = new EventQueries(dsl, tables);
+  }
+
+  String name() {
+    return name;
+  }
+
+  OutboxTables tables() {
+    return tables;
+  }
+
+  /** For catalog queries ({@code pg_replication_slots}): no render mapping. */
+  DSLContext catalog() {
+    return catalog;
+  }
+
+  /** For queries of the generated model, rendered onto {@link #tables()}. */
+  DSLContext dsl() {
+    return dsl;
+  }
+
+  OutboxAdmin admin() {
+    return admin;
+  }
+
+  EventQueries events() {
+    return events;
+  }
+}

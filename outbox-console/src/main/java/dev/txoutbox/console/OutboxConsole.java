@@ -1,0 +1,336 @@
+package dev.txoutbox.console;
+
+import com.sun.net.httpserver.HttpHandler;
+import dev.txoutbox.schema.OutboxTables;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The operations console: pages and a JSON API that show one or more outboxes (backlog, events,
+ * dead letters, the WAL slot) and requeue or purge dead letters through {@link
+ * dev.txoutbox.OutboxAdmin}.
+ *
+ * <pre>{@code
+ * OutboxConsole console = OutboxConsole.builder()
+ *     .outbox("billing", dataSource, OutboxTables.in("billing"))
+ *     .adminCredential(AdminCredential.fromEnvironment("TXOUTBOX_CONSOLE_SECRET"))
+ *     .build();
+ * try (ConsoleServer server = console.start()) { ... }   // http://127.0.0.1:8089/
+ * }</pre>
+ *
+ * <p>Three ways to serve it: {@link #start()} on the JDK's own HTTP server; {@link #httpHandler()}
+ * mounted on a {@code com.sun.net.httpserver.HttpServer} the application runs ({@code
+ * server.createContext("/outbox", console.httpHandler())}); or {@link #handle(ConsoleRequest)}
+ * called from any other server's handler (servlet, Jetty, Undertow), which maps its request and
+ * response in a few lines.
+ *
+ * <p>Safety: without an {@link AdminCredential} the console is read-only. Every action is a POST
+ * checked for the same origin, the credential and a CSRF token, and writes one line (who, what, how
+ * many rows) to the log {@code dev.txoutbox.console.audit}. Nothing changes on GET. Every statement
+ * runs under the statement timeout. Pages render every value as text.
+ *
+ * <p>This class is thread-safe.
+ */
+public final class OutboxConsole {
+
+  /** The address {@link #start()} binds unless told otherwise: {@code 127.0.0.1}, loopback. */
+  public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
+
+  /** The port {@link #start()} listens on unless told otherwise: 8089. */
+  public static final int DEFAULT_PORT = 8089;
+
+  /**
+   * The hosts requests may name unless told otherwise: {@code localhost}, {@code 127.0.0.1} and
+   * {@code ::1}.
+   */
+  public static final Set<String> DEFAULT_ALLOWED_HOSTS = Set.of("localhost", "127.0.0.1", "::1");
+
+  /** The statement timeout unless told otherwise: 5 seconds. */
+  public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
+
+  /** The longest statement timeout accepted: 5 minutes. */
+  public static final Duration MAX_STATEMENT_TIMEOUT = Duration.ofMinutes(5);
+
+  /**
+   * An outbox's name in URLs: 1 to 40 characters of a-z, 0-9, _ and -, starting with a letter or
+   * digit.
+   */
+  private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_-]{0,39}");
+
+  private final Api api;
+  private final String bindAddress;
+  private final int port;
+  private final String description;
+
+  private OutboxConsole(Api api, String bindAddress, int port, String description) {
+    this.api = api;
+    this.bindAddress = bindAddress;
+    this.port = port;
+    this.description = description;
+  }
+
+  /** The effective settings, for the start line; the credential by its source only. */
+  String describe() {
+    return description;
+  }
+
+  /** Starts configuring a console. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Answers one request; for adapters of HTTP servers other than the JDK's. Never throws: a failure
+   * is an answer (4xx for the request's fault, 503 for the database's, 500 otherwise).
+   *
+   * @throws NullPointerException if {@code request} is null
+   */
+  public ConsoleResponse handle(ConsoleRequest request) {
+    return api.handle(Objects.requireNonNull(request, "request"));
+  }
+
+  /**
+   * The console as a handler for the JDK's HTTP server, to mount under any path of a server the
+   * application already runs: {@code server.createContext("/outbox", console.httpHandler())}. The
+   * console's links start with the context's path.
+   */
+  public HttpHandler httpHandler() {
+    return new JdkHandler(this);
+  }
+
+  /**
+   * Serves the console on its own JDK HTTP server at {@link Builder#bindAddress(String)} and {@link
+   * Builder#port(int)}, with daemon threads named {@code txoutbox-console-http-N}.
+   *
+   * @throws java.io.UncheckedIOException if the address cannot be bound; the message names it
+   */
+  public ConsoleServer start() {
+    return ConsoleServer.start(this, bindAddress, port);
+  }
+
+  /** Configures an {@link OutboxConsole}. Not thread-safe. */
+  public static final class Builder {
+    private @Nullable DataSource dataSource;
+    private final Map<String, OutboxSpec> outboxes = new LinkedHashMap<>();
+    private @Nullable AdminCredential credential;
+    private String bindAddress = DEFAULT_BIND_ADDRESS;
+    private Set<String> allowedHosts = DEFAULT_ALLOWED_HOSTS;
+    private int port = DEFAULT_PORT;
+    private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
+    private Clock clock = Clock.systemUTC();
+
+    private Builder() {}
+
+    private record OutboxSpec(@Nullable DataSource dataSource, OutboxTables tables) {}
+
+    /**
+     * The database of the outboxes added without one of their own ({@link #outbox(String,
+     * OutboxTables)}).
+     *
+     * @throws NullPointerException if {@code dataSource} is null
+     */
+    public Builder dataSource(DataSource dataSource) {
+      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+      return this;
+    }
+
+    /**
+     * Shows the outbox at {@code tables} in the database of {@link #dataSource(DataSource)} as
+     * {@code name}. The first outbox added is the one the console opens on.
+     *
+     * @param name its name in URLs ({@code /o/<name>/}): 1 to 40 characters of {@code a-z}, {@code
+     *     0-9}, {@code _} and {@code -}
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code name} is not such a name or is already taken
+     */
+    public Builder outbox(String name, OutboxTables tables) {
+      return add(name, null, tables);
+    }
+
+    /**
+     * Shows the outbox at {@code tables} in {@code dataSource} as {@code name}; see {@link
+     * #outbox(String, OutboxTables)}.
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code name} is not a valid name or is already taken
+     */
+    public Builder outbox(String name, DataSource dataSource, OutboxTables tables) {
+      return add(name, Objects.requireNonNull(dataSource, "dataSource"), tables);
+    }
+
+    private Builder add(String name, @Nullable DataSource dataSource, OutboxTables tables) {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(tables, "tables");
+      if (!NAME.matcher(name).matches()) {
+        throw new IllegalArgumentException(
+            "outbox name must be 1 to 40 characters of a-z, 0-9, _ and -, starting with a letter"
+                + " or digit, but was "
+                + Text.quoted(name));
+      }
+      if (outboxes.containsKey(name)) {
+        throw new IllegalArgumentException(
+            "outbox name must be unique but " + Text.quoted(name) + " was given twice");
+      }
+      outboxes.put(name, new OutboxSpec(dataSource, tables));
+      return this;
+    }
+
+    /**
+     * The secret that unlocks requeue and purge. Without one (the default) the console is
+     * read-only.
+     *
+     * @throws NullPointerException if {@code credential} is null
+     */
+    public Builder adminCredential(AdminCredential credential) {
+      this.credential = Objects.requireNonNull(credential, "credential");
+      return this;
+    }
+
+    /**
+     * The address {@link OutboxConsole#start()} listens on. Defaults to {@value
+     * #DEFAULT_BIND_ADDRESS}: only this machine can connect. Give {@code 0.0.0.0} only behind TLS
+     * and with care.
+     *
+     * @throws NullPointerException if {@code bindAddress} is null
+     * @throws IllegalArgumentException if it is blank
+     */
+    public Builder bindAddress(String bindAddress) {
+      Objects.requireNonNull(bindAddress, "bindAddress");
+      if (bindAddress.isBlank()) {
+        throw new IllegalArgumentException(
+            "bindAddress must not be blank but was '" + bindAddress + "'");
+      }
+      this.bindAddress = bindAddress;
+      return this;
+    }
+
+    /**
+     * The host names requests may name in their {@code Host} header (without the port; IPv6
+     * addresses without brackets); a request naming another is refused with 403, reads included.
+     * This keeps a page of another site, whose name was made to resolve to the console's address
+     * (DNS rebinding), from reading or acting. Defaults to {@link #DEFAULT_ALLOWED_HOSTS}, right
+     * for a console on loopback; give the names users reach it by when it is bound elsewhere,
+     * behind a proxy or mounted on a service. No name at all turns the check off.
+     *
+     * @throws NullPointerException if {@code hosts} or one of them is null
+     * @throws IllegalArgumentException if a name is blank or holds a port
+     */
+    public Builder allowedHosts(String... hosts) {
+      Set<String> names = new java.util.LinkedHashSet<>();
+      for (String host : Objects.requireNonNull(hosts, "hosts")) {
+        Objects.requireNonNull(host, "hosts must not hold null");
+        String name = host.strip().toLowerCase(java.util.Locale.ROOT);
+        if (name.startsWith("[") && name.endsWith("]")) {
+          name = name.substring(1, name.length() - 1); // [::1]
+        }
+        boolean port = name.indexOf(':') >= 0 && name.indexOf(':') == name.lastIndexOf(':');
+        if (name.isEmpty() || port || name.contains("[") || name.contains("/")) {
+          throw new IllegalArgumentException(
+              "allowedHosts must hold host names without a port, such as console.example.org or"
+                  + " ::1, but held "
+                  + Text.quoted(host));
+        }
+        names.add(name);
+      }
+      this.allowedHosts = Set.copyOf(names);
+      return this;
+    }
+
+    /**
+     * The port {@link OutboxConsole#start()} listens on; 0 takes any free port. Defaults to {@value
+     * #DEFAULT_PORT}.
+     *
+     * @throws IllegalArgumentException if {@code port} is not between 0 and 65535
+     */
+    public Builder port(int port) {
+      if (port < 0 || port > 65_535) {
+        throw new IllegalArgumentException("port must be between 0 and 65535 but was " + port);
+      }
+      this.port = port;
+      return this;
+    }
+
+    /**
+     * How long any statement of the console may run before the server cancels it (PostgreSQL's
+     * {@code statement_timeout}, set on each connection the console borrows and reset when it gives
+     * it back). Defaults to 5 seconds.
+     *
+     * @throws NullPointerException if {@code statementTimeout} is null
+     * @throws IllegalArgumentException if it is not between 1 ms and 5 minutes
+     */
+    public Builder statementTimeout(Duration statementTimeout) {
+      Objects.requireNonNull(statementTimeout, "statementTimeout");
+      if (statementTimeout.toMillis() < 1
+          || statementTimeout.compareTo(MAX_STATEMENT_TIMEOUT) > 0) {
+        throw new IllegalArgumentException(
+            "statementTimeout must be between 1ms and 5m but was " + statementTimeout);
+      }
+      this.statementTimeout = statementTimeout;
+      return this;
+    }
+
+    /**
+     * The clock "now" is read from (which events are due, the oldest's age). Defaults to the system
+     * clock in UTC.
+     *
+     * @throws NullPointerException if {@code clock} is null
+     */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * Checks the settings and makes the console. Nothing is started and no connection is made.
+     *
+     * @throws IllegalStateException if no outbox was added, or one was added without a data source
+     *     and no {@link #dataSource(DataSource)} was given
+     */
+    public OutboxConsole build() {
+      if (outboxes.isEmpty()) {
+        throw new IllegalStateException(
+            "outboxes must hold at least one outbox (outbox(name, tables)) but held none");
+      }
+      Map<String, ConsoleOutbox> built = new LinkedHashMap<>();
+      outboxes.forEach(
+          (name, spec) -> {
+            DataSource ds = spec.dataSource() != null ? spec.dataSource() : dataSource;
+            if (ds == null) {
+              throw new IllegalStateException(
+                  "outbox "
+                      + Text.quoted(name)
+                      + " must have a data source (outbox(name, dataSource, tables), or"
+                      + " dataSource(...) for all) but has none");
+            }
+            built.put(name, new ConsoleOutbox(name, ds, spec.tables(), statementTimeout, clock));
+          });
+      Api api =
+          new Api(
+              Collections.unmodifiableMap(built),
+              new Guard(credential, allowedHosts, new SecureRandom()),
+              new Assets(),
+              statementTimeout,
+              clock);
+      String description =
+          "outboxes "
+              + built.values().stream()
+                  .map(o -> o.name() + " (" + o.tables() + ")")
+                  .collect(java.util.stream.Collectors.joining(", "))
+              + (credential == null ? "; read-only" : "; actions unlocked by " + credential)
+              + "; statement timeout "
+              + dev.txoutbox.spi.DurationText.of(statementTimeout)
+              + "; allowed hosts "
+              + (allowedHosts.isEmpty() ? "any" : new java.util.TreeSet<>(allowedHosts));
+      return new OutboxConsole(api, bindAddress, port, description);
+    }
+  }
+}
