@@ -135,18 +135,7 @@ final class Cli {
         String state = sql.getSQLState() == null ? "" : sql.getSQLState();
         String reason = DatabaseTarget.reason(sql);
         if (state.equals("42P01") || state.equals("3F000")) {
-          String schema = root.schema == null ? "public" : root.schema;
-          String prefix =
-              root.tablePrefix == null || root.tablePrefix.isEmpty()
-                  ? ""
-                  : " with table prefix '" + root.tablePrefix + "'";
-          return "no outbox tables in schema '"
-              + schema
-              + "'"
-              + prefix
-              + " ("
-              + reason
-              + "); run 'txoutbox migrate' first";
+          return MissingOutbox.describe(root, reason);
         }
         if (state.startsWith("08")) {
           return "lost the database connection: " + reason;
