@@ -93,7 +93,10 @@ final class Cli {
   }
 
   private static void configureLogging(boolean verbose) {
-    if (LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext) {
+    if (LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext context) {
+      if (verbose) {
+        context.getTurboFilterList().removeIf(LogThrottle.class::isInstance);
+      }
       Logger txoutbox = (Logger) LoggerFactory.getLogger("dev.txoutbox");
       txoutbox.setLevel(verbose ? Level.DEBUG : null);
       Logger flyway = (Logger) LoggerFactory.getLogger("org.flywaydb");
