@@ -41,7 +41,7 @@ final class Cli {
     TxoutboxCommand root = new TxoutboxCommand(context);
     CommandLine cli = commandLine(root);
     // Before parsing: the parser's messages quote arguments.
-    OutputMasking.hideArguments(List.of(args), optionNames(cli));
+    OutputMasking.hideArguments(List.of(args), names(cli));
     cli.setOut(new PrintWriter(context.out(), true));
     cli.setErr(new PrintWriter(context.err(), true));
     cli.setExecutionStrategy(
@@ -84,11 +84,11 @@ final class Cli {
     return cli;
   }
 
-  /** The names of every option of {@code command} and its subcommands. */
-  private static Set<String> optionNames(CommandLine command) {
-    Set<String> names = new HashSet<>();
+  /** The names of every option and subcommand of {@code command}, and of theirs. */
+  private static Set<String> names(CommandLine command) {
+    Set<String> names = new HashSet<>(command.getSubcommands().keySet());
     command.getCommandSpec().options().forEach(o -> names.addAll(List.of(o.names())));
-    command.getSubcommands().values().forEach(sub -> names.addAll(optionNames(sub)));
+    command.getSubcommands().values().forEach(sub -> names.addAll(names(sub)));
     return names;
   }
 

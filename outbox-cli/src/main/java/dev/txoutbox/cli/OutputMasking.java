@@ -73,18 +73,18 @@ final class OutputMasking {
    * quoting an argument (the argument parser's included) shows one: the secrets of every URI in an
    * argument, the value of a {@code NAME=VALUE} whose name {@linkplain SecretMasking#isSecretKey is
    * a secret} (also after an option's {@code =}: {@code --producer=sasl.jaas.config=VALUE}), and
-   * the argument after an option named like a secret that is not one of {@code options}, the
-   * command line's own (a misplaced {@code --password VALUE}).
+   * the argument after an option named like a secret that is not one of {@code names}, the names of
+   * the command line's own options and commands (a misplaced {@code --password VALUE}).
    */
-  static void hideArguments(List<String> args, Set<String> options) {
+  static void hideArguments(List<String> args, Set<String> names) {
     for (int i = 0; i < args.size(); i++) {
       String arg = args.get(i);
       hide(SecretMasking.secretsIn(arg));
       int eq = arg.indexOf('=');
-      boolean own = options.contains(eq < 0 ? arg : arg.substring(0, eq));
+      boolean own = names.contains(eq < 0 ? arg : arg.substring(0, eq));
       hide(secretValue(own ? arg.substring(eq + 1) : arg));
       boolean secretOption = !own && arg.startsWith("-") && SecretMasking.isSecretKey(arg);
-      if (secretOption && eq < 0 && i + 1 < args.size() && !options.contains(args.get(i + 1))) {
+      if (secretOption && eq < 0 && i + 1 < args.size() && !names.contains(args.get(i + 1))) {
         hide(List.of(args.get(i + 1)));
       }
     }

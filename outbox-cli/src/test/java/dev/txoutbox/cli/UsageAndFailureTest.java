@@ -2,6 +2,7 @@ package dev.txoutbox.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.txoutbox.spi.SecretMasking;
 import dev.txoutbox.testing.TestDatabase;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -108,6 +109,14 @@ class UsageAndFailureTest {
     assertThat(lines.get(lines.size() - 1))
         .isEqualTo("Try '" + command + " --help' for more information.");
     assertThat(r.out()).isEmpty();
+  }
+
+  @Test
+  void aCommandAfterAnUnknownFlagNamedLikeASecretIsNotTakenForItsValue() {
+    CliRunner.Result r = cli().run("--token", "status");
+
+    assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err()).contains("'--token'").doesNotContain(SecretMasking.MASK);
   }
 
   @Test
