@@ -117,6 +117,8 @@ class UsageAndFailureTest {
 
     assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.err()).contains("'--token'").doesNotContain(SecretMasking.MASK);
+    // Not hidden from later output either (the hidden values are the process's).
+    assertThat(cli().run().errLines().get(0)).contains(" status,");
   }
 
   @Test
