@@ -2,14 +2,20 @@ package dev.txoutbox.cli;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
+import dev.txoutbox.spi.SecretMasking;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.sql.SQLException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.slf4j.LoggerFactory;
 import org.slf4j.bridge.SLF4JBridgeHandler;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.UnmatchedArgumentException;
@@ -28,8 +34,14 @@ final class Cli {
     System.setProperty("org.jooq.no-logo", "true");
     System.setProperty("org.jooq.no-tips", "true");
     routeJavaUtilLogging();
+    // picocli's tracer writes to System.err past every masking, quoting argument text (such as
+    // "Unbalanced quotes in [..]" with the end of a JAAS password): off, whatever picocli.trace
+    // says.
+    CommandLine.tracer().setLevel(CommandLine.TraceLevel.OFF);
     TxoutboxCommand root = new TxoutboxCommand(context);
     CommandLine cli = commandLine(root);
+    // Before parsing: the parser's messages quote arguments.
+    OutputMasking.hideArguments(List.of(args), names(cli));
     cli.setOut(new PrintWriter(context.out(), true));
     cli.setErr(new PrintWriter(context.err(), true));
     cli.setExecutionStrategy(
@@ -72,8 +84,19 @@ final class Cli {
     return cli;
   }
 
+  /** The names of every option and subcommand of {@code command}, and of theirs. */
+  private static Set<String> names(CommandLine command) {
+    Set<String> names = new HashSet<>(command.getSubcommands().keySet());
+    command.getCommandSpec().options().forEach(o -> names.addAll(List.of(o.names())));
+    command.getSubcommands().values().forEach(sub -> names.addAll(names(sub)));
+    return names;
+  }
+
   private static void configureLogging(boolean verbose) {
-    if (LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext) {
+    if (LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext context) {
+      if (verbose) {
+        context.getTurboFilterList().removeIf(LogThrottle.class::isInstance);
+      }
       Logger txoutbox = (Logger) LoggerFactory.getLogger("dev.txoutbox");
       txoutbox.setLevel(verbose ? Level.DEBUG : null);
       Logger flyway = (Logger) LoggerFactory.getLogger("org.flywaydb");
@@ -115,18 +138,7 @@ final class Cli {
         String state = sql.getSQLState() == null ? "" : sql.getSQLState();
         String reason = DatabaseTarget.reason(sql);
         if (state.equals("42P01") || state.equals("3F000")) {
-          String schema = root.schema == null ? "public" : root.schema;
-          String prefix =
-              root.tablePrefix == null || root.tablePrefix.isEmpty()
-                  ? ""
-                  : " with table prefix '" + root.tablePrefix + "'";
-          return "no outbox tables in schema '"
-              + schema
-              + "'"
-              + prefix
-              + " ("
-              + reason
-              + "); run 'txoutbox migrate' first";
+          return MissingOutbox.describe(root, reason);
         }
         if (state.startsWith("08")) {
           return "lost the database connection: " + reason;
@@ -149,20 +161,38 @@ final class Cli {
   }
 
   /**
-   * Bad arguments: the message (masked, one line) and the usage on stderr, exit code 2, as
-   * picocli's own handler does; an argument may be a misplaced secret.
+   * Bad arguments: the message (masked, one line), picocli's suggestions for a mistyped name
+   * (masked), and a hint to the command's {@code --help} on stderr; exit code 2. The usage itself
+   * is left to {@code --help}: after the one line that matters, it would fill the screen.
    */
   private static final class UsageHandler implements IParameterExceptionHandler {
     @Override
     public int handleParseException(ParameterException e, String[] args) {
       CommandLine command = e.getCommandLine();
       PrintWriter err = command.getErr();
-      err.println(OutputMasking.line(e.getMessage()));
-      if (!UnmatchedArgumentException.printSuggestions(e, err)) {
-        command.usage(err, command.getColorScheme());
+      err.println(OutputMasking.line(message(e)));
+      StringWriter suggestions = new StringWriter();
+      if (UnmatchedArgumentException.printSuggestions(e, new PrintWriter(suggestions))) {
+        err.print(OutputMasking.lines(suggestions.toString()));
       }
+      err.println(
+          "Try '" + command.getCommandSpec().qualifiedName() + " --help' for more information.");
       err.flush();
       return command.getCommandSpec().exitCodeOnInvalidInput();
+    }
+
+    /**
+     * The parser's message, without the value when a {@code NAME=VALUE} flag (such as {@code
+     * --producer}) refused it: a value that is not {@code NAME=VALUE} may be a setting's value
+     * alone, a secret.
+     */
+    private static String message(ParameterException e) {
+      ArgSpec arg = e.getArgSpec();
+      String value = e.getValue();
+      boolean mapValue = arg != null && arg.isOption() && Map.class.isAssignableFrom(arg.type());
+      return mapValue && value != null && !value.isEmpty()
+          ? e.getMessage().replace(value, SecretMasking.MASK)
+          : e.getMessage();
     }
   }
 }

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import javax.sql.DataSource;
+import org.postgresql.Driver;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -179,14 +180,22 @@ final class DatabaseTarget {
     return OutputMasking.mask(message.lines().findFirst().orElse(message).trim());
   }
 
+  /**
+   * The URL, the user and whether a password is given (never the password itself), from the
+   * options, the environment, a password file or the URL's own parameters ({@code
+   * ?user=app&password=...}).
+   */
   @Override
   public String toString() {
+    Properties inUrl = Driver.parseURL(jdbcUrl, null);
+    String urlUser = inUrl == null ? null : inUrl.getProperty("user");
+    boolean urlPassword = inUrl != null && inUrl.getProperty("password") != null;
     return "url="
         + maskedUrl()
         + ", user="
-        + (user == null ? "(driver default)" : user)
+        + (user != null ? user : urlUser != null ? urlUser : "(driver default)")
         + ", password "
-        + (password == null ? "none" : "given")
+        + (password != null || urlPassword ? "given" : "none")
         + ", schema="
         + tables.schema()
         + (tables.tablePrefix().isEmpty() ? "" : ", table prefix=" + tables.tablePrefix());

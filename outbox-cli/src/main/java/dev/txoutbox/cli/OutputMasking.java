@@ -68,6 +68,41 @@ final class OutputMasking {
         });
   }
 
+  /**
+   * From now on, the secrets on the command line {@code args} are hidden, so that no message
+   * quoting an argument (the argument parser's included) shows one: the secrets of every URI in an
+   * argument, the value of a {@code NAME=VALUE} whose name {@linkplain SecretMasking#isSecretKey is
+   * a secret} (also after an option's {@code =}: {@code --producer=sasl.jaas.config=VALUE}), and
+   * the argument after an option named like a secret that is not one of {@code names}, the names of
+   * the command line's own options and commands (a misplaced {@code --password VALUE}).
+   */
+  static void hideArguments(List<String> args, Set<String> names) {
+    for (int i = 0; i < args.size(); i++) {
+      String arg = args.get(i);
+      hide(SecretMasking.secretsIn(arg));
+      int eq = arg.indexOf('=');
+      boolean own = names.contains(eq < 0 ? arg : arg.substring(0, eq));
+      hide(secretValue(own ? arg.substring(eq + 1) : arg));
+      boolean secretOption = !own && arg.startsWith("-") && SecretMasking.isSecretKey(arg);
+      if (secretOption && eq < 0 && i + 1 < args.size() && !names.contains(args.get(i + 1))) {
+        hide(List.of(args.get(i + 1)));
+      }
+    }
+  }
+
+  /**
+   * The value of {@code text} if it reads {@code NAME=VALUE} with a secret's name, else that of its
+   * value, read the same way ({@code topic=a=password=x} holds {@code x}); none without {@code =}.
+   */
+  private static List<String> secretValue(String text) {
+    int eq = text.indexOf('=');
+    if (eq < 0) {
+      return List.of();
+    }
+    String value = text.substring(eq + 1);
+    return SecretMasking.isSecretKey(text.substring(0, eq)) ? List.of(value) : secretValue(value);
+  }
+
   /** {@code text} {@linkplain #mask masked} and on one line, control characters escaped. */
   static String line(String text) {
     return Printable.of(mask(text));

@@ -438,6 +438,7 @@ final class RelayCommand extends DatabaseCommand {
           registry = closer.add(new Registry()).registry;
         }
         pool = closer.add(target.pool(CLIENT_NAME_PREFIX + config.name(), poolSize, registry));
+        MissingOutbox.require(pool, root, target.tables());
         if (port != null) {
           HealthCheck health =
               closer.add(new HealthCheck(pool, healthTimeout, () -> running.get().getAsBoolean()));

@@ -94,6 +94,9 @@ final class TxoutboxCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     throw new ParameterException(
-        spec.commandLine(), "a command must be given (one of those below) but was not");
+        spec.commandLine(),
+        "a command must be given (one of "
+            + String.join(", ", spec.subcommands().keySet())
+            + ") but was not");
   }
 }

@@ -82,7 +82,9 @@ class CliJarIT {
   void badArgumentsExitTwo() throws Exception {
     try (JarProcess p = JarProcess.run(Map.of(), "dead-letters", "purge", "--all", "--all")) {
       assertThat(p.exitCode()).isEqualTo(2);
-      assertThat(p.err()).contains("Usage:");
+      assertThat(p.err())
+          .doesNotContain("Usage:")
+          .endsWith("Try 'txoutbox dead-letters purge --help' for more information.\n");
     }
   }
 
@@ -116,7 +118,10 @@ class CliJarIT {
       assertThat(p.exitCode()).as(p.err()).isEqualTo(2);
       assertThat(p.err().lines().findFirst())
           .hasValue("--older-than must be at most 36500d but was 1000000000d");
-      assertThat(p.err()).doesNotContain("cannot reach").contains("Usage:");
+      assertThat(p.err())
+          .doesNotContain("cannot reach")
+          .doesNotContain("Usage:")
+          .contains("Try 'txoutbox cleanup --help'");
       assertThat(p.out()).isEmpty();
     }
   }

@@ -94,6 +94,53 @@ class SecretsJarIT {
     }
   }
 
+  /**
+   * Command lines holding the password S3CRET that the argument parser refuses (exit 2), or, with
+   * the unbalanced quote, accepts with a warning (then the database is unreachable: exit 1).
+   */
+  static Stream<Arguments> refusedCommandLines() {
+    String jaas =
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required";
+    return Stream.of(
+        // A missing closing quote: picocli's tracer quoted the rest ("Unbalanced quotes in [..]").
+        Arguments.of(2, List.of("--producer", jaas + " username=\"u\" password=\"S3CRET")),
+        Arguments.of(
+            1,
+            List.of(
+                "--bootstrap-servers",
+                "127.0.0.1:1",
+                "--producer",
+                jaas + " username=\"u\" password=\"S3CRET")),
+        // An unknown flag: its value is an unmatched argument, quoted whole.
+        Arguments.of(2, List.of("--kafka-property", "sasl.jaas.config=broken S3CRET")),
+        Arguments.of(2, List.of("--kafka-property=sasl.jaas.config=broken S3CRET")),
+        // A mistyped flag: quoted, with picocli's suggestion.
+        Arguments.of(2, List.of("--producr", "sasl.jaas.config=broken S3CRET")),
+        // The option the CLI deliberately lacks.
+        Arguments.of(2, List.of("--password", "S3CRET")),
+        Arguments.of(2, List.of("--db-password=S3CRET")),
+        // A value the flag's type refuses, quoted in the conversion error.
+        Arguments.of(2, List.of("--batch-size", "password=S3CRET")),
+        Arguments.of(2, List.of("--producer", "S3CRET")),
+        // A URI given without its flag: an unmatched argument.
+        Arguments.of(2, List.of("amqp://app:S3CRET@rabbit.example:5672/%2F")));
+  }
+
+  @ParameterizedTest
+  @MethodSource("refusedCommandLines")
+  void theArgumentParserNeverShowsASecret(int exitCode, List<String> flags) throws Exception {
+    List<String> args = new ArrayList<>(List.of("relay", "--publisher", "kafka"));
+    args.addAll(flags);
+    try (JarProcess p =
+        JarProcess.run(
+            Map.of("OUTBOX_JDBC_URL", "jdbc:postgresql://127.0.0.1:1/x"),
+            args.toArray(String[]::new))) {
+      assertThat(p.exitCode()).as(p.err()).isEqualTo(exitCode);
+      assertThat(p.err()).as("stderr").isNotBlank().doesNotContain("S3CRET");
+      assertThat(p.out()).as("stdout").doesNotContain("S3CRET");
+    }
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"Pa/ss9Wq", "Pa#ss9Wq", "Pa?ss9Wq", "Pa@ss9Wq"})
   void anAmqpPasswordWithUnencodedDelimitersIsRefusedWithoutShowingIt(String password)

@@ -2,11 +2,14 @@ package dev.txoutbox.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.txoutbox.spi.SecretMasking;
 import dev.txoutbox.testing.TestDatabase;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Bad arguments exit 2 and touch nothing; an unreachable database is one line and exit 1. */
@@ -72,6 +75,60 @@ class UsageAndFailureTest {
     assertThat(r.err()).isNotBlank();
     assertThat(r.out()).isEmpty();
     assertThat(outbox.count("dead_lettered_at is not null")).isEqualTo(2);
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "--no-such-flag | txoutbox",
+        "migrate --no-such-flag | txoutbox migrate",
+        "status --no-such-flag | txoutbox status",
+        "dead-letters --no-such-flag | txoutbox dead-letters",
+        "dead-letters list --no-such-flag | txoutbox dead-letters list",
+        "dead-letters groups --no-such-flag | txoutbox dead-letters groups",
+        "dead-letters requeue --all --no-such-flag | txoutbox dead-letters requeue",
+        "dead-letters purge --all --no-such-flag | txoutbox dead-letters purge",
+        "cleanup --older-than 7d --no-such-flag | txoutbox cleanup",
+        "wal-slot show --no-such-flag | txoutbox wal-slot show",
+        "wal-slot drop --slot s --no-such-flag | txoutbox wal-slot drop",
+        "relay --publisher fake --no-such-flag | txoutbox relay",
+        "relay --publisher fake --batch-size many | txoutbox relay",
+        "relay --publisher fake --workers 65 | txoutbox relay",
+        "relay --publisher fake --source wal --workers 2 | txoutbox relay",
+        " | txoutbox",
+      })
+  void aBadFlagIsOneLineAndAHintToHelpNotTheUsage(String args, String command) {
+    CliRunner.Result r = cli().run(args == null ? new String[0] : args.split(" "));
+
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err()).doesNotContain("Usage:");
+    List<String> lines = r.errLines();
+    // The message, at most one line of suggestions for a mistyped name, and the hint.
+    assertThat(lines).as(r.err()).hasSizeBetween(2, 3);
+    assertThat(lines.get(lines.size() - 1))
+        .isEqualTo("Try '" + command + " --help' for more information.");
+    assertThat(r.out()).isEmpty();
+  }
+
+  @Test
+  void aCommandAfterAnUnknownFlagNamedLikeASecretIsNotTakenForItsValue() {
+    CliRunner.Result r = cli().run("--token", "status");
+
+    assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err()).contains("'--token'").doesNotContain(SecretMasking.MASK);
+    // Not hidden from later output either (the hidden values are the process's).
+    assertThat(cli().run().errLines().get(0)).contains(" status,");
+  }
+
+  @Test
+  void withoutACommandTheErrorListsTheCommands() {
+    CliRunner.Result r = cli().run();
+
+    assertThat(r.errLines().get(0))
+        .isEqualTo(
+            "a command must be given (one of migrate, status, dead-letters, cleanup, wal-slot,"
+                + " relay) but was not");
   }
 
   @Test
