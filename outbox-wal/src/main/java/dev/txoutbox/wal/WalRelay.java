@@ -194,6 +194,16 @@ public final class WalRelay implements AutoCloseable {
   private final AtomicLong skippedCount = new AtomicLong();
   private final AtomicLong reconnects = new AtomicLong();
   private final AtomicLong visibilityWaits = new AtomicLong();
+  private final AtomicLong skippedTransactions = new AtomicLong();
+
+  /** The stream's failures in a row inside one transaction. The reader thread's only. */
+  private final StuckTransaction stuck = new StuckTransaction();
+
+  /**
+   * The Begin of the transaction being read when reading or decoding the stream failed last, or
+   * null when the stream failed elsewhere (a batch, the connection). The reader thread's only.
+   */
+  private PgOutput.@Nullable Begin failedIn;
 
   /** Whether the INFO line that the socket cannot be asked ({@link ServerBytes}) was written. */
   private boolean slowBatchEndSaid; // the reader thread's only
@@ -358,6 +368,16 @@ public final class WalRelay implements AutoCloseable {
   }
 
   /**
+   * How many transactions the relay moved the slot past since start because the stream failed
+   * {@value StuckTransaction#SKIP_AFTER} times in a row while reading them (the server could not
+   * decode them); their events stay pending for the polling relay. Each is logged at WARN and
+   * recorded for {@link WalSlot#skippedTransactions}.
+   */
+  public long skippedTransactions() {
+    return skippedTransactions.get();
+  }
+
+  /**
    * Checks or creates the publication and the slot, then starts reading on a thread of its own
    * ({@code outbox-wal-<name>}).
    *
@@ -447,6 +467,7 @@ public final class WalRelay implements AutoCloseable {
     while (running) {
       long confirmedBefore = confirmedLsn.get();
       long openedAt = System.nanoTime();
+      failedIn = null;
       Throwable failure;
       try {
         if (!first) {
@@ -497,7 +518,60 @@ public final class WalRelay implements AutoCloseable {
             safe(e.toString()));
       }
       safely(() -> listener.cycleFailed(e));
+      PgOutput.Begin in = failedIn;
+      if (stuck.failedIn(in) && in != null) {
+        skip(in, e);
+      }
       LockSupport.parkNanos(this, delay.toNanos()); // close() unparks
+    }
+  }
+
+  /**
+   * Moves the slot past the transaction that {@code in} began, which the stream failed {@link
+   * StuckTransaction#SKIP_AFTER} times in a row to read, the last time with {@code error}: its
+   * events stay pending, for the polling relay. Says so at WARN, counts it and records it for
+   * {@code wal-slot show}; a move that fails is tried again after the next failure.
+   */
+  private void skip(PgOutput.Begin in, Throwable error) {
+    String reason = String.valueOf(error.getMessage());
+    WalSkips.Move move;
+    try (Connection c = DriverManager.getConnection(replicationUrl, replicationProperties)) {
+      move = WalSkips.advance(c, slotName, in, () -> running);
+    } catch (SQLException | RuntimeException e) {
+      log.warn(
+          "WAL relay {}: the stream failed {} times in a row in transaction {}, but moving slot {}"
+              + " past it failed; trying again after the next failure: {}",
+          config.name(),
+          stuck.inARow(),
+          Integer.toUnsignedLong(in.xid()),
+          slotName,
+          safe(e.getMessage()));
+      return;
+    }
+    stuck.reset();
+    skippedTransactions.incrementAndGet();
+    confirmedLsn.set(move.toLsn());
+    log.warn(
+        "WAL relay {}: slot {} moved past transaction {} (commit at {}; confirmed position {} to"
+            + " {}) after the stream failed {} times in a row reading it; its events stay pending"
+            + " for the polling relay, which publishes them or dead-letters those it cannot read"
+            + " either. The server's error: {}",
+        config.name(),
+        slotName,
+        move.xid(),
+        WalSkips.lsn(move.commitLsn()),
+        WalSkips.lsn(move.fromLsn()),
+        WalSkips.lsn(move.toLsn()),
+        StuckTransaction.SKIP_AFTER,
+        safe(reason));
+    try {
+      WalSkips.record(dsl, tables, slotName, move, reason);
+    } catch (RuntimeException e) {
+      log.warn(
+          "WAL relay {}: the move past transaction {} could not be recorded for wal-slot show: {}",
+          config.name(),
+          move.xid(),
+          safe(e.getMessage()));
     }
   }
 
@@ -566,7 +640,7 @@ public final class WalRelay implements AutoCloseable {
       while (running) {
         batches.confirmIfDone();
         long reading = System.nanoTime();
-        ByteBuffer buffer = stream.readPending();
+        ByteBuffer buffer = read(stream, inserts);
         if (buffer == null) {
           if (confirm >= 0
               && batches.room()
@@ -598,7 +672,7 @@ public final class WalRelay implements AutoCloseable {
           }
           continue;
         }
-        OutboxInserts.Transaction t = inserts.accept(PgOutput.decode(buffer));
+        OutboxInserts.Transaction t = decode(buffer, inserts);
         if (t != null) {
           if (confirm < 0) {
             readOldest = t.commitMicros();
@@ -615,7 +689,7 @@ public final class WalRelay implements AutoCloseable {
                 "WAL relay {}: event {} cannot be read from the stream ({}); it is left to the"
                     + " polling relay, which dead-letters a row it cannot read either",
                 config.name(),
-                u.id(),
+                u.id() == null ? "(id not in the stream)" : u.id(),
                 safe(u.reason()));
           }
           confirm = t.endLsn();
@@ -636,6 +710,27 @@ public final class WalRelay implements AutoCloseable {
         }
       }
       batches.await(); // the batch in progress when the relay was closed
+    }
+  }
+
+  /** The stream's next message, or null; notes the transaction being read if it fails. */
+  private @Nullable ByteBuffer read(PGReplicationStream stream, OutboxInserts inserts)
+      throws SQLException {
+    try {
+      return stream.readPending();
+    } catch (SQLException | RuntimeException e) {
+      failedIn = inserts.open();
+      throw e;
+    }
+  }
+
+  /** The transaction {@code buffer} commits, or null; notes the one being read if it fails. */
+  private OutboxInserts.@Nullable Transaction decode(ByteBuffer buffer, OutboxInserts inserts) {
+    try {
+      return inserts.accept(PgOutput.decode(buffer));
+    } catch (RuntimeException e) {
+      failedIn = inserts.open();
+      throw e;
     }
   }
 
@@ -1671,10 +1766,10 @@ public final class WalRelay implements AutoCloseable {
      * Registers the relay's meters as {@code metrics} says, at {@link #build()}, each tagged {@code
      * relay=<name>}: {@code outbox.wal.slot.lag.bytes} (read every refresh interval by a thread of
      * its own from {@link #start()} on, never per scrape), {@code outbox.wal.slot.lag.seconds},
-     * {@code outbox.wal.confirmed.lsn}, {@code outbox.wal.events.skipped} and {@code
-     * outbox.wal.reconnects}, and the outbox meters every relay has ({@link OutboxMetrics}:
-     * published, failed, dead-lettered, batch duration, broker availability, backlog); {@link
-     * WalRelay#close()} removes them. Defaults to none.
+     * {@code outbox.wal.confirmed.lsn}, {@code outbox.wal.events.skipped}, {@code
+     * outbox.wal.reconnects} and {@code outbox.wal.skipped.transactions}, and the outbox meters
+     * every relay has ({@link OutboxMetrics}: published, failed, dead-lettered, batch duration,
+     * broker availability, backlog); {@link WalRelay#close()} removes them. Defaults to none.
      *
      * @throws NullPointerException if {@code metrics} is null
      */
