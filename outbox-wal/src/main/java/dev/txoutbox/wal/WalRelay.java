@@ -710,6 +710,14 @@ public final class WalRelay implements AutoCloseable {
         }
       }
       batches.await(); // the batch in progress when the relay was closed
+      if (batch.isEmpty() && !inserts.inTransaction() && read(stream, inserts) == null) {
+        // A clean stop with every event read recorded, and nothing more from the server (the
+        // look lets the driver take in a keepalive already sent): confirm the server's position,
+        // past WAL that is not the outbox's (the relay's own marks, other tables), which would
+        // otherwise stay held until the next start.
+        confirmQuiet(stream);
+        stream.forceUpdateStatus();
+      }
     }
   }
 
@@ -1404,7 +1412,7 @@ public final class WalRelay implements AutoCloseable {
         counts[2]++;
       }
     }
-    statements.complete(tx, completed);
+    statements.complete(tx, completed, now);
     postponed.forEach((until, ids) -> WalStore.defer(tx, ids, until));
   }
 

@@ -272,12 +272,19 @@ final class WalStore {
   }
 
   /**
-   * Completes the published events {@code ids} in {@link CompletionMode#DELETE} as the polling
-   * relay does: deletes them. ({@link CompletionMode#MARK_PROCESSED} has nothing left to do: its
-   * claim marked them.) The relay runs it rendered once ({@link WalStatements}).
+   * Completes the published events {@code ids} as the polling relay does: in {@link
+   * CompletionMode#DELETE} deletes them; in {@link CompletionMode#MARK_PROCESSED} sets their {@code
+   * processed_at} to {@code now}, the time the publisher returned, over the claim's mark, so that
+   * it tells when the broker took the event, not when the batch was claimed. The relay runs it
+   * rendered once ({@link WalStatements}).
    */
-  static Query completeQuery(DSLContext tx, UUID[] ids) {
-    return tx.deleteFrom(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.eq(DSL.any(RelayStore.uuids(ids))));
+  static Query completeQuery(DSLContext tx, CompletionMode mode, UUID[] ids, OffsetDateTime now) {
+    Condition these = OUTBOX_EVENTS.ID.eq(DSL.any(RelayStore.uuids(ids)));
+    return switch (mode) {
+      case DELETE -> tx.deleteFrom(OUTBOX_EVENTS).where(these);
+      case MARK_PROCESSED ->
+          tx.update(OUTBOX_EVENTS).set(OUTBOX_EVENTS.PROCESSED_AT, now).where(these);
+    };
   }
 
   /**
