@@ -379,7 +379,9 @@ public final class WalRelay implements AutoCloseable {
 
   /**
    * Checks or creates the publication and the slot, then starts reading on a thread of its own
-   * ({@code outbox-wal-<name>}).
+   * ({@code outbox-wal-<name>}). If the database cannot be reached (a connection refused, a server
+   * starting up), it does not throw: the thread waits for it, checking again after the reconnect
+   * delay doubling up to 30 s (one WARN as the wait starts, one INFO once connected), then reads.
    *
    * @throws IllegalStateException if called twice or after {@link #close()}; if the table,
    *     publication or slot is missing and cannot be created (the message shows the SQL and the
@@ -396,14 +398,22 @@ public final class WalRelay implements AutoCloseable {
       throw new IllegalStateException("relay " + config.name() + " was already started");
     }
     try {
-      check();
+      RuntimeException down = null;
+      try {
+        check();
+      } catch (RuntimeException e) {
+        if (!unreachable(e)) {
+          throw e;
+        }
+        down = e; // the thread waits for the database, as the polling relay waits out an outage
+      }
       // close() takes the same lock: a close during the checks either comes first, and then
       // nothing starts, or after the thread exists, and then it stops it.
       synchronized (lifecycle) {
         if (closed.get()) {
           throw new IllegalStateException("relay " + config.name() + " was closed while starting");
         }
-        startReading();
+        startReading(down);
       }
     } catch (RuntimeException | Error e) {
       if (!running) {
@@ -418,6 +428,9 @@ public final class WalRelay implements AutoCloseable {
     try {
       dsl.selectOne().from(dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS).limit(0).fetch();
     } catch (org.jooq.exception.DataAccessException e) {
+      if (unreachable(e)) {
+        throw e;
+      }
       throw new IllegalStateException(
           "cannot start: table "
               + tables.schema()
@@ -435,7 +448,73 @@ public final class WalRelay implements AutoCloseable {
     WalSetup.ensureSlot(dsl, slotName, createIfMissing);
   }
 
-  private void startReading() {
+  /**
+   * Whether {@code e} says that the database cannot be reached now (a connection refused or lost,
+   * SQLSTATE class 08; a server starting up or shutting down, 57P), which waiting cures, rather
+   * than a problem of the setup.
+   */
+  static boolean unreachable(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.net.ConnectException) {
+        return true;
+      }
+      if (t instanceof SQLException sql
+          && sql.getSQLState() != null
+          && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Waits for the database that could not be reached at start: runs the checks of {@link #start()}
+   * again after the reconnect delay, doubling up to 30 s, until they pass or the relay is closed.
+   * One WARN when the wait starts and one INFO when the database is reached; a check that fails
+   * otherwise once the database answers (a table missing) is logged at ERROR, once per message, and
+   * tried again.
+   *
+   * @return whether the checks passed; false once the relay is closed
+   */
+  private boolean awaitDatabase(RuntimeException down) {
+    long since = System.nanoTime();
+    log.warn(
+        "WAL relay {}: the database cannot be reached; waiting for it, checking again after {}"
+            + " doubling up to {}: {}",
+        config.name(),
+        DurationText.of(reconnectDelay),
+        DurationText.of(MAX_RECONNECT_DELAY),
+        safe(down.getMessage()));
+    String said = null;
+    for (int tries = 1; running; tries++) {
+      LockSupport.parkNanos(this, reconnectDelay(reconnectDelay, tries).toNanos()); // close unparks
+      if (!running) {
+        break;
+      }
+      try {
+        check();
+        log.info(
+            "WAL relay {}: database reached after {} ({} checks); reading slot {}",
+            config.name(),
+            DurationText.of(Duration.ofNanos(System.nanoTime() - since)),
+            tries,
+            slotName);
+        return true;
+      } catch (RuntimeException e) {
+        if (!unreachable(e) && !Objects.equals(said, e.getMessage())) {
+          said = e.getMessage();
+          log.error(
+              "WAL relay {}: the database answers but the relay cannot start yet; checking again:"
+                  + " {}",
+              config.name(),
+              safe(said));
+        }
+      }
+    }
+    return false;
+  }
+
+  private void startReading(@Nullable RuntimeException down) {
     log.info(
         "starting WAL relay {}: slot={}, publication={}, tables={}, batchSize={},"
             + " minBatchInterval={}, concurrentBatches={},"
@@ -455,7 +534,14 @@ public final class WalRelay implements AutoCloseable {
         SecretMasking.maskUri(replicationUrl));
     startMeters.run();
     running = true;
-    Thread t = new Thread(this::run, "outbox-wal-" + config.name());
+    Thread t =
+        new Thread(
+            () -> {
+              if (down == null || awaitDatabase(down)) {
+                run();
+              }
+            },
+            "outbox-wal-" + config.name());
     t.setDaemon(true);
     reader = t;
     t.start();
