@@ -65,7 +65,7 @@ class WalCommandsTest {
   void relayFromTheSlotPublishesEveryEventWithTheSweeperBesideItAndStopsWithExitZero()
       throws Exception {
     String slot = WalSlot.defaultName(dev.txoutbox.schema.OutboxTables.of(db.schema, ""));
-    List<UUID> before = db.write(5); // before the slot exists: the sweeper's
+    List<UUID> before = db.write(5); // before the slot exists: published as the slot is created
     CliRunner cli = new CliRunner().withArgs(db.options());
     CompletableFuture<CliRunner.Result> run =
         startRelay(

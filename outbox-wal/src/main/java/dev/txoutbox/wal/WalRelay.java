@@ -382,6 +382,9 @@ public final class WalRelay implements AutoCloseable {
    * ({@code outbox-wal-<name>}). If the database cannot be reached (a connection refused, a server
    * starting up), it does not throw: the thread waits for it, checking again after the reconnect
    * delay doubling up to 30 s (one WARN as the wait starts, one INFO once connected), then reads.
+   * When it creates the slot, it first publishes the events pending then, in {@code seq} order, so
+   * that the stream's later events of an aggregate never overtake them: start the WAL relay before
+   * its sweeper.
    *
    * @throws IllegalStateException if called twice or after {@link #close()}; if the table,
    *     publication or slot is missing and cannot be created (the message shows the SQL and the
@@ -400,7 +403,9 @@ public final class WalRelay implements AutoCloseable {
     try {
       RuntimeException down = null;
       try {
-        check();
+        if (check()) {
+          drainBacklog();
+        }
       } catch (RuntimeException e) {
         if (!unreachable(e)) {
           throw e;
@@ -423,8 +428,12 @@ public final class WalRelay implements AutoCloseable {
     }
   }
 
-  /** The checks of {@link #start()}, which create the publication and slot if they may. */
-  private void check() {
+  /**
+   * The checks of {@link #start()}, which create the publication and slot if they may.
+   *
+   * @return whether the slot was created now
+   */
+  private boolean check() {
     try {
       dsl.selectOne().from(dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS).limit(0).fetch();
     } catch (org.jooq.exception.DataAccessException e) {
@@ -445,7 +454,61 @@ public final class WalRelay implements AutoCloseable {
     // would scan the table.
     RelayStore.requireOrderingIndexes(dsl, config.ordering(), tables);
     WalSetup.ensurePublication(dsl, publicationName, tables, createIfMissing);
-    WalSetup.ensureSlot(dsl, slotName, createIfMissing);
+    return WalSetup.ensureSlot(dsl, slotName, createIfMissing);
+  }
+
+  /**
+   * Publishes the events that were pending when the slot was created (committed before it, or
+   * since), in {@code seq} order, page by page, before the stream is read: the stream starts at the
+   * slot's creation, so a later event of an aggregate would otherwise reach the broker before its
+   * earlier ones, which the polling relay would publish meanwhile. Each page is one batch as the
+   * stream's are (claim, publish, record); events of later pages that the stream also carries are
+   * then skipped as recorded. Stops, leaving the rest to the polling relay with a WARN, at a page
+   * the broker is unavailable to, or that cannot be read or recorded, or once closed.
+   */
+  private void drainBacklog() {
+    long upTo = WalStore.lastSeq(dsl);
+    long after = Long.MIN_VALUE;
+    int published = 0;
+    String stopped = null;
+    while (!closed.get()) {
+      try {
+        List<OutboxMessage> page = WalStore.backlog(dsl, after, upTo, config.batchSize());
+        if (page.isEmpty()) {
+          break;
+        }
+        stopped = process(page, Map.of(), true);
+        if (stopped != null) {
+          stopped = "the broker is unavailable: " + stopped;
+          break;
+        }
+        published += page.size();
+        after = page.get(page.size() - 1).sequence();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      } catch (RuntimeException e) {
+        stopped = e.getMessage();
+        break;
+      }
+    }
+    if (stopped != null) {
+      log.warn(
+          "WAL relay {}: the events pending when slot {} was created are left to the polling"
+              + " relay from seq {} on, so they may reach the broker after later events of their"
+              + " aggregates: {}",
+          config.name(),
+          slotName,
+          after == Long.MIN_VALUE ? "1" : after + 1,
+          safe(stopped));
+    } else if (published > 0) {
+      log.info(
+          "WAL relay {}: {} event(s) pending when slot {} was created published in seq order"
+              + " before the stream",
+          config.name(),
+          published,
+          slotName);
+    }
   }
 
   /**
@@ -492,13 +555,16 @@ public final class WalRelay implements AutoCloseable {
         break;
       }
       try {
-        check();
+        boolean created = check();
         log.info(
             "WAL relay {}: database reached after {} ({} checks); reading slot {}",
             config.name(),
             DurationText.of(Duration.ofNanos(System.nanoTime() - since)),
             tries,
             slotName);
+        if (created) {
+          drainBacklog();
+        }
         return true;
       } catch (RuntimeException e) {
         if (!unreachable(e) && !Objects.equals(said, e.getMessage())) {
