@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -65,8 +66,9 @@ final class WalSlotCommand implements Callable<Integer> {
       mixinStandardHelpOptions = true,
       description = {
         "Shows the slot: plugin, database, whether a relay reads it (and its process), the"
-            + " confirmed and restart positions, WAL status, the WAL it holds back (lag) and its"
-            + " publication.",
+            + " confirmed and restart positions, WAL status, the WAL it holds back (lag), its"
+            + " publication, and each transaction the relay moved it past because the server"
+            + " could not decode it (its events were left to the sweeper).",
         "Exit code 1 when the slot does not exist."
       })
   static final class ShowCommand extends DatabaseCommand {
@@ -95,10 +97,12 @@ final class WalSlotCommand implements Callable<Integer> {
       DatabaseTarget target = target();
       String slotName = name(this, target, slot, "--slot");
       String publicationName = name(this, target, publication, "--publication");
+      DataSource db = connect(target);
       WalSlot found =
-          WalSlot.find(connect(target), slotName, publicationName)
-              .orElseThrow(() -> missing(slotName));
-      out().println(json ? json(found) : table(found));
+          WalSlot.find(db, slotName, publicationName).orElseThrow(() -> missing(slotName));
+      List<WalSlot.SkippedTransaction> skipped =
+          WalSlot.skippedTransactions(db, target.tables(), slotName);
+      out().println(json ? json(found, skipped) : table(found, skipped));
       return ExitCodes.OK;
     }
   }
@@ -210,8 +214,11 @@ final class WalSlotCommand implements Callable<Integer> {
         : "no lag known";
   }
 
-  /** The slot as one JSON object; {@code publication} is null when it does not exist. */
-  static String json(WalSlot s) {
+  /**
+   * The slot as one JSON object; {@code publication} is null when it does not exist, {@code
+   * skipped_transactions} an array, empty when the relay never moved the slot past a transaction.
+   */
+  static String json(WalSlot s, List<WalSlot.SkippedTransaction> skipped) {
     ObjectNode o = Json.object().put("slot", s.name());
     o.put("slot_type", s.type());
     o.put("plugin", s.plugin().orElse(null));
@@ -238,6 +245,15 @@ final class WalSlotCommand implements Callable<Integer> {
     } else {
       o.putNull("publication");
     }
+    ArrayNode skips = o.putArray("skipped_transactions");
+    for (WalSlot.SkippedTransaction t : skipped) {
+      ObjectNode k = skips.addObject().put("xid", t.xid());
+      k.put("commit_lsn", t.commitLsn());
+      k.put("from_lsn", t.fromLsn());
+      k.put("to_lsn", t.toLsn());
+      k.put("skipped_at", t.skippedAt().toString());
+      k.put("error", t.error());
+    }
     return Json.write(o);
   }
 
@@ -249,7 +265,7 @@ final class WalSlotCommand implements Callable<Integer> {
     }
   }
 
-  static String table(WalSlot s) {
+  static String table(WalSlot s, List<WalSlot.SkippedTransaction> skipped) {
     String publication =
         s.publication()
             .map(
@@ -261,24 +277,46 @@ final class WalSlotCommand implements Callable<Integer> {
                         + (p.allTables() ? "all tables" : String.join(", ", p.tables())))
             .orElse("- (does not exist)");
     return String.join(
-        System.lineSeparator(),
-        List.of(
-            row("slot", s.name()),
-            row("slot type", s.type()),
-            row("plugin", s.plugin().orElse("-")),
-            row("database", s.database().orElse("-")),
-            row(
-                "active",
-                s.active()
-                    ? "yes"
-                        + (s.activePid().isPresent() ? ", process " + s.activePid().getAsInt() : "")
-                    : "no"),
-            row("confirmed flush lsn", s.confirmedFlushLsn().orElse("-")),
-            row("restart lsn", s.restartLsn().orElse("-")),
-            row("wal status", s.walStatus().orElse("-")),
-            row("safe wal size", safeWalSize(s)),
-            row("lag", s.lagBytes().isPresent() ? s.lagBytes().getAsLong() + " bytes" : "-"),
-            row("publication", publication)));
+            System.lineSeparator(),
+            List.of(
+                row("slot", s.name()),
+                row("slot type", s.type()),
+                row("plugin", s.plugin().orElse("-")),
+                row("database", s.database().orElse("-")),
+                row(
+                    "active",
+                    s.active()
+                        ? "yes"
+                            + (s.activePid().isPresent()
+                                ? ", process " + s.activePid().getAsInt()
+                                : "")
+                        : "no"),
+                row("confirmed flush lsn", s.confirmedFlushLsn().orElse("-")),
+                row("restart lsn", s.restartLsn().orElse("-")),
+                row("wal status", s.walStatus().orElse("-")),
+                row("safe wal size", safeWalSize(s)),
+                row("lag", s.lagBytes().isPresent() ? s.lagBytes().getAsLong() + " bytes" : "-"),
+                row("publication", publication),
+                row("skipped", skipped.isEmpty() ? "none" : skipped.size() + " transaction(s)")))
+        + skipped.stream()
+            .map(t -> System.lineSeparator() + row("  skipped", skipped(t)))
+            .collect(Collectors.joining());
+  }
+
+  /** One transaction the slot was moved past, on one line. */
+  private static String skipped(WalSlot.SkippedTransaction t) {
+    return "xid "
+        + t.xid()
+        + ", commit at "
+        + t.commitLsn()
+        + ", moved "
+        + t.fromLsn()
+        + " to "
+        + t.toLsn()
+        + " at "
+        + t.skippedAt()
+        + ": "
+        + t.error();
   }
 
   /** The bytes left, or why there is no number: the slot is lost, or nothing limits it. */

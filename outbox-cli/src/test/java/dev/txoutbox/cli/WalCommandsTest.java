@@ -65,7 +65,7 @@ class WalCommandsTest {
   void relayFromTheSlotPublishesEveryEventWithTheSweeperBesideItAndStopsWithExitZero()
       throws Exception {
     String slot = WalSlot.defaultName(dev.txoutbox.schema.OutboxTables.of(db.schema, ""));
-    List<UUID> before = db.write(5); // before the slot exists: the sweeper's
+    List<UUID> before = db.write(5); // before the slot exists: published as the slot is created
     CliRunner cli = new CliRunner().withArgs(db.options());
     CompletableFuture<CliRunner.Result> run =
         startRelay(
@@ -311,7 +311,8 @@ class WalCommandsTest {
             "active:              no",
             "wal status:          reserved",
             "safe wal size:       - (unlimited)",
-            "publication:         " + publication + ": insert of " + db.schema + ".outbox_events")
+            "publication:         " + publication + ": insert of " + db.schema + ".outbox_events",
+            "skipped:             none")
         .anyMatch(l -> l.matches("lag: +[1-9][0-9]* bytes"))
         .anyMatch(l -> l.matches("confirmed flush lsn: [0-9A-F]+/[0-9A-F]+"));
 
@@ -332,7 +333,8 @@ class WalCommandsTest {
             "wal_status",
             "safe_wal_size",
             "lag_bytes",
-            "publication");
+            "publication",
+            "skipped_transactions");
     assertThat(o.get("slot").asText()).isEqualTo(slot);
     assertThat(o.get("active").asBoolean()).isFalse();
     assertThat(o.get("active_pid").isNull()).isTrue();
@@ -364,6 +366,56 @@ class WalCommandsTest {
     assertThat(dropped.out()).startsWith("dropped replication slot " + slot + " (holding ");
     assertThat(WalSlot.find(LogicalDatabase.dataSource(), slot)).isEmpty();
     assertThat(cli.run(with(drop, "--yes")).exitCode()).isEqualTo(ExitCodes.FAILURE);
+  }
+
+  @Test
+  void showListsTheTransactionsTheRelayMovedTheSlotPast() throws Exception {
+    CliRunner cli = new CliRunner().withArgs(db.options());
+    String slot = "skips_" + db.schema;
+    // A catalog function and the relay's record of a move, as WalRelay writes it after the server
+    // failed three times to decode a transaction (WalRelayUndecodableTest makes a real one).
+    DSLContext dsl = DSL.using(LogicalDatabase.dataSource(), SQLDialect.POSTGRES);
+    dsl.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
+    try {
+      dsl.execute(
+          "CREATE TABLE "
+              + db.schema
+              + ".outbox_wal_skips (slot_name text NOT NULL, xid bigint NOT NULL, commit_lsn text"
+              + " NOT NULL, from_lsn text NOT NULL, to_lsn text NOT NULL, error text NOT NULL,"
+              + " skipped_at timestamptz NOT NULL)");
+      dsl.execute(
+          "INSERT INTO "
+              + db.schema
+              + ".outbox_wal_skips VALUES (?, 741, '0/1737F28', '0/1737060', '0/1737F29',"
+              + " 'ERROR: out of memory\n  Detail: Cannot enlarge string buffer',"
+              + " '2026-12-06T12:30:22Z'), ('another_slot', 1, '0/1', '0/0', '0/2', 'x', now())",
+          slot);
+
+      CliRunner.Result text = cli.run("wal-slot", "show", "--slot", slot);
+      assertThat(text.exitCode()).as(text.err()).isZero();
+      assertThat(text.out().lines())
+          .contains("skipped:             1 transaction(s)")
+          .anyMatch(
+              l ->
+                  l.startsWith(
+                          "  skipped:           xid 741, commit at 0/1737F28, moved 0/1737060 to"
+                              + " 0/1737F29 at 2026-12-06T")
+                      // One line: the server's multi-line error escaped.
+                      && l.endsWith(
+                          ": ERROR: out of memory\\n  Detail: Cannot enlarge string buffer"));
+
+      CliRunner.Result json = cli.run("wal-slot", "show", "--slot", slot, "--json");
+      assertThat(json.exitCode()).as(json.err()).isZero();
+      JsonNode skipped =
+          JsonMapper.builder().build().readTree(json.out()).get("skipped_transactions");
+      assertThat(skipped).hasSize(1);
+      assertThat(skipped.get(0).get("xid").asLong()).isEqualTo(741);
+      assertThat(skipped.get(0).get("commit_lsn").asText()).isEqualTo("0/1737F28");
+      assertThat(skipped.get(0).get("to_lsn").asText()).isEqualTo("0/1737F29");
+      assertThat(skipped.get(0).get("error").asText()).startsWith("ERROR: out of memory\n");
+    } finally {
+      dsl.execute("SELECT pg_drop_replication_slot('" + slot + "')");
+    }
   }
 
   @Test

@@ -33,8 +33,17 @@ final class OutboxInserts {
       int delayed,
       List<Unreadable> unreadable) {}
 
-  /** An insert the relay cannot publish: the polling relay dead-letters it as unreadable. */
-  record Unreadable(UUID id, String reason) {}
+  /**
+   * An insert the relay cannot publish: the polling relay publishes it, or dead-letters it if it
+   * cannot read it either. {@code id} is null when the stream does not carry it (a column list).
+   */
+  record Unreadable(@Nullable UUID id, String reason) {}
+
+  /**
+   * Where the outbox table's columns are in a Relation message, by {@link #NEEDED}'s order (-1 for
+   * a column the stream does not carry), and the needed columns it does not carry.
+   */
+  private record Shape(int[] at, List<String> missing) {}
 
   /** The columns the relay reads, in the order of its positions. */
   static final List<String> NEEDED =
@@ -54,12 +63,11 @@ final class OutboxInserts {
 
   private final String schema;
   private final String table;
-  private final Map<Integer, int[]> outboxRelations = new HashMap<>();
+  private final Map<Integer, Shape> outboxRelations = new HashMap<>();
   private final List<OutboxMessage> current = new ArrayList<>();
   private final List<Unreadable> unreadable = new ArrayList<>();
   private int delayed;
-  private int xid;
-  private boolean open;
+  private PgOutput.@Nullable Begin open;
 
   OutboxInserts(OutboxTables tables) {
     this.schema = tables.schema();
@@ -70,14 +78,13 @@ final class OutboxInserts {
    * Reads one message.
    *
    * @return the transaction that {@code message} commits, or null if it commits none
-   * @throws IllegalStateException if the outbox table lacks a column the relay needs, or the id of
-   *     an insert into it cannot be read (any other column that cannot be read makes that insert
-   *     {@link Unreadable})
+   * @throws IllegalStateException if the id of an insert into the outbox table cannot be read (any
+   *     other column that cannot be read, or a needed column the stream does not carry, makes that
+   *     insert {@link Unreadable})
    */
   @Nullable Transaction accept(PgOutput.Message message) {
     if (message instanceof PgOutput.Begin b) {
-      open = true;
-      xid = b.xid();
+      open = b;
       current.clear();
       unreadable.clear();
       delayed = 0;
@@ -88,7 +95,7 @@ final class OutboxInserts {
     } else if (message instanceof PgOutput.Commit c) {
       Transaction t =
           new Transaction(
-              xid,
+              open == null ? 0 : open.xid(),
               c.endLsn(),
               c.commitMicros(),
               List.copyOf(current),
@@ -97,7 +104,7 @@ final class OutboxInserts {
       current.clear();
       unreadable.clear();
       delayed = 0;
-      open = false;
+      open = null;
       return t;
     }
     return null;
@@ -105,6 +112,11 @@ final class OutboxInserts {
 
   /** Whether a transaction's Begin was read and its Commit not yet. */
   boolean inTransaction() {
+    return open != null;
+  }
+
+  /** The Begin of the transaction being read (its Commit not read yet), or null. */
+  PgOutput.@Nullable Begin open() {
     return open;
   }
 
@@ -114,30 +126,40 @@ final class OutboxInserts {
       outboxRelations.remove(r.oid());
       return;
     }
+    // A column the stream does not carry (a publication's column list, PostgreSQL 15, or a table
+    // altered to lack it) makes each insert unreadable, not the stream: the rows stay pending for
+    // the polling relay, and the relay goes on confirming.
     int[] at = new int[NEEDED.size()];
+    List<String> missing = new ArrayList<>();
     for (int i = 0; i < at.length; i++) {
       at[i] = r.columns().indexOf(NEEDED.get(i));
       if (at[i] < 0) {
-        throw new IllegalStateException(
-            "the replicated table "
-                + schema
-                + "."
-                + table
-                + " has no column "
-                + NEEDED.get(i)
-                + "; its columns are "
-                + r.columns());
+        missing.add(NEEDED.get(i));
       }
     }
-    outboxRelations.put(r.oid(), at);
+    outboxRelations.put(r.oid(), new Shape(at, List.copyOf(missing)));
   }
 
   private void insert(PgOutput.Insert insert) {
-    int[] at = outboxRelations.get(insert.relationOid());
-    if (at == null) {
+    Shape shape = outboxRelations.get(insert.relationOid());
+    if (shape == null) {
       return; // another table of the publication
     }
+    int[] at = shape.at();
     List<PgOutput.Value> v = insert.values();
+    if (!shape.missing().isEmpty()) {
+      unreadable.add(
+          new Unreadable(
+              at[0] < 0 ? null : UUID.fromString(required(v, at[0], "id")),
+              "the stream does not carry column(s) "
+                  + shape.missing()
+                  + " of "
+                  + schema
+                  + "."
+                  + table
+                  + " (a publication column list, or the table altered)"));
+      return;
+    }
     if (text(v, at[9]) != null || text(v, at[10]) != null || text(v, at[11]) != null) {
       delayed++; // not due yet, or not pending: the polling relay's
       return;

@@ -23,10 +23,10 @@ import org.slf4j.LoggerFactory;
  * failed, dead-lettered, batch duration, broker availability, backlog), fed through {@link
  * #listener()}, and its own, tagged {@code relay=<name>} and described: the slot's lag in bytes
  * (read by one daemon thread every refresh interval, so that a scrape never queries the database)
- * and in seconds, the confirmed position, and the skipped events and reconnections. Registered by
- * the relay's builder, started by its {@code start()} and removed by its {@code close()}. The only
- * class of the module that names Micrometer besides the builder's {@code metrics(...)} methods.
- * Thread-safe.
+ * and in seconds, the confirmed position, and the skipped events, reconnections and skipped
+ * transactions. Registered by the relay's builder, started by its {@code start()} and removed by
+ * its {@code close()}. The only class of the module that names Micrometer besides the builder's
+ * {@code metrics(...)} methods. Thread-safe.
  */
 final class WalMeters {
 
@@ -46,6 +46,9 @@ final class WalMeters {
 
   /** Counter, rendered {@code outbox_wal_reconnects_total}. */
   static final String RECONNECTS = "outbox.wal.reconnects";
+
+  /** Counter, rendered {@code outbox_wal_skipped_transactions_total}. */
+  static final String SKIPPED_TRANSACTIONS = "outbox.wal.skipped.transactions";
 
   /** The tag naming the relay, as on the polling relay's meters. */
   static final String RELAY_TAG = "relay";
@@ -93,6 +96,13 @@ final class WalMeters {
                 .register(registry),
             FunctionCounter.builder(RECONNECTS, relay, r -> (double) r.reconnects())
                 .description("Times the stream was opened again after a failure")
+                .tags(tags)
+                .register(registry),
+            FunctionCounter.builder(
+                    SKIPPED_TRANSACTIONS, relay, r -> (double) r.skippedTransactions())
+                .description(
+                    "Transactions the slot was moved past because the server failed to decode them"
+                        + " again and again; their events are left to the polling relay")
                 .tags(tags)
                 .register(registry));
   }

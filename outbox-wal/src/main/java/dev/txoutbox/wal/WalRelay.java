@@ -194,6 +194,16 @@ public final class WalRelay implements AutoCloseable {
   private final AtomicLong skippedCount = new AtomicLong();
   private final AtomicLong reconnects = new AtomicLong();
   private final AtomicLong visibilityWaits = new AtomicLong();
+  private final AtomicLong skippedTransactions = new AtomicLong();
+
+  /** The stream's failures in a row inside one transaction. The reader thread's only. */
+  private final StuckTransaction stuck = new StuckTransaction();
+
+  /**
+   * The Begin of the transaction being read when reading or decoding the stream failed last, or
+   * null when the stream failed elsewhere (a batch, the connection). The reader thread's only.
+   */
+  private PgOutput.@Nullable Begin failedIn;
 
   /** Whether the INFO line that the socket cannot be asked ({@link ServerBytes}) was written. */
   private boolean slowBatchEndSaid; // the reader thread's only
@@ -358,8 +368,23 @@ public final class WalRelay implements AutoCloseable {
   }
 
   /**
+   * How many transactions the relay moved the slot past since start because the stream failed
+   * {@value StuckTransaction#SKIP_AFTER} times in a row while reading them (the server could not
+   * decode them); their events stay pending for the polling relay. Each is logged at WARN and
+   * recorded for {@link WalSlot#skippedTransactions}.
+   */
+  public long skippedTransactions() {
+    return skippedTransactions.get();
+  }
+
+  /**
    * Checks or creates the publication and the slot, then starts reading on a thread of its own
-   * ({@code outbox-wal-<name>}).
+   * ({@code outbox-wal-<name>}). If the database cannot be reached (a connection refused, a server
+   * starting up), it does not throw: the thread waits for it, checking again after the reconnect
+   * delay doubling up to 30 s (one WARN as the wait starts, one INFO once connected), then reads.
+   * When it creates the slot, it first publishes the events pending then, in {@code seq} order, so
+   * that the stream's later events of an aggregate never overtake them: start the WAL relay before
+   * its sweeper.
    *
    * @throws IllegalStateException if called twice or after {@link #close()}; if the table,
    *     publication or slot is missing and cannot be created (the message shows the SQL and the
@@ -376,14 +401,24 @@ public final class WalRelay implements AutoCloseable {
       throw new IllegalStateException("relay " + config.name() + " was already started");
     }
     try {
-      check();
+      RuntimeException down = null;
+      try {
+        if (check()) {
+          drainBacklog();
+        }
+      } catch (RuntimeException e) {
+        if (!unreachable(e)) {
+          throw e;
+        }
+        down = e; // the thread waits for the database, as the polling relay waits out an outage
+      }
       // close() takes the same lock: a close during the checks either comes first, and then
       // nothing starts, or after the thread exists, and then it stops it.
       synchronized (lifecycle) {
         if (closed.get()) {
           throw new IllegalStateException("relay " + config.name() + " was closed while starting");
         }
-        startReading();
+        startReading(down);
       }
     } catch (RuntimeException | Error e) {
       if (!running) {
@@ -393,11 +428,18 @@ public final class WalRelay implements AutoCloseable {
     }
   }
 
-  /** The checks of {@link #start()}, which create the publication and slot if they may. */
-  private void check() {
+  /**
+   * The checks of {@link #start()}, which create the publication and slot if they may.
+   *
+   * @return whether the slot was created now
+   */
+  private boolean check() {
     try {
       dsl.selectOne().from(dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS).limit(0).fetch();
     } catch (org.jooq.exception.DataAccessException e) {
+      if (unreachable(e)) {
+        throw e;
+      }
       throw new IllegalStateException(
           "cannot start: table "
               + tables.schema()
@@ -412,10 +454,133 @@ public final class WalRelay implements AutoCloseable {
     // would scan the table.
     RelayStore.requireOrderingIndexes(dsl, config.ordering(), tables);
     WalSetup.ensurePublication(dsl, publicationName, tables, createIfMissing);
-    WalSetup.ensureSlot(dsl, slotName, createIfMissing);
+    return WalSetup.ensureSlot(dsl, slotName, createIfMissing);
   }
 
-  private void startReading() {
+  /**
+   * Publishes the events that were pending when the slot was created (committed before it, or
+   * since), in {@code seq} order, page by page, before the stream is read: the stream starts at the
+   * slot's creation, so a later event of an aggregate would otherwise reach the broker before its
+   * earlier ones, which the polling relay would publish meanwhile. Each page is one batch as the
+   * stream's are (claim, publish, record); events of later pages that the stream also carries are
+   * then skipped as recorded. Stops, leaving the rest to the polling relay with a WARN, at a page
+   * the broker is unavailable to, or that cannot be read or recorded, or once closed.
+   */
+  private void drainBacklog() {
+    long upTo = WalStore.lastSeq(dsl);
+    long after = Long.MIN_VALUE;
+    int published = 0;
+    String stopped = null;
+    while (!closed.get()) {
+      try {
+        List<OutboxMessage> page = WalStore.backlog(dsl, after, upTo, config.batchSize());
+        if (page.isEmpty()) {
+          break;
+        }
+        stopped = process(page, Map.of(), true);
+        if (stopped != null) {
+          stopped = "the broker is unavailable: " + stopped;
+          break;
+        }
+        published += page.size();
+        after = page.get(page.size() - 1).sequence();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      } catch (RuntimeException e) {
+        stopped = e.getMessage();
+        break;
+      }
+    }
+    if (stopped != null) {
+      log.warn(
+          "WAL relay {}: the events pending when slot {} was created are left to the polling"
+              + " relay from seq {} on, so they may reach the broker after later events of their"
+              + " aggregates: {}",
+          config.name(),
+          slotName,
+          after == Long.MIN_VALUE ? "1" : after + 1,
+          safe(stopped));
+    } else if (published > 0) {
+      log.info(
+          "WAL relay {}: {} event(s) pending when slot {} was created published in seq order"
+              + " before the stream",
+          config.name(),
+          published,
+          slotName);
+    }
+  }
+
+  /**
+   * Whether {@code e} says that the database cannot be reached now (a connection refused or lost,
+   * SQLSTATE class 08; a server starting up or shutting down, 57P), which waiting cures, rather
+   * than a problem of the setup.
+   */
+  static boolean unreachable(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.net.ConnectException) {
+        return true;
+      }
+      if (t instanceof SQLException sql
+          && sql.getSQLState() != null
+          && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Waits for the database that could not be reached at start: runs the checks of {@link #start()}
+   * again after the reconnect delay, doubling up to 30 s, until they pass or the relay is closed.
+   * One WARN when the wait starts and one INFO when the database is reached; a check that fails
+   * otherwise once the database answers (a table missing) is logged at ERROR, once per message, and
+   * tried again.
+   *
+   * @return whether the checks passed; false once the relay is closed
+   */
+  private boolean awaitDatabase(RuntimeException down) {
+    long since = System.nanoTime();
+    log.warn(
+        "WAL relay {}: the database cannot be reached; waiting for it, checking again after {}"
+            + " doubling up to {}: {}",
+        config.name(),
+        DurationText.of(reconnectDelay),
+        DurationText.of(MAX_RECONNECT_DELAY),
+        safe(down.getMessage()));
+    String said = null;
+    for (int tries = 1; running; tries++) {
+      LockSupport.parkNanos(this, reconnectDelay(reconnectDelay, tries).toNanos()); // close unparks
+      if (!running) {
+        break;
+      }
+      try {
+        boolean created = check();
+        log.info(
+            "WAL relay {}: database reached after {} ({} checks); reading slot {}",
+            config.name(),
+            DurationText.of(Duration.ofNanos(System.nanoTime() - since)),
+            tries,
+            slotName);
+        if (created) {
+          drainBacklog();
+        }
+        return true;
+      } catch (RuntimeException e) {
+        if (!unreachable(e) && !Objects.equals(said, e.getMessage())) {
+          said = e.getMessage();
+          log.error(
+              "WAL relay {}: the database answers but the relay cannot start yet; checking again:"
+                  + " {}",
+              config.name(),
+              safe(said));
+        }
+      }
+    }
+    return false;
+  }
+
+  private void startReading(@Nullable RuntimeException down) {
     log.info(
         "starting WAL relay {}: slot={}, publication={}, tables={}, batchSize={},"
             + " minBatchInterval={}, concurrentBatches={},"
@@ -435,7 +600,14 @@ public final class WalRelay implements AutoCloseable {
         SecretMasking.maskUri(replicationUrl));
     startMeters.run();
     running = true;
-    Thread t = new Thread(this::run, "outbox-wal-" + config.name());
+    Thread t =
+        new Thread(
+            () -> {
+              if (down == null || awaitDatabase(down)) {
+                run();
+              }
+            },
+            "outbox-wal-" + config.name());
     t.setDaemon(true);
     reader = t;
     t.start();
@@ -447,6 +619,7 @@ public final class WalRelay implements AutoCloseable {
     while (running) {
       long confirmedBefore = confirmedLsn.get();
       long openedAt = System.nanoTime();
+      failedIn = null;
       Throwable failure;
       try {
         if (!first) {
@@ -497,7 +670,60 @@ public final class WalRelay implements AutoCloseable {
             safe(e.toString()));
       }
       safely(() -> listener.cycleFailed(e));
+      PgOutput.Begin in = failedIn;
+      if (stuck.failedIn(in) && in != null) {
+        skip(in, e);
+      }
       LockSupport.parkNanos(this, delay.toNanos()); // close() unparks
+    }
+  }
+
+  /**
+   * Moves the slot past the transaction that {@code in} began, which the stream failed {@link
+   * StuckTransaction#SKIP_AFTER} times in a row to read, the last time with {@code error}: its
+   * events stay pending, for the polling relay. Says so at WARN, counts it and records it for
+   * {@code wal-slot show}; a move that fails is tried again after the next failure.
+   */
+  private void skip(PgOutput.Begin in, Throwable error) {
+    String reason = String.valueOf(error.getMessage());
+    WalSkips.Move move;
+    try (Connection c = DriverManager.getConnection(replicationUrl, replicationProperties)) {
+      move = WalSkips.advance(c, slotName, in, () -> running);
+    } catch (SQLException | RuntimeException e) {
+      log.warn(
+          "WAL relay {}: the stream failed {} times in a row in transaction {}, but moving slot {}"
+              + " past it failed; trying again after the next failure: {}",
+          config.name(),
+          stuck.inARow(),
+          Integer.toUnsignedLong(in.xid()),
+          slotName,
+          safe(e.getMessage()));
+      return;
+    }
+    stuck.reset();
+    skippedTransactions.incrementAndGet();
+    confirmedLsn.set(move.toLsn());
+    log.warn(
+        "WAL relay {}: slot {} moved past transaction {} (commit at {}; confirmed position {} to"
+            + " {}) after the stream failed {} times in a row reading it; its events stay pending"
+            + " for the polling relay, which publishes them or dead-letters those it cannot read"
+            + " either. The server's error: {}",
+        config.name(),
+        slotName,
+        move.xid(),
+        WalSkips.lsn(move.commitLsn()),
+        WalSkips.lsn(move.fromLsn()),
+        WalSkips.lsn(move.toLsn()),
+        StuckTransaction.SKIP_AFTER,
+        safe(reason));
+    try {
+      WalSkips.record(dsl, tables, slotName, move, reason);
+    } catch (RuntimeException e) {
+      log.warn(
+          "WAL relay {}: the move past transaction {} could not be recorded for wal-slot show: {}",
+          config.name(),
+          move.xid(),
+          safe(e.getMessage()));
     }
   }
 
@@ -566,7 +792,7 @@ public final class WalRelay implements AutoCloseable {
       while (running) {
         batches.confirmIfDone();
         long reading = System.nanoTime();
-        ByteBuffer buffer = stream.readPending();
+        ByteBuffer buffer = read(stream, inserts);
         if (buffer == null) {
           if (confirm >= 0
               && batches.room()
@@ -598,7 +824,7 @@ public final class WalRelay implements AutoCloseable {
           }
           continue;
         }
-        OutboxInserts.Transaction t = inserts.accept(PgOutput.decode(buffer));
+        OutboxInserts.Transaction t = decode(buffer, inserts);
         if (t != null) {
           if (confirm < 0) {
             readOldest = t.commitMicros();
@@ -615,7 +841,7 @@ public final class WalRelay implements AutoCloseable {
                 "WAL relay {}: event {} cannot be read from the stream ({}); it is left to the"
                     + " polling relay, which dead-letters a row it cannot read either",
                 config.name(),
-                u.id(),
+                u.id() == null ? "(id not in the stream)" : u.id(),
                 safe(u.reason()));
           }
           confirm = t.endLsn();
@@ -636,6 +862,35 @@ public final class WalRelay implements AutoCloseable {
         }
       }
       batches.await(); // the batch in progress when the relay was closed
+      if (batch.isEmpty() && !inserts.inTransaction() && read(stream, inserts) == null) {
+        // A clean stop with every event read recorded, and nothing more from the server (the
+        // look lets the driver take in a keepalive already sent): confirm the server's position,
+        // past WAL that is not the outbox's (the relay's own marks, other tables), which would
+        // otherwise stay held until the next start.
+        confirmQuiet(stream);
+        stream.forceUpdateStatus();
+      }
+    }
+  }
+
+  /** The stream's next message, or null; notes the transaction being read if it fails. */
+  private @Nullable ByteBuffer read(PGReplicationStream stream, OutboxInserts inserts)
+      throws SQLException {
+    try {
+      return stream.readPending();
+    } catch (SQLException | RuntimeException e) {
+      failedIn = inserts.open();
+      throw e;
+    }
+  }
+
+  /** The transaction {@code buffer} commits, or null; notes the one being read if it fails. */
+  private OutboxInserts.@Nullable Transaction decode(ByteBuffer buffer, OutboxInserts inserts) {
+    try {
+      return inserts.accept(PgOutput.decode(buffer));
+    } catch (RuntimeException e) {
+      failedIn = inserts.open();
+      throw e;
     }
   }
 
@@ -1309,7 +1564,7 @@ public final class WalRelay implements AutoCloseable {
         counts[2]++;
       }
     }
-    statements.complete(tx, completed);
+    statements.complete(tx, completed, now);
     postponed.forEach((until, ids) -> WalStore.defer(tx, ids, until));
   }
 
@@ -1671,10 +1926,10 @@ public final class WalRelay implements AutoCloseable {
      * Registers the relay's meters as {@code metrics} says, at {@link #build()}, each tagged {@code
      * relay=<name>}: {@code outbox.wal.slot.lag.bytes} (read every refresh interval by a thread of
      * its own from {@link #start()} on, never per scrape), {@code outbox.wal.slot.lag.seconds},
-     * {@code outbox.wal.confirmed.lsn}, {@code outbox.wal.events.skipped} and {@code
-     * outbox.wal.reconnects}, and the outbox meters every relay has ({@link OutboxMetrics}:
-     * published, failed, dead-lettered, batch duration, broker availability, backlog); {@link
-     * WalRelay#close()} removes them. Defaults to none.
+     * {@code outbox.wal.confirmed.lsn}, {@code outbox.wal.events.skipped}, {@code
+     * outbox.wal.reconnects} and {@code outbox.wal.skipped.transactions}, and the outbox meters
+     * every relay has ({@link OutboxMetrics}: published, failed, dead-lettered, batch duration,
+     * broker availability, backlog); {@link WalRelay#close()} removes them. Defaults to none.
      *
      * @throws NullPointerException if {@code metrics} is null
      */

@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Name;
 import org.jooq.Record;
 import org.jooq.Table;
 import org.jooq.exception.DataAccessException;
@@ -249,6 +250,68 @@ final class WalSetup {
               + ") or create the relay's own: "
               + sql);
     }
+    requireWholeInserts(dsl, publication, tables);
+  }
+
+  /** The first PostgreSQL version whose publications have column lists and row filters. */
+  private static final int COLUMN_LISTS_SINCE = 150000;
+
+  /**
+   * Refuses a publication that sends the outbox table's inserts only in part (PostgreSQL 15 and
+   * later): with a column list, an insert without {@code payload} cannot be published; with a row
+   * filter, the inserts it leaves out never reach the relay. One that appears while the relay runs
+   * makes its inserts unreadable ({@link OutboxInserts}), left to the polling relay.
+   *
+   * @throws IllegalStateException naming the column list or row filter and the statement that
+   *     removes them
+   */
+  static void requireWholeInserts(DSLContext dsl, String publication, OutboxTables tables) {
+    int version =
+        dsl.fetchSingle("SELECT current_setting('server_version_num')::int").get(0, Integer.class);
+    if (version < COLUMN_LISTS_SINCE) {
+      return;
+    }
+    Name table = DSL.name(tables.schema(), tables.eventsTable());
+    // pg_publication_rel (PostgreSQL 15's prattrs and prqual) has no jOOQ model: plain SQL.
+    Record rel =
+        dsl.fetchOne(
+            "SELECT (SELECT string_agg(a.attname, ', ' ORDER BY a.attnum) FROM pg_catalog.pg_attribute a"
+                + "   WHERE a.attrelid = r.prrelid AND a.attnum = ANY (r.prattrs::int2[])),"
+                + " pg_catalog.pg_get_expr(r.prqual, r.prrelid)"
+                + " FROM pg_catalog.pg_publication_rel r"
+                + " JOIN pg_catalog.pg_publication p ON p.oid = r.prpubid"
+                + " WHERE p.pubname = {0} AND r.prrelid = to_regclass({1})",
+            publication, table.toString());
+    if (rel == null) {
+      return;
+    }
+    @Nullable String columns = rel.get(0, String.class);
+    @Nullable String filter = rel.get(1, String.class);
+    if (columns == null && filter == null) {
+      return;
+    }
+    List<String> parts = new ArrayList<>();
+    if (columns != null) {
+      parts.add("a column list (" + columns + ")");
+    }
+    if (filter != null) {
+      parts.add("a row filter (WHERE " + filter + ")");
+    }
+    throw new IllegalStateException(
+        "publication "
+            + publication
+            + " sends the inserts of "
+            + tables.schema()
+            + "."
+            + tables.eventsTable()
+            + " only in part, with "
+            + String.join(" and ", parts)
+            + ": the relay needs every insert whole (an event without its payload cannot be"
+            + " published, and an insert the filter leaves out never reaches it). Publish the"
+            + " table whole: ALTER PUBLICATION "
+            + DSL.name(publication)
+            + " SET TABLE "
+            + table);
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.txoutbox.wal;
 
 import dev.txoutbox.schema.OutboxTables;
+import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -173,6 +174,22 @@ public final class WalSlot {
     }
   }
 
+  /**
+   * The transactions a {@link WalRelay} moved the slot {@code slotName} past because the server
+   * failed {@value StuckTransaction#SKIP_AFTER} times in a row to decode them, oldest first, as
+   * recorded in {@code <schema>.<prefix>outbox_wal_skips} of {@code tables}; empty if there are
+   * none. Their events stayed pending for the polling relay.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code slotName} is not valid (checked before any SQL)
+   */
+  public static List<SkippedTransaction> skippedTransactions(
+      DataSource dataSource, OutboxTables tables, String slotName) {
+    Objects.requireNonNull(tables, "tables");
+    WalSetup.requireName(slotName, "slotName");
+    return WalSkips.find(dsl(dataSource), tables, slotName);
+  }
+
   private static DSLContext dsl(DataSource dataSource) {
     return DSL.using(Objects.requireNonNull(dataSource, "dataSource"), SQLDialect.POSTGRES);
   }
@@ -334,6 +351,81 @@ public final class WalSlot {
           + (allTables ? "all" : tables)
           + ", publishes="
           + publishes
+          + "}";
+    }
+  }
+
+  /**
+   * A transaction the relay moved its slot past because the server could not decode it: its events
+   * were not published from the stream and stayed pending for the polling relay, which publishes
+   * them or dead-letters those it cannot read either. Immutable and thread-safe.
+   */
+  public static final class SkippedTransaction {
+
+    private final long xid;
+    private final String commitLsn;
+    private final String fromLsn;
+    private final String toLsn;
+    private final String error;
+    private final OffsetDateTime skippedAt;
+
+    SkippedTransaction(
+        long xid,
+        String commitLsn,
+        String fromLsn,
+        String toLsn,
+        String error,
+        OffsetDateTime skippedAt) {
+      this.xid = xid;
+      this.commitLsn = commitLsn;
+      this.fromLsn = fromLsn;
+      this.toLsn = toLsn;
+      this.error = error;
+      this.skippedAt = skippedAt;
+    }
+
+    /** The transaction's id ({@code xid}, 32 bits), as the server's Begin message gave it. */
+    public long xid() {
+      return xid;
+    }
+
+    /** The position of the transaction's commit record, such as {@code 0/1737D40}. */
+    public String commitLsn() {
+      return commitLsn;
+    }
+
+    /** The slot's confirmed position before the move. */
+    public String fromLsn() {
+      return fromLsn;
+    }
+
+    /** The slot's confirmed position after the move, just past the commit. */
+    public String toLsn() {
+      return toLsn;
+    }
+
+    /** The server's error on the last failure to decode it (credentials masked). */
+    public String error() {
+      return error;
+    }
+
+    /** When the slot was moved, by the database's clock. */
+    public OffsetDateTime skippedAt() {
+      return skippedAt;
+    }
+
+    @Override
+    public String toString() {
+      return "SkippedTransaction{xid="
+          + xid
+          + ", commitLsn="
+          + commitLsn
+          + ", from="
+          + fromLsn
+          + ", to="
+          + toLsn
+          + ", skippedAt="
+          + skippedAt
           + "}";
     }
   }

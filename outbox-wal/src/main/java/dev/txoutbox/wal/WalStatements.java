@@ -57,7 +57,14 @@ final class WalStatements {
                   dsl, (Query) WalStore.claimSeenQuery(dsl, IDS), List.<Object>of((Object) IDS));
         };
     this.complete =
-        new RenderedOnce(dsl, WalStore.completeQuery(dsl, IDS), List.<Object>of((Object) IDS));
+        switch (mode) {
+          case MARK_PROCESSED ->
+              new RenderedOnce(
+                  dsl, WalStore.completeQuery(dsl, mode, IDS, NOW), List.<Object>of(NOW, IDS));
+          case DELETE ->
+              new RenderedOnce(
+                  dsl, WalStore.completeQuery(dsl, mode, IDS, NOW), List.<Object>of((Object) IDS));
+        };
     this.visible =
         new RenderedOnce(
             dsl, (Query) WalStore.visibleQuery(dsl, IDS), List.<Object>of((Object) IDS));
@@ -144,17 +151,23 @@ final class WalStatements {
   }
 
   /**
-   * {@link WalStore#completeQuery}: deletes the published rows in {@link CompletionMode#DELETE}.
+   * {@link WalStore#completeQuery}: deletes the published rows in {@link CompletionMode#DELETE}, or
+   * sets their {@code processed_at} to {@code now}, the time of the outcome.
    */
-  void complete(DSLContext tx, List<UUID> ids) {
-    if (ids.isEmpty() || mode == CompletionMode.MARK_PROCESSED) {
+  void complete(DSLContext tx, List<UUID> ids, OffsetDateTime now) {
+    if (ids.isEmpty()) {
       return;
     }
     UUID[] values = ids.toArray(UUID[]::new);
-    // jOOQ's rendering of the deletion, run through JDBC: see the class comment.
+    List<Object> binds =
+        switch (mode) {
+          case MARK_PROCESSED -> List.of(now, values);
+          case DELETE -> List.of((Object) values);
+        };
+    // jOOQ's rendering of the statement, run through JDBC: see the class comment.
     tx.connection(
         c -> {
-          try (PreparedStatement s = complete.prepare(c, List.<Object>of((Object) values))) {
+          try (PreparedStatement s = complete.prepare(c, binds)) {
             s.executeUpdate();
           }
         });

@@ -4,6 +4,7 @@ import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 
 import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
+import dev.txoutbox.internal.json.Json;
 import dev.txoutbox.internal.relay.RelayStore;
 import dev.txoutbox.spi.OutboxMessage;
 import java.time.Duration;
@@ -127,6 +128,54 @@ final class WalStore {
                     OUTBOX_EVENTS.DEAD_LETTERED_AT,
                     OUTBOX_EVENTS.RETRY_AFTER)
                 .isNull());
+  }
+
+  /** The highest {@code seq} of the outbox now, or 0 when it is empty. */
+  static long lastSeq(DSLContext dsl) {
+    Long last = dsl.select(DSL.max(OUTBOX_EVENTS.SEQ)).from(OUTBOX_EVENTS).fetchOne().value1();
+    return last == null ? 0 : last;
+  }
+
+  /**
+   * Up to {@code limit} events that are pending and due, with {@code after < seq <= upTo}, in
+   * {@code seq} order: a page of the backlog from before the slot existed. One probe of {@code
+   * outbox_events_pending_idx}.
+   *
+   * @throws RuntimeException if a row cannot be read
+   */
+  static List<OutboxMessage> backlog(DSLContext dsl, long after, long upTo, int limit) {
+    return dsl.select(
+            OUTBOX_EVENTS.ID,
+            OUTBOX_EVENTS.SEQ,
+            OUTBOX_EVENTS.AGGREGATE_TYPE,
+            OUTBOX_EVENTS.AGGREGATE_ID,
+            OUTBOX_EVENTS.EVENT_TYPE,
+            OUTBOX_EVENTS.PAYLOAD,
+            OUTBOX_EVENTS.HEADERS,
+            OUTBOX_EVENTS.CREATED_AT,
+            OUTBOX_EVENTS.ATTEMPTS)
+        .from(OUTBOX_EVENTS)
+        .where(OUTBOX_EVENTS.PROCESSED_AT.isNull())
+        .and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNull())
+        .and(OUTBOX_EVENTS.RETRY_AFTER.isNull())
+        .and(OUTBOX_EVENTS.SEQ.gt(after))
+        .and(OUTBOX_EVENTS.SEQ.le(upTo))
+        .orderBy(OUTBOX_EVENTS.SEQ)
+        .limit(limit)
+        .fetch(
+            r ->
+                new OutboxMessage(
+                    r.value1(),
+                    r.value2(),
+                    r.value3(),
+                    r.value4(),
+                    r.value5(),
+                    r.value6().data(),
+                    r.value7().data().equals("{}")
+                        ? Map.of()
+                        : Json.readStringMap(r.value7().data()),
+                    r.value8().toInstant(),
+                    r.value9() + 1));
   }
 
   /**
@@ -272,12 +321,19 @@ final class WalStore {
   }
 
   /**
-   * Completes the published events {@code ids} in {@link CompletionMode#DELETE} as the polling
-   * relay does: deletes them. ({@link CompletionMode#MARK_PROCESSED} has nothing left to do: its
-   * claim marked them.) The relay runs it rendered once ({@link WalStatements}).
+   * Completes the published events {@code ids} as the polling relay does: in {@link
+   * CompletionMode#DELETE} deletes them; in {@link CompletionMode#MARK_PROCESSED} sets their {@code
+   * processed_at} to {@code now}, the time the publisher returned, over the claim's mark, so that
+   * it tells when the broker took the event, not when the batch was claimed. The relay runs it
+   * rendered once ({@link WalStatements}).
    */
-  static Query completeQuery(DSLContext tx, UUID[] ids) {
-    return tx.deleteFrom(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.eq(DSL.any(RelayStore.uuids(ids))));
+  static Query completeQuery(DSLContext tx, CompletionMode mode, UUID[] ids, OffsetDateTime now) {
+    Condition these = OUTBOX_EVENTS.ID.eq(DSL.any(RelayStore.uuids(ids)));
+    return switch (mode) {
+      case DELETE -> tx.deleteFrom(OUTBOX_EVENTS).where(these);
+      case MARK_PROCESSED ->
+          tx.update(OUTBOX_EVENTS).set(OUTBOX_EVENTS.PROCESSED_AT, now).where(these);
+    };
   }
 
   /**

@@ -67,20 +67,31 @@ final class Pg15Server implements AutoCloseable {
               + "'\n",
           StandardCharsets.UTF_8,
           StandardOpenOption.APPEND);
-      run(
-          List.of(
-              BIN.resolve("pg_ctl").toString(),
-              "-D",
-              data.toString(),
-              "-l",
-              dir.resolve("server.log").toString(),
-              "-w",
-              "start"),
-          root);
+      start();
     } catch (IOException | InterruptedException | RuntimeException e) {
       close();
       throw e;
     }
+  }
+
+  /** Stops the server (fast shutdown); {@link #start()} starts it again on the same port. */
+  void stop() throws IOException, InterruptedException {
+    pgCtl("-m", "fast", "-w", "stop");
+  }
+
+  /** Starts the server again after {@link #stop()}. */
+  void start() throws IOException, InterruptedException {
+    pgCtl("-l", dir.resolve("server.log").toString(), "-w", "start");
+  }
+
+  /** {@code pg_ctl -D <data> args}, as postgres when root. */
+  private void pgCtl(String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(BIN.resolve("pg_ctl").toString());
+    command.add("-D");
+    command.add(dir.resolve("data").toString());
+    command.addAll(List.of(args));
+    run(command, root);
   }
 
   String jdbcUrl() {
@@ -111,16 +122,7 @@ final class Pg15Server implements AutoCloseable {
   public void close() {
     try {
       if (Files.exists(dir.resolve("data/postmaster.pid"))) {
-        run(
-            List.of(
-                BIN.resolve("pg_ctl").toString(),
-                "-D",
-                dir.resolve("data").toString(),
-                "-m",
-                "immediate",
-                "-w",
-                "stop"),
-            root);
+        pgCtl("-m", "immediate", "-w", "stop");
       }
     } catch (IOException e) {
       // the directory is deleted below anyway

@@ -5,12 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxEvent;
+import dev.txoutbox.RelayConfig;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.testing.RecordingPublisher;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -39,21 +39,75 @@ class WalRelayQuietOutboxTest {
     quietOutboxAdvances(LogicalServer.dataSource(), LogicalServer.jdbcUrl(), "quiet14_");
   }
 
+  @Test
+  void aCleanlyStoppedDrainedRelayConfirmsTheServersPositionAtClose() throws Exception {
+    Assumptions.assumeTrue(Pg15Server.available(), "no PostgreSQL 15 at " + Pg15Server.BIN);
+    try (Pg15Server server = new Pg15Server()) {
+      DataSource dataSource = server.dataSource();
+      OutboxTables tables = OutboxTables.of("public", "stop_");
+      OutboxSchema.migrate(dataSource, tables);
+      DSLContext dsl = DSL.using(dataSource, SQLDialect.POSTGRES, tables.settings(null));
+      RecordingPublisher publisher = new RecordingPublisher();
+      RelayConfig config = WalTestKit.config(10).toBuilder().name("stop").build();
+      WalRelay relay =
+          WalTestKit.builder(dataSource, server.jdbcUrl(), tables, publisher, config)
+              // No confirmation of a quiet outbox while the test runs: only the one at close.
+              .statusInterval(Duration.ofMinutes(10))
+              .build();
+      relay.start();
+      Outbox outbox = Outbox.builder().tables(tables).build();
+      for (int i = 0; i < 5; i++) {
+        dsl.transaction(c -> outbox.record(c.dsl(), OutboxEvent.of("order", "a", "e", "{}")));
+      }
+      await().atMost(WalTestKit.WAIT).until(() -> publisher.published().size() == 5);
+      // After the last event: the relay's own marks, and another table's writes (no jOOQ model).
+      dsl.execute("CREATE TABLE stop_other (n int)");
+      dsl.execute("INSERT INTO stop_other SELECT generate_series(1, 20000)");
+      long written = insertLsn(dsl);
+      // The server has read its WAL that far for the slot (and told the relay in a keepalive).
+      await()
+          .atMost(WalTestKit.WAIT)
+          .until(
+              () ->
+                  ((Number)
+                              dsl.fetchValue(
+                                  "SELECT coalesce((max(sent_lsn) - '0/0')::bigint, 0)"
+                                      + " FROM pg_stat_replication"))
+                          .longValue()
+                      >= written);
+      assertThat(confirmedFlush(dsl, relay.slotName())).isLessThan(written);
+
+      relay.close();
+
+      assertThat(relay.confirmedLsn()).isGreaterThanOrEqualTo(written);
+      // Once the stream has ended, the server has taken in every status the relay sent.
+      await()
+          .atMost(WalTestKit.WAIT)
+          .until(
+              () ->
+                  dsl.fetchValue(
+                          "SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active",
+                          relay.slotName())
+                      .equals(0L));
+      assertThat(confirmedFlush(dsl, relay.slotName())).isGreaterThanOrEqualTo(written);
+    }
+  }
+
+  private static long insertLsn(DSLContext dsl) {
+    // A server function outside the model.
+    return ((Number) dsl.fetchValue("SELECT (pg_current_wal_insert_lsn() - '0/0')::bigint"))
+        .longValue();
+  }
+
   private static void quietOutboxAdvances(DataSource dataSource, String url, String prefix)
       throws Exception {
     OutboxTables tables = OutboxTables.of("public", prefix);
     OutboxSchema.migrate(dataSource, tables);
     DSLContext dsl = DSL.using(dataSource, SQLDialect.POSTGRES, tables.settings(null));
     RecordingPublisher publisher = new RecordingPublisher();
-    Properties user = new Properties();
-    user.setProperty("user", "postgres");
+    RelayConfig config = WalTestKit.config(10).toBuilder().name(prefix).build();
     WalRelay relay =
-        WalRelay.builder()
-            .dataSource(dataSource)
-            .replicationUrl(url, user)
-            .tables(tables)
-            .publisher(publisher)
-            .config(WalTestKit.config(10).toBuilder().name(prefix).build())
+        WalTestKit.builder(dataSource, url, tables, publisher, config)
             .statusInterval(Duration.ofMillis(100))
             .build();
     try {
@@ -87,15 +141,7 @@ class WalRelayQuietOutboxTest {
     } finally {
       relay.close();
       // pg_replication_slots and the slot functions have no jOOQ model.
-      await()
-          .atMost(WalTestKit.WAIT)
-          .until(
-              () ->
-                  dsl.fetchValue(
-                          "SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active",
-                          relay.slotName())
-                      .equals(0L));
-      dsl.execute("SELECT pg_drop_replication_slot(?)", relay.slotName());
+      WalTestKit.dropSlot(dataSource, relay.slotName());
     }
   }
 

@@ -81,8 +81,8 @@ class WalStatementsTest {
               .containsExactlyInAnyOrder(r.pending(), r.processed(), r.dead(), r.waiting());
           assertThatThrownBy(() -> statements.claimSeen(t.dsl(), r.all()))
               .isInstanceOf(IllegalStateException.class);
-          // Nothing to delete in this mode.
-          statements.complete(t.dsl(), java.util.List.of(r.pending()));
+          // Published: marked again with the time of the outcome, nothing deleted.
+          statements.complete(t.dsl(), java.util.List.of(r.pending()), NOW.plusSeconds(1));
         });
     assertThat(
             dsl.select(OUTBOX_EVENTS.PROCESSED_AT)
@@ -91,7 +91,7 @@ class WalStatementsTest {
                 .fetchSingle()
                 .value1()
                 .toInstant())
-        .isEqualTo(NOW.toInstant());
+        .isEqualTo(NOW.plusSeconds(1).toInstant());
     assertThat(dsl.fetchCount(OUTBOX_EVENTS)).isEqualTo(4);
   }
 
@@ -112,7 +112,7 @@ class WalStatementsTest {
                   Map.entry(r.waiting(), false));
           assertThatThrownBy(() -> statements.claim(t.dsl(), r.all(), NOW))
               .isInstanceOf(IllegalStateException.class);
-          statements.complete(t.dsl(), java.util.List.of(r.pending()));
+          statements.complete(t.dsl(), java.util.List.of(r.pending()), NOW);
         });
     assertThat(dsl.fetch(OUTBOX_EVENTS).getValues(OUTBOX_EVENTS.ID))
         .containsExactlyInAnyOrder(r.processed(), r.dead(), r.waiting());

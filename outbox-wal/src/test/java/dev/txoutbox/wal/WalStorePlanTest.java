@@ -3,6 +3,7 @@ package dev.txoutbox.wal;
 import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
@@ -76,7 +77,11 @@ class WalStorePlanTest {
           statements.put("claim, locking, and seen", WalStore.claimSeenQuery(tx, ids));
           statements.put("visible", WalStore.visibleQuery(tx, ids));
           statements.put("unmark", WalStore.unmarkQuery(tx, ids));
-          statements.put("complete", WalStore.completeQuery(tx, ids));
+          statements.put(
+              "complete, deleting", WalStore.completeQuery(tx, CompletionMode.DELETE, ids, now));
+          statements.put(
+              "complete, marking",
+              WalStore.completeQuery(tx, CompletionMode.MARK_PROCESSED, ids, now));
           statements.put("defer", WalStore.deferQuery(tx, ids, now));
           statements.forEach(
               (name, query) -> {

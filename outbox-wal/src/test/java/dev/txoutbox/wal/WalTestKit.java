@@ -19,6 +19,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -51,9 +52,19 @@ final class WalTestKit implements AutoCloseable {
 
   /** A builder of a relay on the logical server, reconnecting quickly. */
   static WalRelay.Builder builder(OutboxTables tables, Publisher publisher, RelayConfig config) {
+    return builder(LogicalServer.dataSource(), LogicalServer.jdbcUrl(), tables, publisher, config);
+  }
+
+  /** A builder of a relay on the server of {@code dataSource} and {@code url}, as postgres. */
+  static WalRelay.Builder builder(
+      DataSource dataSource,
+      String url,
+      OutboxTables tables,
+      Publisher publisher,
+      RelayConfig config) {
     return WalRelay.builder()
-        .dataSource(LogicalServer.dataSource())
-        .replicationUrl(LogicalServer.jdbcUrl(), LogicalServer.credentials())
+        .dataSource(dataSource)
+        .replicationUrl(url, LogicalServer.credentials())
         .tables(tables)
         .publisher(publisher)
         .config(config)
@@ -149,14 +160,19 @@ final class WalTestKit implements AutoCloseable {
     toClose.clear();
     // The server has a few slots only: free those of the closed relays once they are released.
     for (String slot : slots) {
-      await().atMost(WAIT).until(() -> dropInactive(slot));
+      dropSlot(LogicalServer.dataSource(), slot);
     }
     slots.clear();
   }
 
+  /** Drops {@code slot} of the server of {@code dataSource} once no stream holds it. */
+  static void dropSlot(DataSource dataSource, String slot) {
+    await().atMost(WAIT).until(() -> dropInactive(dataSource, slot));
+  }
+
   /** Drops {@code slot} unless a stream still holds it; true if it is gone. */
-  private static boolean dropInactive(String slot) {
-    DSLContext dsl = DSL.using(LogicalServer.dataSource(), SQLDialect.POSTGRES);
+  private static boolean dropInactive(DataSource dataSource, String slot) {
+    DSLContext dsl = DSL.using(dataSource, SQLDialect.POSTGRES);
     // Slot functions and pg_replication_slots: no jOOQ model for them.
     dsl.execute(
         "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
