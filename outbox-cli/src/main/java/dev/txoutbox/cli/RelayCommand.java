@@ -7,6 +7,8 @@ import dev.txoutbox.Ordering;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.metrics.OutboxMetrics;
+import dev.txoutbox.spi.BrokerCheck;
+import dev.txoutbox.spi.Printable;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.PublisherProvider;
 import dev.txoutbox.spi.PublisherSetting;
@@ -49,6 +51,9 @@ import picocli.CommandLine.ParameterException;
 final class RelayCommand extends DatabaseCommand {
 
   private static final Logger log = LoggerFactory.getLogger(RelayCommand.class);
+
+  /** How long the start-up broker check waits for the broker's answer. */
+  static final Duration BROKER_CHECK_TIMEOUT = Duration.ofSeconds(5);
 
   /** How the relay's pool and publisher name themselves to the database and the broker. */
   static final String CLIENT_NAME_PREFIX = "txoutbox-relay-";
@@ -484,6 +489,7 @@ final class RelayCommand extends DatabaseCommand {
       running.set(() -> outboxRelay.isRunning() && (wal == null || wal.isRunning()));
       log.info("relay '{}' running; stop it with SIGTERM", config.name());
       try {
+        checkBroker(config.name(), broker);
         root.context().shutdown().await();
       } catch (InterruptedException e) {
         interrupted = true;
@@ -782,6 +788,27 @@ final class RelayCommand extends DatabaseCommand {
           message.startsWith("--")
               ? message
               : "--publisher " + settings.publisher() + ": " + message);
+    }
+  }
+
+  /**
+   * Asks the broker once, after the relay started, whether it answers and accepts the publisher: a
+   * wrong password is then said at once instead of showing only as an outage when the first event
+   * is pending. The relay runs either way and waits for the broker as for any outage.
+   */
+  private static void checkBroker(String relayName, Publisher broker) throws InterruptedException {
+    BrokerCheck check = broker.checkBroker(BROKER_CHECK_TIMEOUT);
+    switch (check.status()) {
+      case REACHABLE ->
+          log.info("relay '{}': broker check: {}", relayName, Printable.of(check.detail()));
+      case UNREACHABLE ->
+          log.warn(
+              "relay '{}': broker check failed: {}; the relay keeps running and waits for the"
+                  + " broker as for an outage",
+              relayName,
+              Printable.of(check.detail()));
+      case NOT_CHECKED ->
+          log.debug("relay '{}': broker check: {}", relayName, Printable.of(check.detail()));
     }
   }
 }

@@ -223,6 +223,48 @@ class RelayCommandTest {
         .doesNotContain("guest:guest");
   }
 
+  @Test
+  void aRelayWithWrongBrokerCredentialsSaysSoAtStartAndKeepsRunning() throws Exception {
+    CliRunner cli = new CliRunner().env("OUTBOX_DB_USER", "postgres");
+    CompletableFuture<CliRunner.Result> run =
+        startRelay(
+            cli, proxiedJdbcUrl(), "amqp://guest:wr0ng-pa55@127.0.0.1:5672/%2F", "--workers", "1");
+    await().atMost(WAIT).until(() -> messages().stream().anyMatch(m -> m.contains("broker check")));
+
+    List<ILoggingEvent> checks =
+        relayLog.list.stream()
+            .filter(e -> e.getFormattedMessage().contains("broker check"))
+            .toList();
+    assertThat(checks).hasSize(1);
+    assertThat(checks.get(0).getLevel()).isEqualTo(ch.qos.logback.classic.Level.WARN);
+    assertThat(checks.get(0).getFormattedMessage())
+        .contains("broker check failed")
+        .containsIgnoringCase("authentication")
+        .contains("keeps running")
+        .doesNotContain("wr0ng-pa55");
+    cli.stop.countDown();
+    assertThat(run.get(WAIT.toSeconds(), TimeUnit.SECONDS).exitCode()).isZero();
+  }
+
+  @Test
+  void aRelayWhoseBrokerAcceptsItSaysSoOnceAtStart() throws Exception {
+    CliRunner cli = new CliRunner().env("OUTBOX_DB_USER", "postgres");
+    CompletableFuture<CliRunner.Result> run =
+        startRelay(
+            cli, proxiedJdbcUrl(), "amqp://guest:guest@127.0.0.1:5672/%2F", "--workers", "1");
+    await().atMost(WAIT).until(() -> messages().stream().anyMatch(m -> m.contains("broker check")));
+
+    cli.stop.countDown();
+    assertThat(run.get(WAIT.toSeconds(), TimeUnit.SECONDS).exitCode()).isZero();
+    List<ILoggingEvent> checks =
+        relayLog.list.stream()
+            .filter(e -> e.getFormattedMessage().contains("broker check"))
+            .toList();
+    assertThat(checks).hasSize(1);
+    assertThat(checks.get(0).getLevel()).isEqualTo(ch.qos.logback.classic.Level.INFO);
+    assertThat(checks.get(0).getFormattedMessage()).doesNotContain("guest:guest");
+  }
+
   /** Runs {@code txoutbox relay} to this test's exchange in the background until stopped. */
   private CompletableFuture<CliRunner.Result> startRelay(
       CliRunner cli, String jdbcUrl, String amqpUri, String... options) {
