@@ -1341,7 +1341,7 @@ public final class WalRelay implements AutoCloseable {
             if (results.stream().allMatch(PublishResult::isBrokerUnavailable)) {
               throw new Unavailable(Objects.toString(results.get(0).reason()));
             }
-            record(tx, send, results, OffsetDateTime.now(clock), after, counts);
+            record(tx, send, results, now, OffsetDateTime.now(clock), after, counts);
           });
     } catch (Unavailable e) {
       return e.getMessage();
@@ -1512,6 +1512,7 @@ public final class WalRelay implements AutoCloseable {
       DSLContext tx,
       List<OutboxMessage> sent,
       List<PublishResult> results,
+      OffsetDateTime claimed,
       OffsetDateTime now,
       List<Runnable> after,
       int[] counts) {
@@ -1564,7 +1565,7 @@ public final class WalRelay implements AutoCloseable {
         counts[2]++;
       }
     }
-    statements.complete(tx, completed, now);
+    statements.complete(tx, completed, claimed, now);
     postponed.forEach((until, ids) -> WalStore.defer(tx, ids, until));
   }
 

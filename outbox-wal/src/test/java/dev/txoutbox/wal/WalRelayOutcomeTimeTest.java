@@ -9,6 +9,8 @@ import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.testing.TestClock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
@@ -20,7 +22,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The time a published row carries is the time of the outcome, not of the claim. */
+/**
+ * The time a published row carries is the time of the outcome, not of the claim: written again
+ * after the publish when the broker took at least {@link WalStatements#RESTAMP_AFTER} to answer.
+ */
 class WalRelayOutcomeTimeTest {
 
   private final WalTestKit kit = new WalTestKit();
@@ -30,19 +35,25 @@ class WalRelayOutcomeTimeTest {
     kit.close();
   }
 
-  /** Blocks each publish until released, and notes when it returned. */
+  /** Blocks each publish until released, moving the relay's clock meanwhile. */
   private static final class BlockingPublisher implements Publisher {
     final CountDownLatch entered = new CountDownLatch(1);
     final CountDownLatch release = new CountDownLatch(1);
+    final TestClock clock;
+    final Duration held;
     final AtomicReference<Instant> returned = new AtomicReference<>();
+
+    BlockingPublisher(TestClock clock, Duration held) {
+      this.clock = clock;
+      this.held = held;
+    }
 
     @Override
     public List<PublishResult> publish(List<OutboxMessage> messages) throws InterruptedException {
       entered.countDown();
       release.await();
-      List<PublishResult> ok = Collections.nCopies(messages.size(), PublishResult.published());
-      returned.set(Instant.now());
-      return ok;
+      returned.set(clock.advance(held));
+      return Collections.nCopies(messages.size(), PublishResult.published());
     }
 
     @Override
@@ -52,19 +63,38 @@ class WalRelayOutcomeTimeTest {
   }
 
   @Test
-  void processedAtIsTheTimeThePublisherReturnedNotTheClaimsTime() throws Exception {
+  void processedAtIsTheTimeThePublisherReturnedWhenThePublishWasHeldUp() throws Exception {
+    TestClock clock = TestClock.now();
+    Instant claimed = clock.instant();
+    OffsetDateTime processedAt = publishOne(clock, Duration.ofHours(1));
+    assertThat(processedAt.toInstant())
+        .isEqualTo(claimed.plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.MICROS));
+  }
+
+  @Test
+  void aBatchAnsweredSoonerThanTheRestampKeepsTheClaimsTime() throws Exception {
+    TestClock clock = TestClock.now();
+    Instant claimed = clock.instant();
+    OffsetDateTime processedAt = publishOne(clock, WalStatements.RESTAMP_AFTER.minusMillis(1));
+    assertThat(processedAt.toInstant()).isEqualTo(claimed.truncatedTo(ChronoUnit.MICROS));
+  }
+
+  /** Publishes one event through a publisher that moves {@code clock} by {@code held}. */
+  private OffsetDateTime publishOne(TestClock clock, Duration held) throws Exception {
     OutboxTables tables = LogicalServer.freshOutbox("ot_");
-    BlockingPublisher publisher = new BlockingPublisher();
-    kit.relay(tables, publisher, WalTestKit.config(10)).start();
+    BlockingPublisher publisher = new BlockingPublisher(clock, held);
+    kit.relay(WalTestKit.builder(tables, publisher, WalTestKit.config(10)).clock(clock)).start();
     UUID id = WalTestKit.write(tables, Outbox.builder().tables(tables).build(), "a", 1).get(0);
     // The claim is done before the publish starts; the broker answers once the test lets it.
     publisher.entered.await();
     publisher.release.countDown();
+    await().atMost(WalTestKit.WAIT).until(() -> published(tables, id));
+    return processedAt(tables, id);
+  }
 
-    await().atMost(WalTestKit.WAIT).until(() -> processedAt(tables, id) != null);
-    Instant returned = publisher.returned.get();
-    assertThat(processedAt(tables, id).toInstant())
-        .isAfterOrEqualTo(returned.truncatedTo(ChronoUnit.MICROS));
+  /** Whether the relay's batch of {@code id} committed (its row is marked and no longer locked). */
+  private static boolean published(OutboxTables tables, UUID id) {
+    return processedAt(tables, id) != null;
   }
 
   private static OffsetDateTime processedAt(OutboxTables tables, UUID id) {

@@ -82,7 +82,7 @@ class WalStatementsTest {
           assertThatThrownBy(() -> statements.claimSeen(t.dsl(), r.all()))
               .isInstanceOf(IllegalStateException.class);
           // Published: marked again with the time of the outcome, nothing deleted.
-          statements.complete(t.dsl(), java.util.List.of(r.pending()), NOW.plusSeconds(1));
+          statements.complete(t.dsl(), java.util.List.of(r.pending()), NOW, NOW.plusSeconds(1));
         });
     assertThat(
             dsl.select(OUTBOX_EVENTS.PROCESSED_AT)
@@ -112,7 +112,7 @@ class WalStatementsTest {
                   Map.entry(r.waiting(), false));
           assertThatThrownBy(() -> statements.claim(t.dsl(), r.all(), NOW))
               .isInstanceOf(IllegalStateException.class);
-          statements.complete(t.dsl(), java.util.List.of(r.pending()), NOW);
+          statements.complete(t.dsl(), java.util.List.of(r.pending()), NOW, NOW);
         });
     assertThat(dsl.fetch(OUTBOX_EVENTS).getValues(OUTBOX_EVENTS.ID))
         .containsExactlyInAnyOrder(r.processed(), r.dead(), r.waiting());
