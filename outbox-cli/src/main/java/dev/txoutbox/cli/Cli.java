@@ -73,6 +73,7 @@ final class Cli {
     deadLetters.addSubcommand(new DeadLettersCommand.PurgeCommand(root));
     cli.addSubcommand(deadLetters);
     cli.addSubcommand(new CleanupCommand(root));
+    cli.addSubcommand(new ConsoleCommand(root));
     CommandLine walSlot = new CommandLine(new WalSlotCommand());
     walSlot.addSubcommand(new WalSlotCommand.ShowCommand(root));
     walSlot.addSubcommand(new WalSlotCommand.DropCommand(root));

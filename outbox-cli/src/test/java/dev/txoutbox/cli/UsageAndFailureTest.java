@@ -93,6 +93,8 @@ class UsageAndFailureTest {
         "wal-slot show --no-such-flag | txoutbox wal-slot show",
         "wal-slot drop --slot s --no-such-flag | txoutbox wal-slot drop",
         "relay --publisher fake --no-such-flag | txoutbox relay",
+        "console --no-such-flag | txoutbox console",
+        "console --port 70000 | txoutbox console",
         "relay --publisher fake --batch-size many | txoutbox relay",
         "relay --publisher fake --workers 65 | txoutbox relay",
         "relay --publisher fake --source wal --workers 2 | txoutbox relay",
@@ -127,8 +129,8 @@ class UsageAndFailureTest {
 
     assertThat(r.errLines().get(0))
         .isEqualTo(
-            "a command must be given (one of migrate, status, dead-letters, cleanup, wal-slot,"
-                + " relay) but was not");
+            "a command must be given (one of migrate, status, dead-letters, cleanup, console,"
+                + " wal-slot, relay) but was not");
   }
 
   @Test
