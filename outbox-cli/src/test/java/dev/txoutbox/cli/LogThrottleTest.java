@@ -49,6 +49,25 @@ class LogThrottleTest {
   }
 
   @Test
+  void theCliConfigurationLogsEachPoolWarningOfAFailoverOnce() throws Exception {
+    LoggerContext context = new LoggerContext();
+    JoranConfigurator configurator = new JoranConfigurator();
+    configurator.setContext(context);
+    configurator.doConfigure(LogThrottleTest.class.getResource("/logback.xml"));
+    ListAppender<ILoggingEvent> lines = capture(context);
+    String pool = "com.zaxxer.hikari.pool.PoolBase";
+    String failed =
+        "{} - Failed to validate connection {} ({}). Possibly consider using a shorter"
+            + " maxLifetime value.";
+
+    for (int i = 0; i < 3; i++) {
+      context.getLogger(pool).warn(failed, "txoutbox-relay-default", "conn" + i, "closed");
+    }
+
+    assertThat(lines.list).filteredOn(e -> e.getLoggerName().equals(pool)).hasSize(1);
+  }
+
+  @Test
   void aMessageIsLoggedAgainOnceTheIntervalHasPassed() {
     MutableClock clock = new MutableClock();
     LoggerContext context = new LoggerContext();
