@@ -2,6 +2,7 @@ package dev.txoutbox.itcompat;
 
 import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.txoutbox.Backoff;
@@ -84,6 +85,17 @@ class PostgresVersionsTest {
             .publisher(publisher)
             .config(c)
             .build());
+  }
+
+  /** A WAL relay on {@code tables}, reconnecting quickly. */
+  private WalRelay.Builder walRelay(OutboxTables tables, RecordingPublisher publisher) {
+    return WalRelay.builder()
+        .dataSource(server.dataSource())
+        .replicationUrl(server.jdbcUrl(), PostgresServer.credentials())
+        .tables(tables)
+        .publisher(publisher)
+        .config(RelayConfig.builder().name("compat-wal").build())
+        .reconnectDelay(Duration.ofMillis(50));
   }
 
   private static List<OutboxEvent> events(String aggregate, int n) {
@@ -306,17 +318,7 @@ class PostgresVersionsTest {
     Outbox outbox = Outbox.builder().tables(tables).build();
     UUID before = recordAll(tables, outbox, events("early", 1)).get(0);
     RecordingPublisher publisher = new RecordingPublisher();
-    WalRelay wal =
-        closing(
-            WalRelay.builder()
-                .dataSource(server.dataSource())
-                .replicationUrl(server.jdbcUrl(), PostgresServer.credentials())
-                .tables(tables)
-                .publisher(publisher)
-                .config(RelayConfig.builder().name("compat-wal").build())
-                .reconnectDelay(Duration.ofMillis(50))
-                .build());
-    wal.start();
+    closing(walRelay(tables, publisher).build()).start();
 
     UUID insertedFirst;
     UUID committedFirst;
@@ -344,5 +346,38 @@ class PostgresVersionsTest {
         polling(tables, swept, RelayConfig.builder().name("compat-wal-sweeper").build());
     assertThat(sweeper.drain().published()).containsExactly(before);
     assertThat(publisher.publishedIds()).doesNotContain(before);
+  }
+
+  /**
+   * PostgreSQL 17's failover slots: the relay creates its slot without the option, but takes a slot
+   * an operator created with {@code failover => true} as it is (before 17 the five-argument
+   * function does not exist). Synchronising it to a standby is the servers' configuration.
+   */
+  @Test
+  void aSlotCreatedWithTheFailoverOptionServesTheWalRelayFrom17On() throws Exception {
+    OutboxTables tables = server.freshOutbox("failover");
+    String slot = "compat_failover_" + server.major();
+    String create = "SELECT pg_create_logical_replication_slot(?, 'pgoutput', false, false, true)";
+    if (server.major() < 17) {
+      assertThatThrownBy(() -> server.dsl().execute(create, slot))
+          .hasMessageContaining("pg_create_logical_replication_slot")
+          .hasMessageContaining("does not exist");
+    } else {
+      server.dsl().execute(create, slot);
+      RecordingPublisher publisher = new RecordingPublisher();
+      closing(walRelay(tables, publisher).slotName(slot).build()).start();
+      Outbox outbox = Outbox.builder().tables(tables).build();
+      List<UUID> ids = recordAll(tables, outbox, events("f", 2));
+
+      await().atMost(WAIT).until(() -> publisher.published().size() == 2);
+      assertThat(publisher.publishedIds()).containsExactlyElementsOf(ids);
+      assertThat(
+              server
+                  .dsl()
+                  .fetchSingle(
+                      "SELECT failover FROM pg_replication_slots WHERE slot_name = ?", slot)
+                  .get(0, Boolean.class))
+          .isTrue();
+    }
   }
 }
