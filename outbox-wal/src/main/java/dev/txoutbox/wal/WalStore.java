@@ -27,6 +27,7 @@ import org.jooq.Record2;
 import org.jooq.Record3;
 import org.jooq.ResultQuery;
 import org.jooq.Row3;
+import org.jooq.Select;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
@@ -296,7 +297,7 @@ final class WalStore {
             .and(OUTBOX_EVENTS.AGGREGATE_ID.eq(id))
             .and(OUTBOX_EVENTS.SEQ.lt(maxSeq));
     Condition pending =
-        DSL.exists(
+        exists(
             DSL.selectOne()
                 .from(OUTBOX_EVENTS)
                 .where(before)
@@ -307,7 +308,7 @@ final class WalStore {
         switch (ordering) {
           case PER_AGGREGATE ->
               pending.or(
-                  DSL.exists(
+                  exists(
                       DSL.selectOne()
                           .from(OUTBOX_EVENTS)
                           .where(before)
@@ -318,6 +319,15 @@ final class WalStore {
                   "ordering must be per aggregate but was " + ordering);
         };
     return tx.select(type, id).from(heads).where(blocking);
+  }
+
+  /**
+   * {@code EXISTS (subquery)}, spelled as a template because jOOQ's {@code DSL.exists(Select)} is
+   * gone from jOOQ 3.21 (it takes a {@code TableLike} there): a jar built with 3.19 that called it
+   * failed with {@code NoSuchMethodError} on a user's 3.21 (it-compat's {@code JooqRuntimeTest}).
+   */
+  static Condition exists(Select<?> subquery) {
+    return DSL.condition("exists ({0})", subquery);
   }
 
   /**
