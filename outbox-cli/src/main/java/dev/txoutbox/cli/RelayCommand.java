@@ -52,9 +52,6 @@ final class RelayCommand extends DatabaseCommand {
 
   private static final Logger log = LoggerFactory.getLogger(RelayCommand.class);
 
-  /** The longest pause between two probes of a database that did not answer at start. */
-  static final Duration DATABASE_WAIT_MAX = Duration.ofSeconds(30);
-
   /** How long the start-up broker check waits for the broker's answer. */
   static final Duration BROKER_CHECK_TIMEOUT = Duration.ofSeconds(5);
 
@@ -434,20 +431,6 @@ final class RelayCommand extends DatabaseCommand {
         port == null ? "off" : "on " + host + ":" + port);
 
     boolean interrupted = false;
-    try {
-      if (!awaitDatabase(config.name(), target, root.context().shutdown())) {
-        broker.close();
-        log.info("relay stopped before the database answered");
-        return ExitCodes.OK;
-      }
-    } catch (InterruptedException e) {
-      broker.close();
-      Thread.currentThread().interrupt();
-      return ExitCodes.OK;
-    } catch (RuntimeException e) {
-      broker.close();
-      throw e;
-    }
     try (Closer closer = new Closer()) {
       // Closed in reverse order: the relay first, then its meters, the publisher, the HTTP
       // endpoint and its health check, the pool and the registry.
@@ -827,58 +810,5 @@ final class RelayCommand extends DatabaseCommand {
       case NOT_CHECKED ->
           log.debug("relay '{}': broker check: {}", relayName, Printable.of(check.detail()));
     }
-  }
-
-  /**
-   * Waits for the database at start as the relay waits out an outage later: a database that cannot
-   * be reached (SQLState class 08, or 57P03 while it starts up) is probed again after 1 s, doubling
-   * to {@link #DATABASE_WAIT_MAX}, with one WARN as the wait starts and one INFO when it answers. A
-   * refusal that waiting cannot fix (wrong password, no such database) is thrown.
-   *
-   * @return true once the database answers, false if the relay was asked to stop first
-   * @throws DatabaseUnavailableException if the database refused the relay for good
-   */
-  private static boolean awaitDatabase(String relayName, DatabaseTarget target, ShutdownSignal stop)
-      throws InterruptedException {
-    long started = System.nanoTime();
-    Duration delay = Duration.ofSeconds(1);
-    int failures = 0;
-    while (true) {
-      try {
-        target.probe();
-        if (failures > 0) {
-          log.info(
-              "relay '{}': the database answers after {} ({} attempt(s))",
-              relayName,
-              Durations.format(Duration.ofNanos(System.nanoTime() - started)),
-              failures + 1);
-        }
-        return true;
-      } catch (DatabaseUnavailableException e) {
-        if (!worthWaitingFor(e)) {
-          throw e;
-        }
-        if (failures++ == 0) {
-          log.warn(
-              "relay '{}': {}; waiting for it (probed again after 1s, doubling to {})",
-              relayName,
-              e.getMessage(),
-              Durations.format(DATABASE_WAIT_MAX));
-        }
-      }
-      if (stop.await(delay)) {
-        return false;
-      }
-      delay =
-          delay.multipliedBy(2).compareTo(DATABASE_WAIT_MAX) > 0
-              ? DATABASE_WAIT_MAX
-              : delay.multipliedBy(2);
-    }
-  }
-
-  /** Whether the database may answer later: it cannot be reached, or it is starting up. */
-  private static boolean worthWaitingFor(DatabaseUnavailableException e) {
-    String state = e.getCause() instanceof java.sql.SQLException sql ? sql.getSQLState() : null;
-    return state == null || state.startsWith("08") || state.equals("57P03");
   }
 }

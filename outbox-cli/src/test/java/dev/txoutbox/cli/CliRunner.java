@@ -9,7 +9,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 /** Runs the CLI in-process with captured output, an environment of its own and a stop switch. */
 final class CliRunner {
@@ -51,10 +50,7 @@ final class CliRunner {
     int code;
     try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-      code =
-          Cli.run(
-              new CliContext(env, o, e, t -> stop.await(t.toNanos(), TimeUnit.NANOSECONDS)),
-              all.toArray(String[]::new));
+      code = Cli.run(new CliContext(env, o, e, stop::await), all.toArray(String[]::new));
     }
     return new Result(
         code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));

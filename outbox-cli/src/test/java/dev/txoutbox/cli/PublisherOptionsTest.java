@@ -225,6 +225,6 @@ class PublisherOptionsTest {
 
   private static CliContext context() {
     PrintStream none = new PrintStream(new ByteArrayOutputStream());
-    return new CliContext(Map.of(), none, none, t -> true);
+    return new CliContext(Map.of(), none, none, () -> {});
   }
 }

@@ -224,30 +224,6 @@ class RelayCommandTest {
   }
 
   @Test
-  void aRelayStartedWhileTheDatabaseIsDownWaitsForItAndThenPublishes() throws Exception {
-    proxy.stop(); // the database cannot be reached: the proxy refuses connections
-    List<UUID> ids = outbox.pending("order.created", 3);
-    CliRunner cli = new CliRunner().env("OUTBOX_DB_USER", "postgres");
-    CompletableFuture<CliRunner.Result> run =
-        startRelay(
-            cli, proxiedJdbcUrl(), "amqp://guest:guest@127.0.0.1:5672/%2F", "--workers", "1");
-    await()
-        .atMost(WAIT)
-        .until(() -> messages().stream().anyMatch(m -> m.contains("waiting for it")));
-    assertThat(run).isNotDone();
-
-    proxy.start();
-    await().atMost(WAIT).until(() -> rabbit.receivedCount() == ids.size());
-    assertThat(messages().stream().filter(m -> m.contains("waiting for it")))
-        .singleElement()
-        .asString()
-        .contains("cannot reach the database");
-    assertThat(messages()).anyMatch(m -> m.contains("the database answers after"));
-    cli.stop.countDown();
-    assertThat(run.get(WAIT.toSeconds(), TimeUnit.SECONDS).exitCode()).isZero();
-  }
-
-  @Test
   void aRelayWithWrongBrokerCredentialsSaysSoAtStartAndKeepsRunning() throws Exception {
     CliRunner cli = new CliRunner().env("OUTBOX_DB_USER", "postgres");
     CompletableFuture<CliRunner.Result> run =

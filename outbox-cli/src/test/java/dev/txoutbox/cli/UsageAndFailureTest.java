@@ -182,7 +182,8 @@ class UsageAndFailureTest {
           {"migrate"},
           {"dead-letters", "list"},
           {"dead-letters", "purge", "--all"},
-          {"cleanup", "--older-than", "1d"}
+          {"cleanup", "--older-than", "1d"},
+          {"relay", "--publisher", "rabbit", "--amqp-uri", "amqp://x", "--exchange", "x"}
         }) {
       CliRunner.Result r = new CliRunner().env("OUTBOX_JDBC_URL", UNREACHABLE).run(args);
 
