@@ -168,16 +168,16 @@ final class WalStatements {
     if (ids.isEmpty()) {
       return;
     }
-    UUID[] values = ids.toArray(UUID[]::new);
-    boolean answeredSoon = Duration.between(claimed, answered).compareTo(RESTAMP_AFTER) < 0;
-    List<Object> binds =
-        switch (mode) {
-          case MARK_PROCESSED -> answeredSoon ? List.of() : List.of(answered, values);
-          case DELETE -> List.of((Object) values);
-        };
-    if (binds.isEmpty()) {
+    if (mode == CompletionMode.MARK_PROCESSED
+        && Duration.between(claimed, answered).compareTo(RESTAMP_AFTER) < 0) {
       return; // marked by the claim, close enough to the outcome
     }
+    UUID[] values = ids.toArray(UUID[]::new);
+    List<Object> binds =
+        switch (mode) {
+          case MARK_PROCESSED -> List.of(answered, values);
+          case DELETE -> List.of((Object) values);
+        };
     // jOOQ's rendering of the statement, run through JDBC: see the class comment.
     tx.connection(
         c -> {

@@ -4,7 +4,6 @@ import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 
 import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
-import dev.txoutbox.internal.json.Json;
 import dev.txoutbox.internal.relay.RelayStore;
 import dev.txoutbox.spi.OutboxMessage;
 import java.time.Duration;
@@ -145,16 +144,7 @@ final class WalStore {
    * @throws RuntimeException if a row cannot be read
    */
   static List<OutboxMessage> backlog(DSLContext dsl, long after, long upTo, int limit) {
-    return dsl.select(
-            OUTBOX_EVENTS.ID,
-            OUTBOX_EVENTS.SEQ,
-            OUTBOX_EVENTS.AGGREGATE_TYPE,
-            OUTBOX_EVENTS.AGGREGATE_ID,
-            OUTBOX_EVENTS.EVENT_TYPE,
-            OUTBOX_EVENTS.PAYLOAD,
-            OUTBOX_EVENTS.HEADERS,
-            OUTBOX_EVENTS.CREATED_AT,
-            OUTBOX_EVENTS.ATTEMPTS)
+    return dsl.select(RelayStore.MESSAGE_COLUMNS)
         .from(OUTBOX_EVENTS)
         .where(OUTBOX_EVENTS.PROCESSED_AT.isNull())
         .and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNull())
@@ -163,20 +153,7 @@ final class WalStore {
         .and(OUTBOX_EVENTS.SEQ.le(upTo))
         .orderBy(OUTBOX_EVENTS.SEQ)
         .limit(limit)
-        .fetch(
-            r ->
-                new OutboxMessage(
-                    r.value1(),
-                    r.value2(),
-                    r.value3(),
-                    r.value4(),
-                    r.value5(),
-                    r.value6().data(),
-                    r.value7().data().equals("{}")
-                        ? Map.of()
-                        : Json.readStringMap(r.value7().data()),
-                    r.value8().toInstant(),
-                    r.value9() + 1));
+        .fetch(RelayStore::toMessage);
   }
 
   /**

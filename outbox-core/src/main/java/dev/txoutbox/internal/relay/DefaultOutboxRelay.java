@@ -92,7 +92,8 @@ public final class DefaultOutboxRelay implements OutboxRelay {
       RelayStore.requireOrderingIndexes(dsl, config.ordering(), tables);
     } catch (IllegalStateException missing) {
       state.set(State.NEW);
-      throw new IllegalStateException("relay " + config.name() + " " + missing.getMessage());
+      throw new IllegalStateException(
+          "relay " + config.name() + " " + missing.getMessage(), missing);
     }
     // The one lifecycle line with the whole configuration; plugins log none of their own.
     log.info(

@@ -184,8 +184,8 @@ public final class RelayStore {
     return UuidArray.of(ids);
   }
 
-  /** The columns a publisher's message is made of. */
-  static final List<Field<?>> MESSAGE_COLUMNS =
+  /** The columns a publisher's message is made of; outbox-wal reads its backlog with them too. */
+  public static final List<Field<?>> MESSAGE_COLUMNS =
       List.of(
           OUTBOX_EVENTS.ID,
           OUTBOX_EVENTS.SEQ,
@@ -276,6 +276,11 @@ public final class RelayStore {
         .from(OUTBOX_EVENTS)
         .where(OUTBOX_EVENTS.ID.eq(id))
         .fetchSingle(r -> toMessage(r, MESSAGE_POSITIONS));
+  }
+
+  /** The message in {@code r}, a record that selects just the {@link #MESSAGE_COLUMNS}. */
+  public static OutboxMessage toMessage(Record r) {
+    return toMessage(r, MESSAGE_POSITIONS);
   }
 
   /** Where the {@code MESSAGE_COLUMNS} are in a record that selects just them. */
