@@ -1,9 +1,14 @@
 package dev.txoutbox;
 
 import dev.txoutbox.spi.DurationText;
+import dev.txoutbox.spi.OutboxMessage;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a relay claims, publishes and retries. Immutable and thread-safe; made only by {@link
@@ -50,7 +55,10 @@ public final class RelayConfig {
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
-  private static final int MAX_ATTEMPTS_LIMIT = 1000;
+  private static final int MAX_ATTEMPTS_LIMIT = RetryPolicy.MAX_ATTEMPTS_LIMIT;
+
+  /** The longest event or aggregate type a retry policy can name: the column's 255 characters. */
+  private static final int MAX_TYPE_LENGTH = 255;
 
   private final String name;
   private final int batchSize;
@@ -63,6 +71,10 @@ public final class RelayConfig {
   private final Duration shutdownTimeout;
   private final Ordering ordering;
   private final Backoff brokerProbeBackoff;
+  private final @Nullable Duration maxAge;
+  private final RetryPolicy defaultPolicy;
+  private final Map<String, RetryPolicy> eventTypePolicies;
+  private final Map<String, RetryPolicy> aggregateTypePolicies;
 
   private RelayConfig(Builder b) {
     name = Objects.requireNonNull(b.name, "name");
@@ -83,6 +95,12 @@ public final class RelayConfig {
     requireRange("batchSize", batchSize, 1, MAX_BATCH_SIZE);
     requireRange("workers", workers, 1, MAX_WORKERS);
     requireRange("maxAttempts", maxAttempts, 1, MAX_ATTEMPTS_LIMIT);
+    maxAge = b.maxAge;
+    RetryPolicy policy = RetryPolicy.of(maxAttempts, backoff);
+    defaultPolicy = maxAge == null ? policy : policy.withMaxAge(maxAge);
+    eventTypePolicies = Collections.unmodifiableMap(new LinkedHashMap<>(b.eventTypePolicies));
+    aggregateTypePolicies =
+        Collections.unmodifiableMap(new LinkedHashMap<>(b.aggregateTypePolicies));
     if (minPollInterval.isNegative() || minPollInterval.isZero()) {
       throw new IllegalArgumentException(
           "minPollInterval must be positive but was " + minPollInterval);
@@ -168,6 +186,46 @@ public final class RelayConfig {
     return brokerProbeBackoff;
   }
 
+  /** The default policy's age limit, or null for none (the default). */
+  public @Nullable Duration maxAge() {
+    return maxAge;
+  }
+
+  /** The policy of events no per-type policy names: {@link #maxAttempts()}, {@link #backoff()}. */
+  public RetryPolicy defaultRetryPolicy() {
+    return defaultPolicy;
+  }
+
+  /** The policies given per event type, in the order they were set. */
+  public Map<String, RetryPolicy> eventTypeRetryPolicies() {
+    return eventTypePolicies;
+  }
+
+  /** The policies given per aggregate type, in the order they were set. */
+  public Map<String, RetryPolicy> aggregateTypeRetryPolicies() {
+    return aggregateTypePolicies;
+  }
+
+  /**
+   * The policy that decides {@code message}'s failures: its event type's if one was set, else its
+   * aggregate type's, else the default. Names match exactly.
+   */
+  public RetryPolicy retryPolicy(OutboxMessage message) {
+    if (!eventTypePolicies.isEmpty()) {
+      RetryPolicy p = eventTypePolicies.get(message.eventType());
+      if (p != null) {
+        return p;
+      }
+    }
+    if (!aggregateTypePolicies.isEmpty()) {
+      RetryPolicy p = aggregateTypePolicies.get(message.aggregateType());
+      if (p != null) {
+        return p;
+      }
+    }
+    return defaultPolicy;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof RelayConfig c
@@ -181,7 +239,10 @@ public final class RelayConfig {
         && completionMode == c.completionMode
         && shutdownTimeout.equals(c.shutdownTimeout)
         && ordering == c.ordering
-        && brokerProbeBackoff.equals(c.brokerProbeBackoff);
+        && brokerProbeBackoff.equals(c.brokerProbeBackoff)
+        && Objects.equals(maxAge, c.maxAge)
+        && eventTypePolicies.equals(c.eventTypePolicies)
+        && aggregateTypePolicies.equals(c.aggregateTypePolicies);
   }
 
   @Override
@@ -197,7 +258,10 @@ public final class RelayConfig {
         completionMode,
         shutdownTimeout,
         ordering,
-        brokerProbeBackoff);
+        brokerProbeBackoff,
+        maxAge,
+        eventTypePolicies,
+        aggregateTypePolicies);
   }
 
   /** The configuration for a log line, durations written the way the CLI reads them. */
@@ -225,6 +289,11 @@ public final class RelayConfig {
         + ordering
         + ", brokerProbeBackoff "
         + describe(brokerProbeBackoff)
+        + (maxAge == null ? "" : ", maxAge " + DurationText.of(maxAge))
+        + (eventTypePolicies.isEmpty() ? "" : ", eventTypeRetryPolicies " + eventTypePolicies)
+        + (aggregateTypePolicies.isEmpty()
+            ? ""
+            : ", aggregateTypeRetryPolicies " + aggregateTypePolicies)
         + "}";
   }
 
@@ -250,8 +319,10 @@ public final class RelayConfig {
 
   /** A builder starting from this configuration. */
   public Builder toBuilder() {
-    return new Builder()
-        .name(name)
+    Builder b = new Builder();
+    b.eventTypePolicies.putAll(eventTypePolicies);
+    b.aggregateTypePolicies.putAll(aggregateTypePolicies);
+    return b.name(name)
         .batchSize(batchSize)
         .workers(workers)
         .minPollInterval(minPollInterval)
@@ -261,7 +332,8 @@ public final class RelayConfig {
         .completionMode(completionMode)
         .shutdownTimeout(shutdownTimeout)
         .ordering(ordering)
-        .brokerProbeBackoff(brokerProbeBackoff);
+        .brokerProbeBackoff(brokerProbeBackoff)
+        .maxAge(maxAge);
   }
 
   /** Builds a {@link RelayConfig}. Not thread-safe. */
@@ -277,6 +349,9 @@ public final class RelayConfig {
     private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
     private Ordering ordering = Ordering.NONE;
     private Backoff brokerProbeBackoff = DEFAULT_BROKER_PROBE_BACKOFF;
+    private @Nullable Duration maxAge;
+    private final Map<String, RetryPolicy> eventTypePolicies = new LinkedHashMap<>();
+    private final Map<String, RetryPolicy> aggregateTypePolicies = new LinkedHashMap<>();
 
     private Builder() {}
 
@@ -349,6 +424,69 @@ public final class RelayConfig {
     public Builder brokerProbeBackoff(Backoff brokerProbeBackoff) {
       this.brokerProbeBackoff = brokerProbeBackoff;
       return this;
+    }
+
+    /**
+     * The default policy's age limit: an event still failing once it is this old becomes a dead
+     * letter at that failure, whatever attempts it has left. Null (the default) for none.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder maxAge(@Nullable Duration maxAge) {
+      if (maxAge != null && (maxAge.isNegative() || maxAge.isZero())) {
+        throw new IllegalArgumentException("maxAge must be positive but was " + maxAge);
+      }
+      this.maxAge = maxAge;
+      return this;
+    }
+
+    /**
+     * Events of {@code eventType} (exact name) are retried by {@code policy} instead of the
+     * default; an event type's policy wins over its aggregate type's. Setting a type again replaces
+     * its policy.
+     *
+     * <p>In per-aggregate ordering each event is decided by its own type's policy: an aggregate's
+     * later events wait behind a failing one however long its policy retries it, and once it is a
+     * dead letter they follow the ordering's rule for dead letters.
+     *
+     * @throws IllegalArgumentException if {@code eventType} is blank or longer than 255 characters
+     */
+    public Builder retryPolicy(String eventType, RetryPolicy policy) {
+      eventTypePolicies.put(requireType("eventType", eventType), requirePolicy(policy));
+      return this;
+    }
+
+    /**
+     * Events of aggregates of {@code aggregateType} (exact name) whose event type has no policy of
+     * its own are retried by {@code policy} instead of the default.
+     *
+     * @throws IllegalArgumentException if {@code aggregateType} is blank or longer than 255
+     *     characters
+     */
+    public Builder aggregateRetryPolicy(String aggregateType, RetryPolicy policy) {
+      aggregateTypePolicies.put(requireType("aggregateType", aggregateType), requirePolicy(policy));
+      return this;
+    }
+
+    private static String requireType(String field, String type) {
+      Objects.requireNonNull(type, field);
+      if (type.isBlank() || type.codePointCount(0, type.length()) > MAX_TYPE_LENGTH) {
+        throw new IllegalArgumentException(
+            "retry policy "
+                + field
+                + " must be 1 to "
+                + MAX_TYPE_LENGTH
+                + " characters, not blank, but was '"
+                + (type.length() > 40 ? type.substring(0, 40) + "…" : type)
+                + "' ("
+                + type.codePointCount(0, type.length())
+                + " characters)");
+      }
+      return type;
+    }
+
+    private static RetryPolicy requirePolicy(RetryPolicy policy) {
+      return Objects.requireNonNull(policy, "policy");
     }
 
     /**
