@@ -75,6 +75,11 @@ final class PostgresServer implements AutoCloseable {
     return major;
   }
 
+  /** The port the started server listens on, on loopback. */
+  int port() {
+    return server.getPort();
+  }
+
   /** Starts the server and its pool. */
   void start() throws IOException {
     if (!Files.isRegularFile(jar)) {
