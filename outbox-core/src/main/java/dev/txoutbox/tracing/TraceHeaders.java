@@ -69,6 +69,11 @@ public final class TraceHeaders {
   public static Context extract(TextMapPropagator propagator, Map<String, String> headers) {
     Objects.requireNonNull(propagator, "propagator");
     Objects.requireNonNull(headers, "headers");
-    return propagator.extract(Context.current(), headers, GETTER);
+    return extract(propagator, Context.current(), headers);
+  }
+
+  /** {@code base} with what {@code propagator} finds in {@code headers}. */
+  static Context extract(TextMapPropagator propagator, Context base, Map<String, String> headers) {
+    return propagator.extract(base, headers, GETTER);
   }
 }

@@ -2,6 +2,8 @@ package dev.txoutbox.spi;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sends outbox messages to a broker. This interface is the whole contract between the relay and a
@@ -88,6 +90,45 @@ public interface Publisher extends AutoCloseable {
   /** A short name for logs and metrics, such as {@code kafka}. Defaults to the class name. */
   default String name() {
     return getClass().getSimpleName();
+  }
+
+  /**
+   * The broker's name in the OpenTelemetry messaging conventions ({@code messaging.system}): {@code
+   * kafka}, {@code rabbitmq}, {@code aws_sqs}. Tracing (core's {@code dev.txoutbox.tracing}) puts
+   * it on each send span. Defaults to {@code null}: unknown, and then left out.
+   */
+  default @Nullable String messagingSystem() {
+    return null;
+  }
+
+  /**
+   * Where {@link #publish} would send {@code message}, as the OpenTelemetry messaging conventions
+   * name it ({@code messaging.destination.name}): the Kafka topic, the RabbitMQ exchange ({@code
+   * ""} for the default exchange), the SQS queue name. Tracing calls it for each message of a
+   * traced batch, just before publishing it, so it must be cheap and free of side effects: ask the
+   * plugin's router, never the broker. Never throws: a router that fails or names no destination
+   * gives {@code null} (and {@link #publish} then reports that message a permanent failure).
+   * Thread-safe, like {@link #publish}. Defaults to {@code null}: unknown.
+   *
+   * @param message a message of a batch about to be published
+   * @return the destination's name, or {@code null} if unknown
+   */
+  default @Nullable String destinationName(OutboxMessage message) {
+    return null;
+  }
+
+  /**
+   * Further attributes of the OpenTelemetry messaging conventions for {@code message}, specific to
+   * this broker and named as the conventions name them, such as {@code
+   * messaging.rabbitmq.destination.routing_key} or {@code messaging.kafka.message.key}. Same rules
+   * as {@link #destinationName}: cheap, no side effect, no broker call, never throws (a router
+   * failure gives an empty map). Must hold no secret. Defaults to an empty map.
+   *
+   * @param message a message of a batch about to be published
+   * @return attribute name to value; never {@code null}
+   */
+  default Map<String, String> messagingAttributes(OutboxMessage message) {
+    return Map.of();
   }
 
   /**

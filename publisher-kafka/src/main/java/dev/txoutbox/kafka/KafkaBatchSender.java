@@ -54,6 +54,19 @@ final class KafkaBatchSender {
     this.limits = limits;
   }
 
+  /**
+   * The topic {@link #send} would send {@code message} to, or null if its router names none or a
+   * topic Kafka does not allow (then {@code send} fails it permanently). Never throws.
+   */
+  String topicOf(OutboxMessage message) {
+    Routing<String> routing = Routing.route(message, ROUTER_NAME, router::route);
+    if (!routing.routed()) {
+      return null;
+    }
+    String topic = routing.destination();
+    return TopicNames.problem(topic) == null ? topic : null;
+  }
+
   Outcome send(Producer<String, byte[]> producer, List<OutboxMessage> messages)
       throws InterruptedException {
     Batch batch = new Batch(messages.size());

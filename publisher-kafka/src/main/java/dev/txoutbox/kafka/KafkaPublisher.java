@@ -171,6 +171,28 @@ public final class KafkaPublisher implements Publisher {
     return "kafka";
   }
 
+  /** Returns {@code kafka}, the OpenTelemetry messaging conventions' name of the system. */
+  @Override
+  public String messagingSystem() {
+    return "kafka";
+  }
+
+  /**
+   * The topic the router picks for {@code message}, or {@code null} if it picks none, fails, or
+   * picks a name Kafka does not allow (each of which {@link #publish} reports a permanent failure).
+   * Asks the router only, never the cluster.
+   */
+  @Override
+  public String destinationName(OutboxMessage message) {
+    return sender.topicOf(Objects.requireNonNull(message, "message"));
+  }
+
+  /** {@code messaging.kafka.message.key}: the record's key, which is always the aggregate id. */
+  @Override
+  public Map<String, String> messagingAttributes(OutboxMessage message) {
+    return Map.of("messaging.kafka.message.key", message.aggregateId());
+  }
+
   /**
    * Closes the producer, waiting at most the send timeout for records in flight. Idempotent; a
    * closed publisher refuses to publish. Logged at DEBUG: the relay's own close line is the

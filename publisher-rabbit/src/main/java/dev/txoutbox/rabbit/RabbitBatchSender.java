@@ -43,6 +43,11 @@ final class RabbitBatchSender implements AutoCloseable {
     this.connection = new RabbitConnection(config, exchanges::forgetAll);
   }
 
+  /** Where {@code message} would go, or null if its router names no route. Never throws. */
+  RabbitRouter.Route routeOf(OutboxMessage message) {
+    return mapper.routeOf(message);
+  }
+
   /** Sends {@code batch} and returns one outcome per message, in order. */
   List<PublishResult> send(List<OutboxMessage> batch) throws InterruptedException {
     return RunOrder.enforce(batch, sendInOrder(batch));

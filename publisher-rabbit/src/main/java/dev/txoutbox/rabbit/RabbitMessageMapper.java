@@ -54,6 +54,15 @@ final class RabbitMessageMapper {
   }
 
   /**
+   * Where {@link #prepare} would send {@code message}, or null if its router names no route. Never
+   * throws.
+   */
+  RabbitRouter.Route routeOf(OutboxMessage message) {
+    Routing<RabbitRouter.Route> routing = Routing.route(message, ROUTER_NAME, router::route);
+    return routing.routed() ? routing.destination() : null;
+  }
+
+  /**
    * Routes and converts {@code message}; never throws for a bad message. A router that names no
    * route fails the message as {@link Routing} says.
    */

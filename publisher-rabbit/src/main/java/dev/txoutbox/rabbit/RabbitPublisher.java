@@ -10,6 +10,7 @@ import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -126,6 +127,35 @@ public final class RabbitPublisher implements Publisher {
   @Override
   public String name() {
     return "rabbitmq";
+  }
+
+  /** {@code rabbitmq}, the OpenTelemetry messaging conventions' name of the system. */
+  @Override
+  public String messagingSystem() {
+    return "rabbitmq";
+  }
+
+  /**
+   * The exchange the router picks for {@code message} ({@code ""} for the default exchange, as the
+   * OpenTelemetry conventions for RabbitMQ say), or {@code null} if it picks none or fails (which
+   * {@link #publish} reports a permanent failure). Asks the router only, never the broker.
+   */
+  @Override
+  public String destinationName(OutboxMessage message) {
+    RabbitRouter.Route route = sender.routeOf(Objects.requireNonNull(message, "message"));
+    return route == null ? null : route.exchange();
+  }
+
+  /**
+   * {@code messaging.rabbitmq.destination.routing_key}: the routing key the router picks, when it
+   * is not empty (the conventions leave an empty one out); empty if the router picks no route.
+   */
+  @Override
+  public Map<String, String> messagingAttributes(OutboxMessage message) {
+    RabbitRouter.Route route = sender.routeOf(Objects.requireNonNull(message, "message"));
+    return route == null || route.routingKey().isEmpty()
+        ? Map.of()
+        : Map.of("messaging.rabbitmq.destination.routing_key", route.routingKey());
   }
 
   /** Closes the channels and the connection. Idempotent; later publishes throw. */

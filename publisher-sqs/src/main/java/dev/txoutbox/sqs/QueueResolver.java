@@ -58,6 +58,32 @@ final class QueueResolver {
   }
 
   /**
+   * The queue name of {@code route}: the route itself, or the last path segment of a queue URL.
+   * Never throws.
+   */
+  static String queueName(String route) {
+    if (!isUrl(route)) {
+      return route;
+    }
+    String path = route.endsWith("/") ? route.substring(0, route.length() - 1) : route;
+    return path.substring(path.lastIndexOf('/') + 1);
+  }
+
+  /**
+   * The URL of {@code route} if it is one or was already looked up, without waiting; otherwise
+   * null.
+   */
+  String knownUrl(String route) {
+    if (isUrl(route)) {
+      return route;
+    }
+    CompletableFuture<String> known = urls.get(route);
+    return known != null && known.isDone() && !known.isCompletedExceptionally()
+        ? known.join()
+        : null;
+  }
+
+  /**
    * The URL of {@code route}. The returned future is shared between callers: never cancel it.
    *
    * @param timeout the longest a lookup may take

@@ -238,6 +238,40 @@ public final class SqsPublisher implements Publisher {
     return "sqs";
   }
 
+  /** {@code aws_sqs}, the OpenTelemetry messaging conventions' name of the system. */
+  @Override
+  public String messagingSystem() {
+    return "aws_sqs";
+  }
+
+  /**
+   * The name of the queue the routes (or the router) pick for {@code message}: the route itself, or
+   * the last path segment of a queue URL; {@code null} if there is no route or the router fails
+   * (which {@link #publish} reports a permanent failure). Asks the router only, never SQS.
+   */
+  @Override
+  public String destinationName(OutboxMessage message) {
+    String route = routeOf(message);
+    return route == null ? null : QueueResolver.queueName(route);
+  }
+
+  /**
+   * {@code aws.sqs.queue.url} when the queue's URL is known without asking SQS (the route is a URL,
+   * or its name was looked up already), with any password in it masked; empty otherwise.
+   */
+  @Override
+  public Map<String, String> messagingAttributes(OutboxMessage message) {
+    String route = routeOf(message);
+    String url = route == null ? null : queues.knownUrl(route);
+    return url == null ? Map.of() : Map.of("aws.sqs.queue.url", SecretMasking.maskUri(url));
+  }
+
+  private String routeOf(OutboxMessage message) {
+    Routing<String> route =
+        Routing.route(Objects.requireNonNull(message, "message"), ROUTER_NAME, router::route);
+    return route.routed() ? route.destination() : null;
+  }
+
   /**
    * Stops accepting batches. Closes the {@link SqsAsyncClient} only if the builder was told to
    * ({@link Builder#closeClient(boolean)}); otherwise the client stays open for its owner.
