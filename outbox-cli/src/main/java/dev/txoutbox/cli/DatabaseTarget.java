@@ -129,14 +129,12 @@ final class DatabaseTarget {
   }
 
   /**
-   * A connection pool for the relay, after checking that the database answers (so an unreachable
-   * database is one clear line, not a pool's stack trace).
+   * A connection pool for the relay; the relay {@link #probe() probes} the database first (so an
+   * unreachable database is one clear line, not a pool's stack trace).
    *
    * @param registry where the pool's metrics go, or null
-   * @throws DatabaseUnavailableException if the database does not answer
    */
   HikariDataSource pool(String poolName, int size, MeterRegistry registry) {
-    probe(simpleDataSource());
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(jdbcUrl);
     config.setUsername(user);
@@ -219,6 +217,15 @@ final class DatabaseTarget {
       ds.setApplicationName(APPLICATION_NAME);
     }
     return ds;
+  }
+
+  /**
+   * Checks that the database answers.
+   *
+   * @throws DatabaseUnavailableException if it does not
+   */
+  void probe() {
+    probe(simpleDataSource());
   }
 
   private void probe(DataSource ds) {

@@ -431,6 +431,20 @@ final class RelayCommand extends DatabaseCommand {
         port == null ? "off" : "on " + host + ":" + port);
 
     boolean interrupted = false;
+    try {
+      if (!DatabaseWait.untilItAnswers(config.name(), target, root.context().shutdown())) {
+        broker.close();
+        log.info("relay stopped before the database answered");
+        return ExitCodes.OK;
+      }
+    } catch (InterruptedException e) {
+      broker.close();
+      Thread.currentThread().interrupt();
+      return ExitCodes.OK;
+    } catch (RuntimeException e) {
+      broker.close();
+      throw e;
+    }
     try (Closer closer = new Closer()) {
       // Closed in reverse order: the relay first, then its meters, the publisher, the HTTP
       // endpoint and its health check, the pool and the registry.

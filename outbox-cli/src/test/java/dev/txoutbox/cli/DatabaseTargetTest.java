@@ -55,7 +55,7 @@ class DatabaseTargetTest {
 
   private static DatabaseTarget resolve(String url, Path passwordFile, Map<String, String> env) {
     PrintStream none = new PrintStream(OutputStream.nullOutputStream());
-    TxoutboxCommand options = new TxoutboxCommand(new CliContext(env, none, none, () -> {}));
+    TxoutboxCommand options = new TxoutboxCommand(new CliContext(env, none, none, t -> true));
     options.jdbcUrl = url;
     options.passwordFile = passwordFile;
     return DatabaseTarget.resolve(options, env);
