@@ -143,6 +143,8 @@ final class DatabaseTarget {
     config.setMaximumPoolSize(size);
     config.setConnectionTimeout(Duration.ofSeconds(10).toMillis());
     config.addDataSourceProperty("ApplicationName", APPLICATION_NAME + "-relay");
+    ConnectionDefaults.missingFrom(jdbcUrl, ConnectionDefaults.Use.RELAY)
+        .forEach(config::addDataSourceProperty);
     if (registry != null) {
       config.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
     }
@@ -150,11 +152,13 @@ final class DatabaseTarget {
   }
 
   /**
-   * The user and password for a connection of the driver's own, such as the WAL relay's replication
-   * connection, with the application name {@code txoutbox-wal}.
+   * The user and password for a connection of the driver's own to {@code replicationUrl}, the WAL
+   * relay's replication connection, with the application name {@code txoutbox-wal} and the relay's
+   * {@linkplain ConnectionDefaults connection defaults} that URL does not set.
    */
-  Properties replicationProperties() {
+  Properties replicationProperties(String replicationUrl) {
     Properties p = new Properties();
+    p.putAll(ConnectionDefaults.missingFrom(replicationUrl, ConnectionDefaults.Use.RELAY));
     if (user != null) {
       p.setProperty("user", user);
     }
@@ -199,6 +203,16 @@ final class DatabaseTarget {
         + (tables.tablePrefix().isEmpty() ? "" : ", table prefix=" + tables.tablePrefix());
   }
 
+  /**
+   * The relay's {@linkplain ConnectionDefaults connection defaults} this target's URL does not set,
+   * as URL parameters: {@code connectTimeout=10&socketTimeout=60&tcpKeepAlive=true}, or {@code
+   * none}.
+   */
+  String relayDefaults() {
+    return ConnectionDefaults.describe(
+        ConnectionDefaults.missingFrom(jdbcUrl, ConnectionDefaults.Use.RELAY));
+  }
+
   private PGSimpleDataSource simpleDataSource() {
     PGSimpleDataSource ds = new PGSimpleDataSource();
     try {
@@ -215,6 +229,14 @@ final class DatabaseTarget {
     if (ds.getApplicationName() == null
         || ds.getApplicationName().equals("PostgreSQL JDBC Driver")) {
       ds.setApplicationName(APPLICATION_NAME);
+    }
+    for (Map.Entry<String, String> d :
+        ConnectionDefaults.missingFrom(jdbcUrl, ConnectionDefaults.Use.COMMAND).entrySet()) {
+      try {
+        ds.setProperty(d.getKey(), d.getValue());
+      } catch (SQLException e) {
+        throw new IllegalStateException("pgjdbc must know the property " + d.getKey(), e);
+      }
     }
     return ds;
   }

@@ -422,9 +422,11 @@ final class RelayCommand extends DatabaseCommand {
     Publisher broker = newPublisher(settings);
     // Every argument is checked: only now is the relay said to start.
     log.info(
-        "relay '{}' starting: database {}; publisher {}; {}; pool size {}; metrics {}",
+        "relay '{}' starting: database {}, url defaults {}; publisher {}; {}; pool size {};"
+            + " metrics {}",
         config.name(),
         target,
+        target.relayDefaults(),
         settings,
         walRelay == null ? describe(config) : describeWal(config, target),
         poolSize,
@@ -566,7 +568,10 @@ final class RelayCommand extends DatabaseCommand {
         + ", "
         + (wal.noCreateSlot ? "never creating them" : "creating them if missing")
         + ", replication url "
-        + SecretMasking.maskUri(replicationUrl(target()))
+        + SecretMasking.maskUri(replicationUrl(target))
+        + ", url defaults "
+        + ConnectionDefaults.describe(
+            ConnectionDefaults.missingFrom(replicationUrl(target), ConnectionDefaults.Use.RELAY))
         + ", batch size "
         + c.batchSize()
         + ", min batch interval "
@@ -671,7 +676,8 @@ final class RelayCommand extends DatabaseCommand {
       WalRelay.Builder b =
           WalRelay.builder()
               .tables(target.tables())
-              .replicationUrl(replicationUrl(target), target.replicationProperties())
+              .replicationUrl(
+                  replicationUrl(target), target.replicationProperties(replicationUrl(target)))
               .createIfMissing(!wal.noCreateSlot);
       if (wal.slot != null) {
         b.slotName(wal.slot);

@@ -249,6 +249,47 @@ class RelayCommandTest {
     assertThat(run.get(WAIT.toSeconds(), TimeUnit.SECONDS).exitCode()).isZero();
   }
 
+  /**
+   * A primary that goes silent mid-run (packets dropped, the sockets kept open) used to leave the
+   * worker blocked in a read for good. With the relay's socket timeout (60 s, the default its URL
+   * does not override) the read fails, and the relay publishes again once a new connection works:
+   * within 90 s of forwarding resuming (the 60 s timeout of the read already waiting, a retry
+   * backoff of at most 10 s, a new connection).
+   */
+  @Test
+  void aRelayWhosePrimaryGoesSilentPublishesAgainOnceANewConnectionWorks() throws Exception {
+    outbox.pending("order.created", 3);
+    CliRunner cli = new CliRunner().env("OUTBOX_DB_USER", "postgres");
+    CompletableFuture<CliRunner.Result> run =
+        startRelay(
+            cli,
+            proxiedJdbcUrl(),
+            RabbitQueue.URI,
+            "--workers",
+            "1",
+            "--max-poll-interval",
+            "200ms");
+    await().atMost(WAIT).until(() -> rabbit.receivedCount() == 3);
+    assertThat(messages().stream().filter(m -> m.contains("starting")))
+        .singleElement()
+        .asString()
+        .contains(", url defaults connectTimeout=10&socketTimeout=60&tcpKeepAlive=true;");
+
+    try {
+      long dropped = proxy.droppedBytes();
+      proxy.silence();
+      outbox.pending("order.created", 3); // written past the proxy: the database itself is fine
+      // The relay's next poll went into the silence.
+      await().atMost(WAIT).until(() -> proxy.droppedBytes() > dropped);
+      proxy.forward();
+
+      await().atMost(Duration.ofSeconds(90)).until(() -> rabbit.receivedCount() == 6);
+    } finally {
+      cli.stop.countDown();
+    }
+    assertThat(run.get(WAIT.toSeconds(), TimeUnit.SECONDS).exitCode()).isZero();
+  }
+
   @Test
   void aRelayRefusedByTheDatabaseForGoodExitsOneWithoutWaiting() throws Exception {
     URI server = URI.create(TestDatabase.jdbcUrl().substring(5));
