@@ -129,6 +129,15 @@ final class DatabaseTarget {
   }
 
   /**
+   * A data source opening one connection per use, with the commands' {@linkplain ConnectionDefaults
+   * connection defaults}, without probing: for the console beside the relay, whose database has
+   * just answered.
+   */
+  DataSource dataSource() {
+    return simpleDataSource();
+  }
+
+  /**
    * A connection pool for the relay; the relay {@link #probe() probes} the database first (so an
    * unreachable database is one clear line, not a pool's stack trace).
    *
