@@ -1,6 +1,5 @@
 package dev.txoutbox.cli;
 
-import dev.txoutbox.console.AdminCredential;
 import dev.txoutbox.console.ConsoleServer;
 import dev.txoutbox.console.OutboxConsole;
 import java.nio.file.Path;
@@ -72,56 +71,24 @@ final class ConsoleCommand extends DatabaseCommand {
 
   @Override
   public Integer call() throws InterruptedException {
-    if (secretFile != null && secretVariable != null) {
-      throw usageError("--admin-secret-file and --admin-secret-env must not both be given");
-    }
-    if (port != null && (port < 0 || port > 65535)) {
-      throw usageError("--port must be between 0 and 65535 but was " + port);
-    }
-    AdminCredential credential = credential();
-    DatabaseTarget target = target();
-    OutboxConsole.Builder builder;
+    OutboxConsole.Builder checked;
     try {
-      builder =
-          OutboxConsole.builder()
-              .bindAddress(bind == null ? OutboxConsole.DEFAULT_BIND_ADDRESS : bind)
-              .port(port == null ? OutboxConsole.DEFAULT_PORT : port);
-      if (allowedHosts != null) {
-        builder.allowedHosts(allowedHosts.toArray(String[]::new));
-      }
+      checked =
+          ConsoleSetup.check(
+              ConsoleSetup.CONSOLE_COMMAND, bind, port, allowedHosts, secretFile, secretVariable);
     } catch (IllegalArgumentException e) {
-      throw usageError(OutputMasking.mask(e.getMessage()));
+      throw usageError(e.getMessage());
     }
-    if (credential != null) {
-      builder.adminCredential(credential);
-    }
-    builder.outbox("main", target.connect(), target.tables());
-    OutboxConsole console = builder.build();
+    DatabaseTarget target = target();
+    OutboxConsole console = ConsoleSetup.build(checked, target.connect(), target.tables());
     root.context().shutdown().arm();
     try (ConsoleServer server = console.start()) {
       log.info(
           "console on {} ({}); stop it with SIGTERM",
           server.uri(),
-          secretFile == null && secretVariable == null ? "read-only" : "actions unlocked");
+          ConsoleSetup.mode(secretFile, secretVariable));
       root.context().shutdown().await();
     }
     return ExitCodes.OK;
-  }
-
-  /** The admin credential from the file or variable given, or null for a read-only console. */
-  private @Nullable AdminCredential credential() {
-    try {
-      if (secretFile != null) {
-        return AdminCredential.fromFile(secretFile);
-      }
-      if (secretVariable != null) {
-        return AdminCredential.fromEnvironment(secretVariable);
-      }
-      return null;
-    } catch (IllegalArgumentException e) {
-      throw usageError(
-          (secretFile != null ? "--admin-secret-file: " : "--admin-secret-env: ")
-              + OutputMasking.mask(e.getMessage()));
-    }
   }
 }

@@ -129,14 +129,21 @@ final class DatabaseTarget {
   }
 
   /**
-   * A connection pool for the relay, after checking that the database answers (so an unreachable
-   * database is one clear line, not a pool's stack trace).
+   * A data source opening one connection per use, with the commands' {@linkplain ConnectionDefaults
+   * connection defaults}, without probing: for the console beside the relay, whose database has
+   * just answered.
+   */
+  DataSource dataSource() {
+    return simpleDataSource();
+  }
+
+  /**
+   * A connection pool for the relay; the relay {@link #probe() probes} the database first (so an
+   * unreachable database is one clear line, not a pool's stack trace).
    *
    * @param registry where the pool's metrics go, or null
-   * @throws DatabaseUnavailableException if the database does not answer
    */
   HikariDataSource pool(String poolName, int size, MeterRegistry registry) {
-    probe(simpleDataSource());
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(jdbcUrl);
     config.setUsername(user);
@@ -145,6 +152,8 @@ final class DatabaseTarget {
     config.setMaximumPoolSize(size);
     config.setConnectionTimeout(Duration.ofSeconds(10).toMillis());
     config.addDataSourceProperty("ApplicationName", APPLICATION_NAME + "-relay");
+    ConnectionDefaults.missingFrom(jdbcUrl, ConnectionDefaults.Use.RELAY)
+        .forEach(config::addDataSourceProperty);
     if (registry != null) {
       config.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
     }
@@ -152,11 +161,13 @@ final class DatabaseTarget {
   }
 
   /**
-   * The user and password for a connection of the driver's own, such as the WAL relay's replication
-   * connection, with the application name {@code txoutbox-wal}.
+   * The user and password for a connection of the driver's own to {@code replicationUrl}, the WAL
+   * relay's replication connection, with the application name {@code txoutbox-wal} and the relay's
+   * {@linkplain ConnectionDefaults connection defaults} that URL does not set.
    */
-  Properties replicationProperties() {
+  Properties replicationProperties(String replicationUrl) {
     Properties p = new Properties();
+    p.putAll(ConnectionDefaults.missingFrom(replicationUrl, ConnectionDefaults.Use.RELAY));
     if (user != null) {
       p.setProperty("user", user);
     }
@@ -201,6 +212,16 @@ final class DatabaseTarget {
         + (tables.tablePrefix().isEmpty() ? "" : ", table prefix=" + tables.tablePrefix());
   }
 
+  /**
+   * The relay's {@linkplain ConnectionDefaults connection defaults} this target's URL does not set,
+   * as URL parameters: {@code connectTimeout=10&socketTimeout=60&tcpKeepAlive=true}, or {@code
+   * none}.
+   */
+  String relayDefaults() {
+    return ConnectionDefaults.describe(
+        ConnectionDefaults.missingFrom(jdbcUrl, ConnectionDefaults.Use.RELAY));
+  }
+
   private PGSimpleDataSource simpleDataSource() {
     PGSimpleDataSource ds = new PGSimpleDataSource();
     try {
@@ -218,7 +239,24 @@ final class DatabaseTarget {
         || ds.getApplicationName().equals("PostgreSQL JDBC Driver")) {
       ds.setApplicationName(APPLICATION_NAME);
     }
+    for (Map.Entry<String, String> d :
+        ConnectionDefaults.missingFrom(jdbcUrl, ConnectionDefaults.Use.COMMAND).entrySet()) {
+      try {
+        ds.setProperty(d.getKey(), d.getValue());
+      } catch (SQLException e) {
+        throw new IllegalStateException("pgjdbc must know the property " + d.getKey(), e);
+      }
+    }
     return ds;
+  }
+
+  /**
+   * Checks that the database answers.
+   *
+   * @throws DatabaseUnavailableException if it does not
+   */
+  void probe() {
+    probe(simpleDataSource());
   }
 
   private void probe(DataSource ds) {

@@ -1,6 +1,8 @@
 package dev.txoutbox.cli;
 
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -32,6 +34,12 @@ final class JvmShutdown implements ShutdownSignal {
   public void await() throws InterruptedException {
     arm();
     requested.await();
+  }
+
+  @Override
+  public boolean await(Duration timeout) throws InterruptedException {
+    arm();
+    return requested.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
   }
 
   /** The command returned {@code code} and has released everything it held. */

@@ -6,6 +6,8 @@ import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
+import dev.txoutbox.console.ConsoleServer;
+import dev.txoutbox.console.OutboxConsole;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.spi.BrokerCheck;
 import dev.txoutbox.spi.Printable;
@@ -18,6 +20,7 @@ import dev.txoutbox.wal.WalRelay;
 import dev.txoutbox.wal.WalSlot;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -143,6 +146,9 @@ final class RelayCommand extends DatabaseCommand {
 
   @ArgGroup(validate = false, heading = "%nMetrics and health:%n", order = 3)
   MetricsFlags metrics = new MetricsFlags();
+
+  @ArgGroup(validate = false, heading = "%nOperations console:%n", order = 4)
+  RelayConsoleFlags console = new RelayConsoleFlags();
 
   /** The publishers found; their flags are added to this command by {@link PublisherOptions}. */
   private final PublisherCatalog publishers;
@@ -419,18 +425,41 @@ final class RelayCommand extends DatabaseCommand {
     String host = metrics.host == null ? DEFAULT_METRICS_HOST : metrics.host;
     Duration healthTimeout =
         metrics.healthTimeout == null ? Duration.ofSeconds(2) : metrics.healthTimeout;
+    OutboxConsole.Builder consoleBuilder;
+    try {
+      consoleBuilder = console.check();
+    } catch (IllegalArgumentException e) {
+      throw usageError(e.getMessage());
+    }
     Publisher broker = newPublisher(settings);
     // Every argument is checked: only now is the relay said to start.
     log.info(
-        "relay '{}' starting: database {}; publisher {}; {}; pool size {}; metrics {}",
+        "relay '{}' starting: database {}, url defaults {}; publisher {}; {}; pool size {};"
+            + " metrics {}; console {}",
         config.name(),
         target,
+        target.relayDefaults(),
         settings,
         walRelay == null ? describe(config) : describeWal(config, target),
         poolSize,
-        port == null ? "off" : "on " + host + ":" + port);
+        port == null ? "off" : "on " + host + ":" + port,
+        console.describe());
 
     boolean interrupted = false;
+    try {
+      if (!DatabaseWait.untilItAnswers(config.name(), target, root.context().shutdown())) {
+        broker.close();
+        log.info("relay stopped before the database answered");
+        return ExitCodes.OK;
+      }
+    } catch (InterruptedException e) {
+      broker.close();
+      Thread.currentThread().interrupt();
+      return ExitCodes.OK;
+    } catch (RuntimeException e) {
+      broker.close();
+      throw e;
+    }
     try (Closer closer = new Closer()) {
       // Closed in reverse order: the relay first, then its meters, the publisher, the HTTP
       // endpoint and its health check, the pool and the registry.
@@ -448,6 +477,9 @@ final class RelayCommand extends DatabaseCommand {
           HealthCheck health =
               closer.add(new HealthCheck(pool, healthTimeout, () -> running.get().getAsBoolean()));
           closer.add(MetricsServer.start(host, port, registry, health));
+        }
+        if (consoleBuilder != null) {
+          closer.add(startConsole(consoleBuilder, target));
         }
       } finally {
         closer.add(broker);
@@ -552,7 +584,10 @@ final class RelayCommand extends DatabaseCommand {
         + ", "
         + (wal.noCreateSlot ? "never creating them" : "creating them if missing")
         + ", replication url "
-        + SecretMasking.maskUri(replicationUrl(target()))
+        + SecretMasking.maskUri(replicationUrl(target))
+        + ", url defaults "
+        + ConnectionDefaults.describe(
+            ConnectionDefaults.missingFrom(replicationUrl(target), ConnectionDefaults.Use.RELAY))
         + ", batch size "
         + c.batchSize()
         + ", min batch interval "
@@ -657,7 +692,8 @@ final class RelayCommand extends DatabaseCommand {
       WalRelay.Builder b =
           WalRelay.builder()
               .tables(target.tables())
-              .replicationUrl(replicationUrl(target), target.replicationProperties())
+              .replicationUrl(
+                  replicationUrl(target), target.replicationProperties(replicationUrl(target)))
               .createIfMissing(!wal.noCreateSlot);
       if (wal.slot != null) {
         b.slotName(wal.slot);
@@ -687,6 +723,24 @@ final class RelayCommand extends DatabaseCommand {
     } catch (IllegalStateException e) {
       throw new CliException(
           "the WAL relay cannot start: " + FlagNames.of(e.getMessage(), WAL_FLAGS), e);
+    }
+  }
+
+  /**
+   * Serves the console beside the relay, on its own connections (one per request, never the relay's
+   * pool).
+   *
+   * @throws CliException if its address cannot be bound
+   */
+  private ConsoleServer startConsole(OutboxConsole.Builder checked, DatabaseTarget target) {
+    OutboxConsole outboxConsole = ConsoleSetup.build(checked, target.dataSource(), target.tables());
+    try {
+      return outboxConsole.start();
+    } catch (UncheckedIOException e) {
+      throw new CliException(
+          "cannot serve the console (--console-bind, --console-port): "
+              + OutputMasking.mask(String.valueOf(e.getMessage())),
+          e);
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.txoutbox.cli;
 
+import java.time.Duration;
+
 /**
  * Tells a long-running command (the relay) when to stop. The process's implementation is {@link
  * JvmShutdown}: SIGTERM or SIGINT.
@@ -18,5 +20,17 @@ interface ShutdownSignal {
    *
    * @throws InterruptedException if the waiting thread is interrupted, which also means stop
    */
-  void await() throws InterruptedException;
+  default void await() throws InterruptedException {
+    while (!await(Duration.ofDays(1))) {
+      // keep waiting
+    }
+  }
+
+  /**
+   * Blocks until the command is asked to stop or {@code timeout} has passed.
+   *
+   * @return true if the command was asked to stop, false if {@code timeout} passed first
+   * @throws InterruptedException if the waiting thread is interrupted, which also means stop
+   */
+  boolean await(Duration timeout) throws InterruptedException;
 }

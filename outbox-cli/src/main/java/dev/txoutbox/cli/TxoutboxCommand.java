@@ -39,7 +39,14 @@ final class TxoutboxCommand implements Callable<Integer> {
       scope = ScopeType.INHERIT,
       paramLabel = "URL",
       description =
-          "PostgreSQL JDBC URL, such as jdbc:postgresql://db:5432/app (or OUTBOX_JDBC_URL).")
+          "PostgreSQL JDBC URL, such as jdbc:postgresql://db:5432/app (or OUTBOX_JDBC_URL)."
+              + " Unless it sets them, the CLI adds connectTimeout="
+              + ConnectionDefaults.CONNECT_TIMEOUT_SECONDS
+              + "&tcpKeepAlive=true, and socketTimeout="
+              + ConnectionDefaults.RELAY_SOCKET_TIMEOUT_SECONDS
+              + " to the relay's connections or loginTimeout="
+              + ConnectionDefaults.LOGIN_TIMEOUT_SECONDS
+              + " to other commands' (seconds; socketTimeout=0 in the URL turns it off).")
   String jdbcUrl;
 
   @Option(

@@ -1,11 +1,14 @@
 package dev.txoutbox.cli;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -79,6 +82,28 @@ final class JarProcess implements AutoCloseable {
     JarProcess p = start(env, args);
     p.waitFor();
     return p;
+  }
+
+  /**
+   * Runs a command line and, once the relay logs on stderr that it is waiting for a database it
+   * cannot reach ({@link CliRunner#WAITING_FOR_THE_DATABASE}), stops it with SIGTERM, as a relay
+   * against an unreachable database waits until stopped. A run that ends by itself first (a usage
+   * error, a refusal) ends as it would. Each bound is a minute.
+   */
+  static JarProcess runUntilWaitingForTheDatabase(Map<String, String> env, String... args)
+      throws Exception {
+    JarProcess p = start(env, args);
+    try {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> !p.isAlive() || p.err().contains(CliRunner.WAITING_FOR_THE_DATABASE));
+      p.terminate();
+      p.waitFor();
+      return p;
+    } catch (Exception | AssertionError e) {
+      p.close();
+      throw e;
+    }
   }
 
   /** Sends SIGTERM. */

@@ -61,11 +61,12 @@ class MaskingTest {
   }
 
   @Test
-  void secretsInSettingsAndUrisAreMaskedInTheStartLine() {
+  void secretsInSettingsAndUrisAreMaskedInTheStartLine() throws Exception {
     CliRunner.Result r =
         relay("--fake-token", TOKEN, "--fake-endpoint", ENDPOINT, "--fake-header", "a=b");
 
-    assertThat(r.exitCode()).as(r.err()).isEqualTo(ExitCodes.FAILURE);
+    // Every argument passed: the relay waited for the unreachable database until stopped.
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(ExitCodes.OK);
     List<String> starting =
         relayLog.list.stream()
             .filter(e -> e.getMessage().contains("starting"))
@@ -79,12 +80,18 @@ class MaskingTest {
         .contains("fake-endpoint=http://app:****@broker.example:8080/")
         .contains("fake-header.a=b");
     assertNoSecret(starting.get(0));
-    assertThat(r.err()).startsWith("txoutbox: cannot reach the database");
+    List<String> waiting =
+        relayLog.list.stream()
+            .filter(e -> e.getFormattedMessage().contains(CliRunner.WAITING_FOR_THE_DATABASE))
+            .map(CLI_LOG::doLayout)
+            .toList();
+    assertThat(waiting).singleElement().asString().contains("cannot reach the database");
+    assertNoSecret(waiting.get(0));
     assertNoSecret(r.err());
   }
 
   @Test
-  void aProvidersErrorQuotingASecretSettingOrAUriIsMaskedOnStderrAndInTheLog() {
+  void aProvidersErrorQuotingASecretSettingOrAUriIsMaskedOnStderrAndInTheLog() throws Exception {
     CliRunner.Result r =
         relay("--fake-token", TOKEN, "--fake-endpoint", ENDPOINT, "--fake-fail", "argument");
 
@@ -99,7 +106,7 @@ class MaskingTest {
   }
 
   @Test
-  void aSecretInAnExceptionsMessageIsMaskedOnStderrAndInTheLogsStackTrace() {
+  void aSecretInAnExceptionsMessageIsMaskedOnStderrAndInTheLogsStackTrace() throws Exception {
     CliRunner.Result r =
         relay(
             "--verbose",
@@ -155,13 +162,14 @@ class MaskingTest {
     }
   }
 
-  private static CliRunner.Result relay(String... args) {
+  /** The relay against an unreachable database, stopped once it waits for it. */
+  private static CliRunner.Result relay(String... args) throws Exception {
     String[] all = new String[args.length + 3];
     all[0] = "relay";
     all[1] = "--publisher";
     all[2] = "fake";
     System.arraycopy(args, 0, all, 3, args.length);
-    return new CliRunner().env("OUTBOX_JDBC_URL", UNREACHABLE).run(all);
+    return new CliRunner().env("OUTBOX_JDBC_URL", UNREACHABLE).runUntilWaitingForTheDatabase(all);
   }
 
   /** {@code message} and {@code thrown} as the CLI's logback.xml writes them. */

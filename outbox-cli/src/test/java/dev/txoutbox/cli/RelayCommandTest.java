@@ -224,6 +224,107 @@ class RelayCommandTest {
   }
 
   @Test
+  void aRelayStartedWhileTheDatabaseIsDownWaitsForItAndThenPublishes() throws Exception {
+    proxy.stop(); // the database cannot be reached: the proxy refuses connections
+    List<UUID> ids = outbox.pending("order.created", 3);
+    CliRunner cli = new CliRunner().env("OUTBOX_DB_USER", "postgres");
+    CompletableFuture<CliRunner.Result> run =
+        startRelay(
+            cli, proxiedJdbcUrl(), "amqp://guest:guest@127.0.0.1:5672/%2F", "--workers", "1");
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                messages().stream().anyMatch(m -> m.contains(CliRunner.WAITING_FOR_THE_DATABASE)));
+    assertThat(run).isNotDone();
+
+    proxy.start();
+    await().atMost(WAIT).until(() -> rabbit.receivedCount() == ids.size());
+    assertThat(messages().stream().filter(m -> m.contains(CliRunner.WAITING_FOR_THE_DATABASE)))
+        .singleElement()
+        .asString()
+        .contains("cannot reach the database");
+    assertThat(messages()).anyMatch(m -> m.contains("the database answers after"));
+    cli.stop.countDown();
+    assertThat(run.get(WAIT.toSeconds(), TimeUnit.SECONDS).exitCode()).isZero();
+  }
+
+  /**
+   * A primary that goes silent mid-run (packets dropped, the sockets kept open) used to leave the
+   * worker blocked in a read for good. With the relay's socket timeout (60 s, the default its URL
+   * does not override) the read fails, and the relay publishes again once a new connection works:
+   * within 90 s of forwarding resuming (the 60 s timeout of the read already waiting, a retry
+   * backoff of at most 10 s, a new connection).
+   */
+  @Test
+  void aRelayWhosePrimaryGoesSilentPublishesAgainOnceANewConnectionWorks() throws Exception {
+    outbox.pending("order.created", 3);
+    CliRunner cli = new CliRunner().env("OUTBOX_DB_USER", "postgres");
+    CompletableFuture<CliRunner.Result> run =
+        startRelay(
+            cli,
+            proxiedJdbcUrl(),
+            RabbitQueue.URI,
+            "--workers",
+            "1",
+            "--max-poll-interval",
+            "200ms");
+    await().atMost(WAIT).until(() -> rabbit.receivedCount() == 3);
+    assertThat(messages().stream().filter(m -> m.contains("starting")))
+        .singleElement()
+        .asString()
+        .contains(", url defaults connectTimeout=10&socketTimeout=60&tcpKeepAlive=true;");
+
+    try {
+      long dropped = proxy.droppedBytes();
+      proxy.silence();
+      outbox.pending("order.created", 3); // written past the proxy: the database itself is fine
+      // The relay's next poll went into the silence.
+      await().atMost(WAIT).until(() -> proxy.droppedBytes() > dropped);
+      proxy.forward();
+
+      await().atMost(Duration.ofSeconds(90)).until(() -> rabbit.receivedCount() == 6);
+    } finally {
+      cli.stop.countDown();
+    }
+    assertThat(run.get(WAIT.toSeconds(), TimeUnit.SECONDS).exitCode()).isZero();
+  }
+
+  @Test
+  void aRelayRefusedByTheDatabaseForGoodExitsOneWithoutWaiting() throws Exception {
+    URI server = URI.create(TestDatabase.jdbcUrl().substring(5));
+    String base = "jdbc:postgresql://" + server.getHost() + ":" + server.getPort() + "/";
+    for (String[] refusal :
+        new String[][] {
+          {base + "txoutbox_no_such_database", "postgres", "does not exist"},
+          {base + server.getPath().substring(1), "txoutbox_no_such_role", "does not exist"}
+        }) {
+      CliRunner.Result r =
+          new CliRunner()
+              .env("OUTBOX_DB_USER", refusal[1])
+              .runUntilWaitingForTheDatabase(
+                  "relay",
+                  "--jdbc-url",
+                  refusal[0],
+                  "--publisher",
+                  "rabbit",
+                  "--amqp-uri",
+                  RabbitQueue.URI,
+                  "--exchange",
+                  rabbit.exchange);
+
+      // Waiting cannot fix these: one line and exit 1, never the outage's wait.
+      assertThat(r.exitCode()).as(r.err()).isEqualTo(ExitCodes.FAILURE);
+      assertThat(r.errLines())
+          .singleElement()
+          .asString()
+          .startsWith("txoutbox: cannot connect to the database at " + refusal[0])
+          .contains(refusal[2]);
+      assertThat(r.relayLogLines(CliRunner.WAITING_FOR_THE_DATABASE)).isEmpty();
+    }
+  }
+
+  @Test
   void aRelayWithWrongBrokerCredentialsSaysSoAtStartAndKeepsRunning() throws Exception {
     CliRunner cli = new CliRunner().env("OUTBOX_DB_USER", "postgres");
     CompletableFuture<CliRunner.Result> run =

@@ -12,7 +12,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Bad arguments exit 2 and touch nothing; an unreachable database is one line and exit 1. */
+/**
+ * Bad arguments exit 2 and touch nothing; an unreachable database is one line and exit 1, except
+ * for the relay, which waits for it.
+ */
 class UsageAndFailureTest {
 
   private static final String UNREACHABLE = "jdbc:postgresql://127.0.0.1:1/x?password=hunter2";
@@ -182,8 +185,7 @@ class UsageAndFailureTest {
           {"migrate"},
           {"dead-letters", "list"},
           {"dead-letters", "purge", "--all"},
-          {"cleanup", "--older-than", "1d"},
-          {"relay", "--publisher", "rabbit", "--amqp-uri", "amqp://x", "--exchange", "x"}
+          {"cleanup", "--older-than", "1d"}
         }) {
       CliRunner.Result r = new CliRunner().env("OUTBOX_JDBC_URL", UNREACHABLE).run(args);
 
@@ -193,6 +195,26 @@ class UsageAndFailureTest {
           .startsWith("txoutbox: cannot reach the database")
           .doesNotContain("hunter2");
     }
+  }
+
+  @Test
+  void theRelayWaitsForAnUnreachableDatabaseSayingSoOnceWithTheUrlMasked() throws Exception {
+    CliRunner.Result r =
+        new CliRunner()
+            .env("OUTBOX_JDBC_URL", UNREACHABLE)
+            .runUntilWaitingForTheDatabase(
+                "relay", "--publisher", "rabbit", "--amqp-uri", "amqp://x", "--exchange", "x");
+
+    // Stopped while it waited: exit 0, nothing on stderr, one WARN in the relay's log.
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(ExitCodes.OK);
+    assertThat(r.err()).doesNotContain("txoutbox:").doesNotContain("hunter2");
+    assertThat(r.relayLogLines(CliRunner.WAITING_FOR_THE_DATABASE))
+        .singleElement()
+        .asString()
+        .contains(
+            "cannot reach the database at jdbc:postgresql://127.0.0.1:1/x?password=****:"
+                + " Connection refused");
+    assertThat(r.relayLog()).noneMatch(m -> m.contains("hunter2"));
   }
 
   @Test

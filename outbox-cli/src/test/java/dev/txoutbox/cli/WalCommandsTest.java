@@ -493,11 +493,16 @@ class WalCommandsTest {
             + " jdbc:postgresql: but was http://db/x",
         "--source wal --pool-size 1 | --pool-size must be between 2 (the WAL relay and its sweeper)"
       })
-  void flagsThatDoNotApplyToTheSourceAreRefusedNamingTheFlag(String flags, String message) {
+  void flagsThatDoNotApplyToTheSourceAreRefusedNamingTheFlag(String flags, String message)
+      throws Exception {
     List<String> args = new ArrayList<>(List.of(relayArgs()));
     args.addAll(List.of(flags.trim().split(" ")));
+    // A flag accepted by mistake would leave the relay waiting for the database: it is then
+    // stopped, and exits 0.
     CliRunner.Result r =
-        new CliRunner().env("OUTBOX_JDBC_URL", UNREACHABLE).run(args.toArray(String[]::new));
+        new CliRunner()
+            .env("OUTBOX_JDBC_URL", UNREACHABLE)
+            .runUntilWaitingForTheDatabase(args.toArray(String[]::new));
 
     assertThat(r.exitCode()).as(r.err()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.errLines().get(0)).startsWith(message.trim());
@@ -528,20 +533,27 @@ class WalCommandsTest {
   }
 
   @Test
-  void thePasswordOfTheReplicationUrlIsMaskedInTheStartLineErrorsAndLogs() {
+  void thePasswordOfTheReplicationUrlIsMaskedInTheStartLineErrorsAndLogs() throws Exception {
     String secret = "R3plS3cretPw";
     CliRunner.Result r =
         new CliRunner()
             .env("OUTBOX_JDBC_URL", UNREACHABLE)
-            .run(
+            .runUntilWaitingForTheDatabase(
                 relayArgs(
                     "--source",
                     "wal",
                     "--replication-url",
                     "jdbc:postgresql://replica.example:5432/app?user=relay&password=" + secret));
 
-    assertThat(r.exitCode()).isEqualTo(ExitCodes.FAILURE);
-    assertThat(r.err()).startsWith("txoutbox: cannot reach the database").doesNotContain(secret);
+    // The database cannot be reached: the relay waited for it until stopped.
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(ExitCodes.OK);
+    assertThat(r.err()).doesNotContain(secret);
+    assertThat(r.relayLogLines(CliRunner.WAITING_FOR_THE_DATABASE))
+        .singleElement()
+        .asString()
+        .contains("cannot reach the database at " + UNREACHABLE)
+        .doesNotContain(secret);
+    assertThat(r.relayLog()).noneMatch(m -> m.contains(secret));
     List<String> starting = messages().stream().filter(m -> m.contains("starting")).toList();
     assertThat(starting)
         .singleElement()
