@@ -1,11 +1,12 @@
 package dev.txoutbox.wal;
 
+import dev.txoutbox.Backoff;
 import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
-import dev.txoutbox.internal.relay.ErrorText;
+import dev.txoutbox.internal.relay.PublishStep;
 import dev.txoutbox.internal.relay.RelayStore;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxSchema;
@@ -13,7 +14,6 @@ import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.Printable;
-import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.SecretMasking;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -29,7 +29,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -138,6 +137,9 @@ public final class WalRelay implements AutoCloseable {
 
   private static final Duration LONGEST_LOOK = Duration.ofMillis(100);
 
+  /** The pauses between two looks: from {@link #FIRST_LOOK} doubling to {@link #LONGEST_LOOK}. */
+  private static final Backoff LOOKS = new Backoff(FIRST_LOOK, LONGEST_LOOK, 2.0, 0.0);
+
   /** Defaults to this interval between two status updates to the server: 10 s. */
   static final Duration DEFAULT_STATUS_INTERVAL = Duration.ofSeconds(10);
 
@@ -173,15 +175,16 @@ public final class WalRelay implements AutoCloseable {
   private final String slotName;
   private final String publicationName;
   private final boolean createIfMissing;
+  private final PublishStep step;
   private final RelayListener listener;
   private final Clock clock;
   private final Duration reconnectDelay;
+  private final Backoff reconnectBackoff;
   private final Duration statusInterval;
   private final Duration visibilityWait;
   private final long minBatchNanos;
   private final int concurrentBatches;
   private final String metricsText;
-  private final Runnable startMeters;
   private final Runnable closeMeters;
 
   private final AtomicBoolean started = new AtomicBoolean();
@@ -246,6 +249,7 @@ public final class WalRelay implements AutoCloseable {
     this.createIfMissing = b.createIfMissing;
     this.clock = b.clock;
     this.reconnectDelay = b.reconnectDelay;
+    this.reconnectBackoff = reconnectBackoff(b.reconnectDelay);
     this.statusInterval = b.statusInterval;
     this.visibilityWait = b.visibilityWait;
     this.minBatchNanos = b.minBatchInterval.toNanos();
@@ -260,21 +264,31 @@ public final class WalRelay implements AutoCloseable {
     this.statements =
         new WalStatements(dsl, config.ordering(), lockTimeout(), config.completionMode());
     OutboxMetrics metrics = b.metrics;
+    RelayListener meterListener = null;
     if (metrics == null) {
-      this.listener = b.listener;
       this.metricsText = "off";
-      this.startMeters = () -> {};
       this.closeMeters = () -> {};
     } else {
-      // Only here is Micrometer loaded: a relay without metrics runs without it.
+      // Only here is Micrometer loaded: a relay without metrics runs without it. As the polling
+      // relay's, the meters' refresh starts when they are registered, at build().
       OutboxAdmin admin =
           OutboxAdmin.builder().dataSource(dataSource).tables(tables).clock(clock).build();
       WalMeters meters = WalMeters.register(metrics, config.name(), this, admin);
-      this.listener = new MetersFirst(meters.listener(), b.listener);
+      meters.start(config.name());
+      meterListener = meters.listener();
       this.metricsText = metrics.toString();
-      this.startMeters = () -> meters.start(config.name());
       this.closeMeters = meters::close;
     }
+    this.step =
+        PublishStep.wal(
+            "dev.txoutbox.wal",
+            publisher,
+            config,
+            clock,
+            meterListener,
+            b.listeners,
+            reconnectBackoff);
+    this.listener = step.listener();
   }
 
   /** {@code txoutbox_<prefix><schema>}, the default slot and publication name. */
@@ -550,7 +564,8 @@ public final class WalRelay implements AutoCloseable {
         safe(down.getMessage()));
     String said = null;
     for (int tries = 1; running; tries++) {
-      LockSupport.parkNanos(this, reconnectDelay(reconnectDelay, tries).toNanos()); // close unparks
+      LockSupport.parkNanos(
+          this, reconnectBackoff.delayAfter(tries, ThreadLocalRandom.current()).toNanos()); // close
       if (!running) {
         break;
       }
@@ -598,7 +613,6 @@ public final class WalRelay implements AutoCloseable {
         publisher.describe(),
         metricsText,
         SecretMasking.maskUri(replicationUrl));
-    startMeters.run();
     running = true;
     Thread t =
         new Thread(
@@ -637,7 +651,7 @@ public final class WalRelay implements AutoCloseable {
         continue; // returns only once closed
       } catch (VirtualMachineError e) {
         log.error("WAL relay {}: stopping on {}", config.name(), e.toString(), e);
-        safely(() -> listener.cycleFailed(e));
+        listener.cycleFailed(e);
         break;
       } catch (Throwable e) { // a loop that must not die: catch everything else, reconnect
         failure = e;
@@ -652,24 +666,16 @@ public final class WalRelay implements AutoCloseable {
           confirmedLsn.get() != confirmedBefore
               || System.nanoTime() - openedAt >= MAX_RECONNECT_DELAY.toNanos();
       failures = worked ? 1 : failures + 1;
-      Duration delay = reconnectDelay(reconnectDelay, failures);
+      Duration delay = reconnectBackoff.delayAfter(failures, ThreadLocalRandom.current());
       Throwable e = failure;
-      if (failures == 1) {
-        log.warn(
-            "WAL relay {}: stream failed, reconnecting after {}: {}",
-            config.name(),
-            DurationText.of(delay),
-            safe(e.toString()),
-            e);
-      } else {
-        log.warn(
-            "WAL relay {}: stream failed again ({} in a row), reconnecting after {}: {}",
-            config.name(),
-            failures,
-            DurationText.of(delay),
-            safe(e.toString()));
-      }
-      safely(() -> listener.cycleFailed(e));
+      // One WARN as a database outage begins, DEBUG while it lasts, one INFO once a stream
+      // opens again: the polling relay's words for its cycles ({@link PublishStep#runFailed}).
+      step.runFailed(e, delay, "stream");
+      log.debug(
+          "WAL relay {}: stream failed ({} in a row), reconnecting after {}",
+          config.name(),
+          failures,
+          DurationText.of(delay));
       PgOutput.Begin in = failedIn;
       if (stuck.failedIn(in) && in != null) {
         skip(in, e);
@@ -733,12 +739,13 @@ public final class WalRelay implements AutoCloseable {
    * longer).
    */
   static Duration reconnectDelay(Duration initial, int failures) {
+    return reconnectBackoff(initial).delayAfter(failures, ThreadLocalRandom.current());
+  }
+
+  /** The reconnect waits: {@code initial} doubling up to 30 s (or {@code initial} if longer). */
+  private static Backoff reconnectBackoff(Duration initial) {
     Duration max = initial.compareTo(MAX_RECONNECT_DELAY) > 0 ? initial : MAX_RECONNECT_DELAY;
-    Duration delay = initial;
-    for (int i = 1; i < failures && delay.compareTo(max) < 0; i++) {
-      delay = delay.multipliedBy(2);
-    }
-    return delay.compareTo(max) > 0 ? max : delay;
+    return new Backoff(initial, max, 2.0, 0.0);
   }
 
   private void stream() throws SQLException, InterruptedException {
@@ -760,6 +767,7 @@ public final class WalRelay implements AutoCloseable {
             // does it (confirmQuiet), under its own conditions, whatever the driver version.
             .withAutomaticFlush(false)
             .start();
+    step.runSucceeded(); // the database answers again, if it did not
     OutboxInserts inserts = new OutboxInserts(tables);
     List<OutboxMessage> batch = new ArrayList<>();
     // In the per-aggregate orderings, the transaction of each event of the batch, by event id.
@@ -1106,7 +1114,7 @@ public final class WalRelay implements AutoCloseable {
     boolean published = false;
     int lockWaits = 0;
     long visibleBy = System.nanoTime() + visibilityWait.toNanos();
-    Duration look = FIRST_LOOK;
+    int looks = 0;
     String unavailable;
     try {
       while (true) {
@@ -1114,11 +1122,7 @@ public final class WalRelay implements AutoCloseable {
           unavailable = process(events, xids, System.nanoTime() - visibleBy >= 0);
         } catch (NotVisibleYet e) {
           visibilityWaits.incrementAndGet();
-          hold(look);
-          look =
-              look.multipliedBy(2).compareTo(LONGEST_LOOK) > 0
-                  ? LONGEST_LOOK
-                  : look.multipliedBy(2);
+          hold(LOOKS.delayAfter(++looks, ThreadLocalRandom.current()));
           continue;
         } catch (org.jooq.exception.DataAccessException e) {
           if ("40P01".equals(e.sqlState())) {
@@ -1185,14 +1189,12 @@ public final class WalRelay implements AutoCloseable {
         since = System.nanoTime();
         attempts = 0;
       }
-      log.warn(
-          "WAL relay {}: broker unavailable to a whole batch, holding the slot and publishing"
-              + " the batch again after backoff {} to {}: {}",
-          config.name(),
-          DurationText.of(config.brokerProbeBackoff().initialDelay()),
-          DurationText.of(config.brokerProbeBackoff().maxDelay()),
-          safe(reason));
-      safely(() -> listener.brokerUnavailable(reason));
+      step.brokerUnavailable(
+          reason,
+          "holding the slot and publishing the whole batch again after backoff "
+              + DurationText.of(config.brokerProbeBackoff().initialDelay())
+              + " to "
+              + DurationText.of(config.brokerProbeBackoff().maxDelay()));
     }
 
     /**
@@ -1220,12 +1222,7 @@ public final class WalRelay implements AutoCloseable {
         outage = Duration.ofNanos(System.nanoTime() - since);
         total = attempts;
       }
-      log.info(
-          "WAL relay {}: broker available again after {} ({} publish attempts); resuming",
-          config.name(),
-          DurationText.of(outage),
-          total);
-      safely(() -> listener.brokerAvailable(outage));
+      step.brokerAvailable(outage, total + " publish attempts", "resuming");
     }
   }
 
@@ -1270,8 +1267,8 @@ public final class WalRelay implements AutoCloseable {
       throws InterruptedException {
     long started = System.nanoTime();
     UUID[] ids = events.stream().map(OutboxMessage::id).toArray(UUID[]::new);
-    List<Runnable> after = new ArrayList<>();
-    int[] counts = new int[3]; // claimed, published, failed
+    int[] counts = new int[2]; // claimed, published
+    List<PublishStep.Answer> answered = new ArrayList<>(1);
     try {
       dsl.transaction(
           cfg -> {
@@ -1337,11 +1334,19 @@ public final class WalRelay implements AutoCloseable {
             if (send.isEmpty()) {
               return;
             }
-            List<PublishResult> results = publish(send);
-            if (results.stream().allMatch(PublishResult::isBrokerUnavailable)) {
-              throw new Unavailable(Objects.toString(results.get(0).reason()));
+            PublishStep.Answer answer;
+            try {
+              answer = step.publish(send); // an Error of the publisher's rolls the batch back
+            } catch (InterruptedException e) {
+              throw new RuntimeInterruption(e);
             }
-            record(tx, send, results, now, OffsetDateTime.now(clock), after, counts);
+            if (!answer.answered()) {
+              // Unavailable to every event attempted: hold the slot (processHolding), no record.
+              throw new Unavailable(Objects.toString(answer.unavailableReason()));
+            }
+            step.record(tx, answer, rows(now));
+            counts[1] = answer.published();
+            answered.add(answer);
           });
     } catch (Unavailable e) {
       return e.getMessage();
@@ -1354,20 +1359,16 @@ public final class WalRelay implements AutoCloseable {
       throw e;
     }
     skippedCount.addAndGet(events.size() - counts[0]);
-    for (Runnable r : after) {
-      safely(r);
-    }
     Duration took = Duration.ofNanos(System.nanoTime() - started);
     log.debug(
-        "WAL relay {}: batch of {} read, {} claimed, {} published, {} failed in {}",
+        "WAL relay {}: batch of {} read, {} claimed, {} published in {}",
         config.name(),
         events.size(),
         counts[0],
         counts[1],
-        counts[2],
-        took);
-    if (counts[0] > 0) {
-      safely(() -> listener.batchCompleted(counts[0], counts[1], counts[2], took));
+        DurationText.of(took));
+    if (!answered.isEmpty()) {
+      step.report(answered.get(0), took);
     }
     return null;
   }
@@ -1472,154 +1473,24 @@ public final class WalRelay implements AutoCloseable {
   }
 
   /**
-   * The publisher's results, held to its contract as the polling relay holds them: a throw, or a
-   * list of the wrong size, is a retryable failure of every message; a null entry, of its message.
+   * This relay's statements for the kernel: the published events stay marked by the claim (marked
+   * again if the answer came late) or are deleted; the events not attempted lose the claim's mark
+   * and, left to the polling relay, wait behind the event of their aggregate that failed (its
+   * retry, or now behind a dead letter), even unordered: the WAL relay's policy, one statement per
+   * distinct time.
    */
-  private List<PublishResult> publish(List<OutboxMessage> send) {
-    List<PublishResult> results;
-    try {
-      results = publisher.publish(List.copyOf(send));
-    } catch (InterruptedException e) {
-      throw new RuntimeInterruption(e);
-    } catch (VirtualMachineError e) {
-      throw e;
-    } catch (RuntimeException | Error e) { // an Error of the publisher's is its failure, as polled
-      return Collections.nCopies(send.size(), PublishResult.retryable("publisher threw " + e, e));
-    }
-    if (results == null || results.size() != send.size()) {
-      return Collections.nCopies(
-          send.size(),
-          PublishResult.retryable(
-              "publisher returned "
-                  + (results == null ? "null" : results.size() + " results")
-                  + " for "
-                  + send.size()
-                  + " messages"));
-    }
-    List<PublishResult> checked = new ArrayList<>(results.size());
-    for (PublishResult r : results) {
-      checked.add(r == null ? PublishResult.retryable("publisher returned null") : r);
-    }
-    return checked;
-  }
-
-  /**
-   * Records the outcomes as the polling relay does. After the first result of an aggregate that is
-   * not published, its later events of the batch count as not attempted: they are postponed to the
-   * failed one's next attempt (or to now, behind a dead letter), without an attempt.
-   */
-  private void record(
-      DSLContext tx,
-      List<OutboxMessage> sent,
-      List<PublishResult> results,
-      OffsetDateTime claimed,
-      OffsetDateTime now,
-      List<Runnable> after,
-      int[] counts) {
-    List<UUID> completed = new ArrayList<>();
-    Map<OffsetDateTime, List<UUID>> postponed = new HashMap<>();
-    Map<WalStore.Aggregate, OffsetDateTime> blocked = new HashMap<>();
-    OffsetDateTime probe = now.plus(config.brokerProbeBackoff().initialDelay());
-    for (int i = 0; i < sent.size(); i++) {
-      OutboxMessage m = sent.get(i);
-      PublishResult r = results.get(i);
-      WalStore.Aggregate aggregate = WalStore.Aggregate.of(m);
-      OffsetDateTime behind = blocked.get(aggregate);
-      if (behind != null) {
-        postponed.computeIfAbsent(behind, k -> new ArrayList<>()).add(m.id());
-        continue;
+  private PublishStep.Rows rows(OffsetDateTime claimed) {
+    return new PublishStep.Rows() {
+      @Override
+      public void complete(DSLContext tx, List<UUID> ids, OffsetDateTime answeredAt) {
+        statements.complete(tx, ids, claimed, answeredAt);
       }
-      if (r.isPublished()) {
-        completed.add(m.id());
-        after.add(() -> listener.published(m));
-        counts[1]++;
-      } else if (r.isBrokerUnavailable()) {
-        postponed.computeIfAbsent(probe, k -> new ArrayList<>()).add(m.id());
-        blocked.put(aggregate, probe);
-      } else if (r.isPermanent() || m.attempt() >= config.maxAttempts()) {
-        String error = ErrorText.sanitize(r.reason());
-        WalStore.fail(tx, m.id(), null, error, now);
-        blocked.put(aggregate, now);
-        log.error(
-            "WAL relay {}: event {} ({}) is a dead letter after attempt {}: {}",
-            config.name(),
-            m.id(),
-            safe(m.eventType()),
-            m.attempt(),
-            safe(error));
-        after.add(() -> listener.deadLettered(m, r));
-        counts[2]++;
-      } else {
-        Duration delay = config.backoff().delayAfter(m.attempt(), ThreadLocalRandom.current());
-        OffsetDateTime next = now.plus(delay);
-        WalStore.fail(tx, m.id(), next, ErrorText.sanitize(r.reason()), null);
-        blocked.put(aggregate, next);
-        log.warn(
-            "WAL relay {}: event {} attempt {} failed, the polling relay retries it after {}: {}",
-            config.name(),
-            m.id(),
-            m.attempt(),
-            delay,
-            safe(r.reason()));
-        after.add(() -> listener.willRetry(m, r, delay));
-        counts[2]++;
+
+      @Override
+      public void release(DSLContext tx, Map<OffsetDateTime, List<UUID>> behind) {
+        behind.forEach((until, ids) -> WalStore.defer(tx, ids, until));
       }
-    }
-    statements.complete(tx, completed, claimed, now);
-    postponed.forEach((until, ids) -> WalStore.defer(tx, ids, until));
-  }
-
-  /** Tells the meters, which never throw, and then the application's listener. */
-  private static final class MetersFirst implements RelayListener {
-    private final RelayListener meters;
-    private final RelayListener application;
-
-    MetersFirst(RelayListener meters, RelayListener application) {
-      this.meters = meters;
-      this.application = application;
-    }
-
-    @Override
-    public void published(OutboxMessage message) {
-      meters.published(message);
-      application.published(message);
-    }
-
-    @Override
-    public void willRetry(OutboxMessage message, PublishResult failure, Duration delay) {
-      meters.willRetry(message, failure, delay);
-      application.willRetry(message, failure, delay);
-    }
-
-    @Override
-    public void deadLettered(OutboxMessage message, PublishResult failure) {
-      meters.deadLettered(message, failure);
-      application.deadLettered(message, failure);
-    }
-
-    @Override
-    public void batchCompleted(int claimed, int published, int failed, Duration duration) {
-      meters.batchCompleted(claimed, published, failed, duration);
-      application.batchCompleted(claimed, published, failed, duration);
-    }
-
-    @Override
-    public void cycleFailed(Throwable error) {
-      meters.cycleFailed(error);
-      application.cycleFailed(error);
-    }
-
-    @Override
-    public void brokerUnavailable(String reason) {
-      meters.brokerUnavailable(reason);
-      application.brokerUnavailable(reason);
-    }
-
-    @Override
-    public void brokerAvailable(Duration outage) {
-      meters.brokerAvailable(outage);
-      application.brokerAvailable(outage);
-    }
+    };
   }
 
   /**
@@ -1629,14 +1500,6 @@ public final class WalRelay implements AutoCloseable {
    */
   static String safe(@Nullable String text) {
     return String.valueOf(Printable.of(SecretMasking.maskText(text)));
-  }
-
-  private void safely(Runnable r) {
-    try {
-      r.run();
-    } catch (RuntimeException e) {
-      log.warn("WAL relay {}: listener failed: {}", config.name(), e.toString(), e);
-    }
   }
 
   private void closeReplication() {
@@ -1732,7 +1595,7 @@ public final class WalRelay implements AutoCloseable {
     private @Nullable String slotName;
     private @Nullable String publicationName;
     private boolean createIfMissing = true;
-    private RelayListener listener = RelayListener.none();
+    private final List<RelayListener> listeners = new ArrayList<>();
     private Clock clock = Clock.systemUTC();
     private Duration reconnectDelay = DEFAULT_RECONNECT_DELAY;
     private Duration statusInterval = DEFAULT_STATUS_INTERVAL;
@@ -1836,9 +1699,13 @@ public final class WalRelay implements AutoCloseable {
       return this;
     }
 
-    /** Hears the outcomes. Defaults to {@link RelayListener#none()}. */
+    /**
+     * Adds a listener of the outcomes, as {@code OutboxRelay.Builder.listener} does; each is told
+     * in the order added, after the relay's meters, and an exception of one is logged and ignored.
+     * Defaults to none.
+     */
     public Builder listener(RelayListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
+      listeners.add(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 
@@ -1966,16 +1833,16 @@ public final class WalRelay implements AutoCloseable {
     /**
      * A relay with these settings, not yet started.
      *
-     * @throws NullPointerException if the data source, replication URL or publisher is missing
-     * @throws IllegalStateException if the meter registry already holds the WAL meters of a relay
-     *     with this {@link RelayConfig#name()}
+     * @throws IllegalStateException if the data source, replication URL or publisher is missing, as
+     *     the polling relay's builder throws; or if the meter registry already holds the WAL meters
+     *     of a relay with this {@link RelayConfig#name()}
      * @throws IllegalArgumentException if {@link #concurrentBatches} is more than 1 in a
      *     per-aggregate ordering
      */
     public WalRelay build() {
-      Objects.requireNonNull(dataSource, "dataSource must be set");
-      Objects.requireNonNull(replicationUrl, "replicationUrl must be set");
-      Objects.requireNonNull(publisher, "publisher must be set");
+      requireSet(dataSource, "dataSource");
+      requireSet(replicationUrl, "replicationUrl");
+      requireSet(publisher, "publisher");
       if (concurrentBatches > 1 && config.ordering() != Ordering.NONE) {
         throw new IllegalArgumentException(
             "concurrentBatches must be 1 in ordering "
@@ -1986,6 +1853,13 @@ public final class WalRelay implements AutoCloseable {
                 + " it");
       }
       return new WalRelay(this);
+    }
+
+    private static void requireSet(@Nullable Object value, String option) {
+      if (value == null) {
+        throw new IllegalStateException(
+            "the WAL relay must be given " + option + "(...) but was not");
+      }
     }
 
     private static Duration requirePositive(Duration value, String option) {

@@ -14,7 +14,10 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jooq.DSLContext;
@@ -51,11 +54,13 @@ public final class PublishStep {
     void complete(DSLContext tx, List<UUID> ids, OffsetDateTime answeredAt);
 
     /**
-     * Leaves the events {@code ids}, not attempted because an earlier event of their aggregate in
-     * the batch was not published, pending at no attempt as they were before the claim. Nothing to
-     * do for a claim that does not mark rows.
+     * Leaves the events not attempted because an earlier event of their aggregate in the batch was
+     * not published pending at no attempt; {@code behind} gives them by the time that earlier event
+     * is due again (its retry, the broker probe's delay, or the answer's time behind a dead
+     * letter). Nothing to do for a claim that does not mark rows: the polling relay's rows stay as
+     * they were.
      */
-    default void release(DSLContext tx, List<UUID> ids) {}
+    default void release(DSLContext tx, Map<OffsetDateTime, List<UUID>> behind) {}
   }
 
   /** A batch the publisher answered, with every event's fate. Immutable. */
@@ -222,14 +227,22 @@ public final class PublishStep {
           answeredAt.plus(config.brokerProbeBackoff().initialDelay()));
     }
     recordFailures(tx, outcome.failures());
-    List<UUID> notAttempted = new ArrayList<>();
+    Map<AggregateKey, OffsetDateTime> due = new HashMap<>();
+    Map<OffsetDateTime, List<UUID>> behind = new LinkedHashMap<>();
     for (Fate fate : outcome.fates()) {
+      AggregateKey aggregate = AggregateKey.of(fate.message());
       if (!fate.attempted()) {
-        notAttempted.add(fate.message().id());
+        behind
+            .computeIfAbsent(due.getOrDefault(aggregate, answeredAt), t -> new ArrayList<>())
+            .add(fate.message().id());
+      } else if (fate.result().isBrokerUnavailable()) {
+        due.put(aggregate, answeredAt.plus(config.brokerProbeBackoff().initialDelay()));
+      } else if (!fate.result().isPublished()) {
+        due.put(aggregate, fate.delay() == null ? answeredAt : answeredAt.plus(fate.delay()));
       }
     }
-    if (!notAttempted.isEmpty()) {
-      rows.release(tx, notAttempted);
+    if (!behind.isEmpty()) {
+      rows.release(tx, behind);
     }
   }
 
