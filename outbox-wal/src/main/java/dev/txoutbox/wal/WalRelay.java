@@ -4,6 +4,7 @@ import dev.txoutbox.Backoff;
 import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.OutboxAdmin;
+import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
 import dev.txoutbox.internal.relay.PublishStep;
@@ -34,6 +35,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
@@ -91,9 +93,10 @@ import org.slf4j.LoggerFactory;
  * table on a busy database does not hold back the slot (PostgreSQL 15 and later send no empty
  * transactions). A stream that fails is reopened, the delay doubling per failure in a row.
  *
- * <p>Failed, postponed and delayed events ({@code notBefore}) are left to a polling {@code
- * OutboxRelay} running alongside with a long poll interval, which retries and dead-letters them and
- * sweeps anything the slot missed (a slot dropped or lost and created anew).
+ * <p>Failed, postponed and delayed events ({@code notBefore}) are left to the polling {@code
+ * OutboxRelay} the WAL relay builds, starts and closes as its sweeper ({@link #sweeper()}), polling
+ * every {@link Builder#sweepInterval sweep interval}: it retries and dead-letters them and sweeps
+ * anything the slot missed (a slot dropped or lost and created anew).
  *
  * <p>Thread-safe; {@link #close()} is idempotent.
  */
@@ -128,6 +131,9 @@ public final class WalRelay implements AutoCloseable {
    * events rather than gather them; {@code notBefore} is the way to delay an event.
    */
   public static final Duration MAX_MIN_BATCH_INTERVAL = Duration.ofSeconds(1);
+
+  /** Defaults to this interval between two polls of the sweeper: 30 s. */
+  public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(30);
 
   /** The most batches {@link Builder#concurrentBatches} lets out at a time. */
   public static final int MAX_CONCURRENT_BATCHES = 8;
@@ -186,6 +192,7 @@ public final class WalRelay implements AutoCloseable {
   private final int concurrentBatches;
   private final String metricsText;
   private final Runnable closeMeters;
+  private final @Nullable OutboxRelay sweeper;
 
   private final AtomicBoolean started = new AtomicBoolean();
   private final Object lifecycle = new Object();
@@ -289,6 +296,39 @@ public final class WalRelay implements AutoCloseable {
             b.listeners,
             reconnectBackoff);
     this.listener = step.listener();
+    this.sweeper = b.sweeper ? buildSweeper(b) : null;
+  }
+
+  /**
+   * The polling relay behind this one, from its own tables, publisher, listeners, clock and metrics
+   * settings: its configuration is this relay's, named {@code <name>-sweeper}, polling every sweep
+   * interval and no more often; in the same ordering, so that it keeps the order of an aggregate
+   * this relay leaves to it.
+   */
+  private OutboxRelay buildSweeper(Builder b) {
+    RelayConfig sweeps =
+        config.toBuilder()
+            .name(config.name() + "-sweeper")
+            .minPollInterval(b.sweepInterval)
+            .maxPollInterval(b.sweepInterval)
+            .build();
+    OutboxRelay.Builder polling =
+        OutboxRelay.builder()
+            .dataSource(dataSource)
+            .tables(tables)
+            .publisher(publisher)
+            .clock(clock)
+            .config(sweeps);
+    b.listeners.forEach(polling::listener);
+    if (b.metrics != null) {
+      polling.metrics(b.metrics);
+    }
+    try {
+      return polling.build();
+    } catch (RuntimeException e) {
+      closeMeters.run(); // build() fails as a whole: the WAL meters registered above go too
+      throw e;
+    }
   }
 
   /** {@code txoutbox_<prefix><schema>}, the default slot and publication name. */
@@ -300,6 +340,16 @@ public final class WalRelay implements AutoCloseable {
   /** A builder with the defaults. */
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * The polling relay that retries, dead-letters and sweeps behind this one (see {@link
+   * Builder#sweeper(boolean)}), or empty if it was turned off. Started by {@link #start()} once the
+   * relay's checks have passed (on the relay's thread, after the events pending at the slot's
+   * creation were published), closed by {@link #close()}.
+   */
+  public Optional<OutboxRelay> sweeper() {
+    return Optional.ofNullable(sweeper);
   }
 
   /** The replication slot this relay reads. */
@@ -618,6 +668,7 @@ public final class WalRelay implements AutoCloseable {
         new Thread(
             () -> {
               if (down == null || awaitDatabase(down)) {
+                startSweeper();
                 run();
               }
             },
@@ -625,6 +676,28 @@ public final class WalRelay implements AutoCloseable {
     t.setDaemon(true);
     reader = t;
     t.start();
+  }
+
+  /** Starts the sweeper, after the relay's checks (and its backlog) and unless closed. */
+  private void startSweeper() {
+    if (sweeper == null) {
+      return;
+    }
+    synchronized (lifecycle) { // close() closes it under the same lock: never started once closed
+      if (closed.get()) {
+        return;
+      }
+      try {
+        sweeper.start();
+      } catch (RuntimeException e) {
+        log.error(
+            "WAL relay {}: its sweeper could not start; failed and postponed events wait for a"
+                + " polling relay: {}",
+            config.name(),
+            safe(e.getMessage()),
+            e);
+      }
+    }
   }
 
   private void run() {
@@ -1555,6 +1628,13 @@ public final class WalRelay implements AutoCloseable {
       }
     }
     closeReplication();
+    if (sweeper != null) {
+      try {
+        sweeper.close(timeout);
+      } catch (RuntimeException e) {
+        log.warn("WAL relay {}: closing its sweeper failed: {}", config.name(), e.toString(), e);
+      }
+    }
     closeMeters.run();
     log.info(
         "WAL relay {} stopped at confirmed position {}; {} events skipped, {} reconnects",
@@ -1603,6 +1683,8 @@ public final class WalRelay implements AutoCloseable {
     private Duration minBatchInterval = DEFAULT_MIN_BATCH_INTERVAL;
     private int concurrentBatches = 1;
     private @Nullable OutboxMetrics metrics;
+    private boolean sweeper = true;
+    private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
 
     private Builder() {}
 
@@ -1776,6 +1858,31 @@ public final class WalRelay implements AutoCloseable {
                 + minBatchInterval);
       }
       this.minBatchInterval = minBatchInterval;
+      return this;
+    }
+
+    /**
+     * Whether the relay builds, starts, closes and exposes ({@link WalRelay#sweeper()}) the polling
+     * relay that retries and dead-letters the events it fails, publishes those it postpones or that
+     * were inserted with a delay, and sweeps anything the slot missed: an {@code OutboxRelay} on
+     * the same data source, tables, publisher, listeners, clock and metrics settings, configured as
+     * this relay ({@link #config}) but named {@code <name>-sweeper} and polling every {@link
+     * #sweepInterval}. Turn it off only to run that polling relay yourself. Defaults to true.
+     */
+    public Builder sweeper(boolean sweeper) {
+      this.sweeper = sweeper;
+      return this;
+    }
+
+    /**
+     * How often the sweeper polls ({@link #sweeper(boolean)}); it never polls more often, since
+     * this relay publishes new events itself. Defaults to {@link #DEFAULT_SWEEP_INTERVAL}.
+     *
+     * @throws NullPointerException if {@code sweepInterval} is null
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder sweepInterval(Duration sweepInterval) {
+      this.sweepInterval = requirePositive(sweepInterval, "sweepInterval");
       return this;
     }
 

@@ -1,7 +1,6 @@
 package dev.txoutbox.wal;
 
 import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
@@ -38,6 +37,8 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
+import org.assertj.core.api.SoftAssertions;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -425,6 +426,8 @@ class FateTableTest {
   @MethodSource("table")
   void eachScriptLeavesTheSameFates(Script script, Ordering ordering, Kind kind, Row row)
       throws Exception {
+    // Soft: a row reports every way it differs, each drift of issue 33 on its own.
+    SoftAssertions softly = new SoftAssertions();
     OutboxTables tables = LogicalServer.freshOutbox("ft_");
     if (ordering != Ordering.NONE) {
       OutboxSchema.migrateOrderingIndex(LogicalServer.dataSource(), tables);
@@ -466,7 +469,7 @@ class FateTableTest {
               .listener(new Throwing())
               .build();
       closing.add(relay);
-      assertThat(metersThreadAfterBuild("outbox-metrics-" + name)).isTrue(); // drift 8
+      softly.assertThat(metersThreadAfterBuild("outbox-metrics-" + name)).isTrue(); // drift 8
       ids = writeBatch(tables);
       failStatements.set(0);
       if (row.walCycleFailed()) {
@@ -481,14 +484,20 @@ class FateTableTest {
                   .metrics(registry)
                   .listener(recording) // drift 7: the WAL builder replaced its listener
                   .listener(new Throwing()));
-      assertThat(metersThreadAfterBuild("outbox-wal-" + name + "-meters")).isTrue(); // drift 8
+      softly
+          .assertThat(metersThreadAfterBuild("outbox-wal-" + name + "-meters"))
+          .isTrue(); // drift 8
       relay.start();
       failStatements.set(0);
       ids = writeBatch(tables);
       // Once recorded (in the POLICY rows, after the batch was published again).
-      await()
-          .atMost(Duration.ofSeconds(20))
-          .until(() -> recording.heard.stream().anyMatch(h -> h.startsWith("batchCompleted")));
+      try {
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> recording.heard.stream().anyMatch(h -> h.startsWith("batchCompleted")));
+      } catch (ConditionTimeoutException e) {
+        softly.fail("the listener heard no batchCompleted within 20 s: " + recording.heard);
+      }
       // Left running (the kit closes it): close() would remove the meters read below.
     }
 
@@ -502,19 +511,24 @@ class FateTableTest {
       Fate fate = expected.get(i);
       String what = "event " + i + " (" + because + ")";
       int attempts = r.get(OUTBOX_EVENTS.ATTEMPTS);
-      assertThat(attempts)
+      softly
+          .assertThat(attempts)
           .as(what + " attempts")
           .isEqualTo(fate == Fate.R || fate == Fate.D ? 1 : 0);
-      assertThat(r.get(OUTBOX_EVENTS.PROCESSED_AT) != null)
+      softly
+          .assertThat(r.get(OUTBOX_EVENTS.PROCESSED_AT) != null)
           .as(what + " processed")
           .isEqualTo(fate == Fate.P);
-      assertThat(r.get(OUTBOX_EVENTS.RETRY_AFTER) != null)
+      softly
+          .assertThat(r.get(OUTBOX_EVENTS.RETRY_AFTER) != null)
           .as(what + " retry_after")
           .isEqualTo(fate == Fate.R || fate == Fate.U || fate == Fate.B);
-      assertThat(r.get(OUTBOX_EVENTS.DEAD_LETTERED_AT) != null)
+      softly
+          .assertThat(r.get(OUTBOX_EVENTS.DEAD_LETTERED_AT) != null)
           .as(what + " dead_lettered_at")
           .isEqualTo(fate == Fate.D);
-      assertThat(r.get(OUTBOX_EVENTS.LAST_ERROR))
+      softly
+          .assertThat(r.get(OUTBOX_EVENTS.LAST_ERROR))
           .as(what + " last_error")
           .isEqualTo(fate == Fate.R || fate == Fate.D ? row.lastError().apply(i) : null);
     }
@@ -529,30 +543,41 @@ class FateTableTest {
         case U, N, B -> {}
       }
     }
-    assertThat(recording.heard.stream().filter(h -> h.matches("[a-zA-Z]+ \\d+")))
+    softly
+        .assertThat(recording.heard.stream().filter(h -> h.matches("[a-zA-Z]+ \\d+")))
         .as("per-event listener calls (%s)", because)
         .containsExactlyInAnyOrderElementsOf(perEvent);
     int outages = kind == Kind.POLLING ? row.pollingOutages() : row.walOutages();
-    assertThat(recording.heard.stream().filter(h -> h.startsWith("broker")))
+    softly
+        .assertThat(recording.heard.stream().filter(h -> h.startsWith("broker")))
         .as("broker outage calls (%s)", because)
         .hasSize(outages);
     boolean cycleFailed = kind == Kind.WAL && row.walCycleFailed();
-    assertThat(recording.heard.contains("cycleFailed")).as("cycleFailed").isEqualTo(cycleFailed);
+    softly
+        .assertThat(recording.heard.contains("cycleFailed"))
+        .as("cycleFailed")
+        .isEqualTo(cycleFailed);
     if (row.policy().isEmpty()) {
       long published = expected.stream().filter(f -> f == Fate.P).count();
       long failed = expected.stream().filter(f -> f == Fate.R || f == Fate.D).count();
-      assertThat(recording.heard.stream().filter(h -> h.startsWith("batchCompleted")))
+      softly
+          .assertThat(recording.heard.stream().filter(h -> h.startsWith("batchCompleted")))
           .containsExactly("batchCompleted " + EVENTS + "/" + published + "/" + failed);
     }
 
     // The meters count what the listeners heard.
-    assertThat(counter(registry, "outbox.events.published"))
+    softly
+        .assertThat(counter(registry, "outbox.events.published"))
         .isEqualTo(expected.stream().filter(f -> f == Fate.P).count());
-    assertThat(counter(registry, "outbox.events.dead.lettered"))
+    softly
+        .assertThat(counter(registry, "outbox.events.dead.lettered"))
         .isEqualTo(expected.stream().filter(f -> f == Fate.D).count());
 
     // One statement records every failure of the batch (drift 6).
-    assertThat(failStatements.get()).as("statements writing last_error").isLessThanOrEqualTo(1);
+    softly
+        .assertThat(failStatements.get())
+        .as("statements writing last_error")
+        .isLessThanOrEqualTo(1);
 
     // A bounded, structured log (drifts 3 and 4).
     List<ILoggingEvent> lines;
@@ -564,20 +589,25 @@ class FateTableTest {
             .filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
             .filter(e -> e.getFormattedMessage().matches("(?s).*attempt \\d+.*"))
             .toList();
-    assertThat(eventLines.size())
+    softly
+        .assertThat(eventLines.size())
         .as("per-event WARN/ERROR lines of the batch")
         .isLessThanOrEqualTo(10);
     for (ILoggingEvent e : eventLines) {
-      assertThat(keys(e))
+      softly
+          .assertThat(keys(e))
           .as(e.getFormattedMessage())
           .contains("event_id", "event_type", "aggregate_id", "attempt");
     }
-    assertThat(lines)
+    softly
+        .assertThat(lines)
         .as("durations as DurationText")
         .noneMatch(e -> e.getFormattedMessage().matches("(?s).* PT\\d.*"));
-    assertThat(lines.stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN)).count())
+    softly
+        .assertThat(lines.stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN)).count())
         .as("WARN/ERROR lines")
         .isLessThanOrEqualTo(14);
+    softly.assertAll();
   }
 
   private static List<String> keys(ILoggingEvent e) {
