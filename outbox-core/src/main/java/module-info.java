@@ -3,8 +3,10 @@
  * glue ({@code dev.txoutbox.guice}), Micrometer metrics ({@code dev.txoutbox.metrics}) and
  * OpenTelemetry trace propagation ({@code dev.txoutbox.tracing}). The implementation packages under
  * {@code dev.txoutbox.internal} are not exported, except two to outbox-wal by qualified exports: it
- * is released in lockstep with this module and shares the polling relay's JSON reading, error text
- * and start-up checks.
+ * is released in lockstep with this module and shares the relay kernel ({@code
+ * internal.relay.PublishStep}: publisher contract, fates, recording, reports, outage words), the
+ * polling relay's statements and start-up checks ({@code internal.relay.RelayStore}, {@code
+ * RenderedOnce}, {@code ErrorText}) and the outbox meters ({@code internal.metrics.RelayMeters}).
  *
  * <p>The publisher SPI, the schema and jOOQ appear in the API and are read by every module that
  * reads this one. Guice, Micrometer, OpenTelemetry and the PostgreSQL driver's API are optional
@@ -32,10 +34,9 @@ module dev.txoutbox.core {
   exports dev.txoutbox.metrics;
   exports dev.txoutbox.tracing;
 
-  // outbox-wal, released with this module, reads headers, stores errors, checks the ordering
-  // indexes and registers the relay meters exactly as the polling relay does.
-  exports dev.txoutbox.internal.json to
-      dev.txoutbox.wal;
+  // outbox-wal, released with this module, decides and records every event's fate through the
+  // relay kernel (PublishStep), reads headers, checks the ordering indexes and registers the relay
+  // meters exactly as the polling relay does. internal.json is no longer needed there.
   exports dev.txoutbox.internal.metrics to
       dev.txoutbox.wal;
   exports dev.txoutbox.internal.relay to

@@ -444,7 +444,7 @@ public interface OutboxRelay extends AutoCloseable {
       Runnable closeWithRelay = () -> {};
       if (metrics != null) {
         RelayMeters meters = RelayMeters.register(metrics, config.name(), admin);
-        all.add(meters);
+        all.add(0, meters); // told first: an application listener's failure never skips them
         closeWithRelay = meters::close;
       }
       return new DefaultOutboxRelay(

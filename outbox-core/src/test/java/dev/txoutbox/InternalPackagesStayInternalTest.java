@@ -54,7 +54,6 @@ class InternalPackagesStayInternalTest {
     assertThat(exports)
         .isEqualTo(
             Map.of(
-                "dev.txoutbox.internal.json", Set.of("dev.txoutbox.wal"),
                 "dev.txoutbox.internal.metrics", Set.of("dev.txoutbox.wal"),
                 "dev.txoutbox.internal.relay", Set.of("dev.txoutbox.wal")));
 

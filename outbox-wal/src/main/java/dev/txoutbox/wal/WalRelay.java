@@ -1,11 +1,12 @@
 package dev.txoutbox.wal;
 
-import dev.txoutbox.CompletionMode;
+import dev.txoutbox.Backoff;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.OutboxAdmin;
+import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
-import dev.txoutbox.internal.relay.ErrorText;
+import dev.txoutbox.internal.relay.PublishStep;
 import dev.txoutbox.internal.relay.RelayStore;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxSchema;
@@ -13,36 +14,20 @@ import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.Printable;
-import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.SecretMasking;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.nio.ByteBuffer;
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
-import java.util.Set;
-import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -55,10 +40,8 @@ import org.jooq.SQLDialect;
 import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
-import org.postgresql.PGConnection;
 import org.postgresql.PGProperty;
 import org.postgresql.replication.LogSequenceNumber;
-import org.postgresql.replication.PGReplicationStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,9 +75,10 @@ import org.slf4j.LoggerFactory;
  * table on a busy database does not hold back the slot (PostgreSQL 15 and later send no empty
  * transactions). A stream that fails is reopened, the delay doubling per failure in a row.
  *
- * <p>Failed, postponed and delayed events ({@code notBefore}) are left to a polling {@code
- * OutboxRelay} running alongside with a long poll interval, which retries and dead-letters them and
- * sweeps anything the slot missed (a slot dropped or lost and created anew).
+ * <p>Failed, postponed and delayed events ({@code notBefore}) are left to the polling {@code
+ * OutboxRelay} the WAL relay builds, starts and closes as its sweeper ({@link #sweeper()}), polling
+ * every {@link Builder#sweepInterval sweep interval}: it retries and dead-letters them and sweeps
+ * anything the slot missed (a slot dropped or lost and created anew).
  *
  * <p>Thread-safe; {@link #close()} is idempotent.
  */
@@ -130,19 +114,17 @@ public final class WalRelay implements AutoCloseable {
    */
   public static final Duration MAX_MIN_BATCH_INTERVAL = Duration.ofSeconds(1);
 
+  /** Defaults to this interval between two polls of the sweeper: 30 s. */
+  public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(30);
+
   /** The most batches {@link Builder#concurrentBatches} lets out at a time. */
   public static final int MAX_CONCURRENT_BATCHES = 8;
-
-  /** The first and the longest pause between two looks for rows not visible yet. */
-  private static final Duration FIRST_LOOK = Duration.ofMillis(1);
-
-  private static final Duration LONGEST_LOOK = Duration.ofMillis(100);
 
   /** Defaults to this interval between two status updates to the server: 10 s. */
   static final Duration DEFAULT_STATUS_INTERVAL = Duration.ofSeconds(10);
 
   /** {@link #oldestUnconfirmed} when every commit read is confirmed. */
-  private static final long NO_COMMIT = Long.MIN_VALUE;
+  static final long NO_COMMIT = Long.MIN_VALUE;
 
   /** The longest the claim waits for a row another relay holds before it claims again. */
   private static final Duration MAX_LOCK_WAIT = Duration.ofSeconds(5);
@@ -155,85 +137,59 @@ public final class WalRelay implements AutoCloseable {
    * driver's look for more already waited: pgjdbc's {@code readPending()} reads the socket with a 1
    * ms timeout when nothing is buffered, and wakes as soon as data comes.
    */
-  private static final long IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  static final long IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
   /** A {@code readPending()} that returned nothing faster than this did not wait for data. */
-  private static final long WAITED_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+  static final long WAITED_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
   private static final Pattern SLOT_NAME = Pattern.compile("[a-z0-9_]{1,63}");
 
   private final DataSource dataSource;
-  private final DSLContext dsl;
+  final DSLContext dsl;
   private final WalStatements statements;
-  private final String replicationUrl;
-  private final Properties replicationProperties;
+  final String replicationUrl;
+  final Properties replicationProperties;
   private final Publisher publisher;
-  private final OutboxTables tables;
-  private final RelayConfig config;
-  private final String slotName;
-  private final String publicationName;
-  private final boolean createIfMissing;
-  private final RelayListener listener;
+  final OutboxTables tables;
+  final RelayConfig config;
+  final String slotName;
+  final String publicationName;
+  final boolean createIfMissing;
+  final PublishStep step;
+  final RelayListener listener;
   private final Clock clock;
   private final Duration reconnectDelay;
-  private final Duration statusInterval;
+  final Backoff reconnectBackoff;
+  final Duration statusInterval;
   private final Duration visibilityWait;
-  private final long minBatchNanos;
-  private final int concurrentBatches;
+  final long minBatchNanos;
+  final int concurrentBatches;
   private final String metricsText;
-  private final Runnable startMeters;
   private final Runnable closeMeters;
+  private final @Nullable OutboxRelay sweeper;
 
   private final AtomicBoolean started = new AtomicBoolean();
   private final Object lifecycle = new Object();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile boolean running;
+
+  /** Whether the relay is running: false once closed. */
+  boolean running() {
+    return running;
+  }
+
   private volatile @Nullable Thread reader;
-  private volatile @Nullable Connection replication;
-  private final AtomicLong confirmedLsn = new AtomicLong();
-  private final AtomicLong skippedCount = new AtomicLong();
-  private final AtomicLong reconnects = new AtomicLong();
+  final AtomicLong confirmedLsn = new AtomicLong();
+  final AtomicLong skippedCount = new AtomicLong();
+  final AtomicLong reconnects = new AtomicLong();
   private final AtomicLong visibilityWaits = new AtomicLong();
-  private final AtomicLong skippedTransactions = new AtomicLong();
+  final AtomicLong skippedTransactions = new AtomicLong();
 
-  /** The stream's failures in a row inside one transaction. The reader thread's only. */
-  private final StuckTransaction stuck = new StuckTransaction();
+  /** Claims, publishes and records each batch (the per-batch step). */
+  final WalBatchStep batchStep;
 
-  /**
-   * The Begin of the transaction being read when reading or decoding the stream failed last, or
-   * null when the stream failed elsewhere (a batch, the connection). The reader thread's only.
-   */
-  private PgOutput.@Nullable Begin failedIn;
-
-  /** Whether the INFO line that the socket cannot be asked ({@link ServerBytes}) was written. */
-  private boolean slowBatchEndSaid; // the reader thread's only
-
-  /**
-   * In the per-aggregate orderings, the aggregates whose events the relay leaves to the polling
-   * relay because a transaction the stream delivered is still not visible on the last look, by that
-   * transaction's {@code xid}: their later events must not overtake the invisible ones, which no
-   * statement can see. Dropped once the transaction no longer runs (visible, so the check of {@link
-   * WalStore#blocked} sees its rows). The batch thread's only (one at a time: a stream's thread has
-   * ended before the next stream's starts); an entry is added at most once per visibility wait.
-   */
-  private final Map<Integer, Set<WalStore.Aggregate>> heldBack = new HashMap<>();
-
-  /**
-   * The commit time of the oldest transaction of the batch being processed, or {@link #NO_COMMIT}
-   * when none is: older than any in {@link #readOldest}.
-   */
-  private volatile long processingOldest = NO_COMMIT;
-
-  /**
-   * The commit time of the oldest transaction read into the batch the reader collects, or {@link
-   * #NO_COMMIT}.
-   */
-  private volatile long readOldest = NO_COMMIT;
-
-  /** The threads processing the current stream's batches ({@link Batches}), for close to wake. */
-  private final Set<Thread> batchThreads = ConcurrentHashMap.newKeySet();
-
-  private final Outage outage = new Outage();
+  /** Reads the stream and hands its batches to {@link #batchStep}. */
+  private final WalStreamReader streamReader;
 
   private WalRelay(Builder b) {
     this.dataSource = Objects.requireNonNull(b.dataSource, "dataSource");
@@ -246,6 +202,7 @@ public final class WalRelay implements AutoCloseable {
     this.createIfMissing = b.createIfMissing;
     this.clock = b.clock;
     this.reconnectDelay = b.reconnectDelay;
+    this.reconnectBackoff = reconnectBackoff(b.reconnectDelay);
     this.statusInterval = b.statusInterval;
     this.visibilityWait = b.visibilityWait;
     this.minBatchNanos = b.minBatchInterval.toNanos();
@@ -260,20 +217,76 @@ public final class WalRelay implements AutoCloseable {
     this.statements =
         new WalStatements(dsl, config.ordering(), lockTimeout(), config.completionMode());
     OutboxMetrics metrics = b.metrics;
+    RelayListener meterListener = null;
     if (metrics == null) {
-      this.listener = b.listener;
       this.metricsText = "off";
-      this.startMeters = () -> {};
       this.closeMeters = () -> {};
     } else {
-      // Only here is Micrometer loaded: a relay without metrics runs without it.
+      // Only here is Micrometer loaded: a relay without metrics runs without it. As the polling
+      // relay's, the meters' refresh starts when they are registered, at build().
       OutboxAdmin admin =
           OutboxAdmin.builder().dataSource(dataSource).tables(tables).clock(clock).build();
       WalMeters meters = WalMeters.register(metrics, config.name(), this, admin);
-      this.listener = new MetersFirst(meters.listener(), b.listener);
+      meters.start(config.name());
+      meterListener = meters.listener();
       this.metricsText = metrics.toString();
-      this.startMeters = () -> meters.start(config.name());
       this.closeMeters = meters::close;
+    }
+    this.step =
+        PublishStep.wal(
+            "dev.txoutbox.wal",
+            publisher,
+            config,
+            clock,
+            meterListener,
+            b.listeners,
+            reconnectBackoff);
+    this.listener = step.listener();
+    this.batchStep =
+        new WalBatchStep(
+            dsl,
+            statements,
+            config,
+            clock,
+            step,
+            visibilityWait,
+            lockTimeout(),
+            () -> running,
+            skippedCount,
+            visibilityWaits);
+    this.streamReader = new WalStreamReader(this);
+    this.sweeper = b.sweeper ? buildSweeper(b) : null;
+  }
+
+  /**
+   * The polling relay behind this one, from its own tables, publisher, listeners, clock and metrics
+   * settings: its configuration is this relay's, named {@code <name>-sweeper}, polling every sweep
+   * interval and no more often; in the same ordering, so that it keeps the order of an aggregate
+   * this relay leaves to it.
+   */
+  private OutboxRelay buildSweeper(Builder b) {
+    RelayConfig sweeps =
+        config.toBuilder()
+            .name(config.name() + "-sweeper")
+            .minPollInterval(b.sweepInterval)
+            .maxPollInterval(b.sweepInterval)
+            .build();
+    OutboxRelay.Builder polling =
+        OutboxRelay.builder()
+            .dataSource(dataSource)
+            .tables(tables)
+            .publisher(publisher)
+            .clock(clock)
+            .config(sweeps);
+    b.listeners.forEach(polling::listener);
+    if (b.metrics != null) {
+      polling.metrics(b.metrics);
+    }
+    try {
+      return polling.build();
+    } catch (RuntimeException e) {
+      closeMeters.run(); // build() fails as a whole: the WAL meters registered above go too
+      throw e;
     }
   }
 
@@ -286,6 +299,16 @@ public final class WalRelay implements AutoCloseable {
   /** A builder with the defaults. */
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * The polling relay that retries, dead-letters and sweeps behind this one (see {@link
+   * Builder#sweeper(boolean)}), or empty if it was turned off. Started by {@link #start()} once the
+   * relay's checks have passed (on the relay's thread, after the events pending at the slot's
+   * creation were published), closed by {@link #close()}.
+   */
+  public Optional<OutboxRelay> sweeper() {
+    return Optional.ofNullable(sweeper);
   }
 
   /** The replication slot this relay reads. */
@@ -332,10 +355,7 @@ public final class WalRelay implements AutoCloseable {
    *     {@link #start()}, after {@link #close()} or after a {@link VirtualMachineError}
    */
   public double slotLagSeconds() {
-    long oldest = processingOldest;
-    if (oldest == NO_COMMIT) {
-      oldest = readOldest;
-    }
+    long oldest = streamReader.oldestUnconfirmed();
     if (!isRunning()) {
       return Double.NaN;
     }
@@ -477,7 +497,7 @@ public final class WalRelay implements AutoCloseable {
         if (page.isEmpty()) {
           break;
         }
-        stopped = process(page, Map.of(), true);
+        stopped = batchStep.process(page, Map.of(), true);
         if (stopped != null) {
           stopped = "the broker is unavailable: " + stopped;
           break;
@@ -550,7 +570,8 @@ public final class WalRelay implements AutoCloseable {
         safe(down.getMessage()));
     String said = null;
     for (int tries = 1; running; tries++) {
-      LockSupport.parkNanos(this, reconnectDelay(reconnectDelay, tries).toNanos()); // close unparks
+      LockSupport.parkNanos(
+          this, reconnectBackoff.delayAfter(tries, ThreadLocalRandom.current()).toNanos()); // close
       if (!running) {
         break;
       }
@@ -598,13 +619,13 @@ public final class WalRelay implements AutoCloseable {
         publisher.describe(),
         metricsText,
         SecretMasking.maskUri(replicationUrl));
-    startMeters.run();
     running = true;
     Thread t =
         new Thread(
             () -> {
               if (down == null || awaitDatabase(down)) {
-                run();
+                startSweeper();
+                streamReader.run();
               }
             },
             "outbox-wal-" + config.name());
@@ -613,117 +634,25 @@ public final class WalRelay implements AutoCloseable {
     t.start();
   }
 
-  private void run() {
-    boolean first = true;
-    int failures = 0; // of the series of streams that did not work, for the backoff
-    while (running) {
-      long confirmedBefore = confirmedLsn.get();
-      long openedAt = System.nanoTime();
-      failedIn = null;
-      Throwable failure;
-      try {
-        if (!first) {
-          reconnects.incrementAndGet();
-          if (WalSetup.ensureSlot(dsl, slotName, createIfMissing)) {
-            log.warn(
-                "WAL relay {}: slot {} was missing and is created anew; events committed while it"
-                    + " was missing are left to the polling relay",
-                config.name(),
-                slotName);
-          }
-        }
-        first = false;
-        stream();
-        continue; // returns only once closed
-      } catch (VirtualMachineError e) {
-        log.error("WAL relay {}: stopping on {}", config.name(), e.toString(), e);
-        safely(() -> listener.cycleFailed(e));
-        break;
-      } catch (Throwable e) { // a loop that must not die: catch everything else, reconnect
-        failure = e;
-      } finally {
-        closeReplication();
-      }
-      if (!running) {
-        break;
-      }
-      Thread.interrupted(); // an interrupt while running is not a close: it only ends the stream
-      boolean worked =
-          confirmedLsn.get() != confirmedBefore
-              || System.nanoTime() - openedAt >= MAX_RECONNECT_DELAY.toNanos();
-      failures = worked ? 1 : failures + 1;
-      Duration delay = reconnectDelay(reconnectDelay, failures);
-      Throwable e = failure;
-      if (failures == 1) {
-        log.warn(
-            "WAL relay {}: stream failed, reconnecting after {}: {}",
-            config.name(),
-            DurationText.of(delay),
-            safe(e.toString()),
-            e);
-      } else {
-        log.warn(
-            "WAL relay {}: stream failed again ({} in a row), reconnecting after {}: {}",
-            config.name(),
-            failures,
-            DurationText.of(delay),
-            safe(e.toString()));
-      }
-      safely(() -> listener.cycleFailed(e));
-      PgOutput.Begin in = failedIn;
-      if (stuck.failedIn(in) && in != null) {
-        skip(in, e);
-      }
-      LockSupport.parkNanos(this, delay.toNanos()); // close() unparks
-    }
-  }
-
-  /**
-   * Moves the slot past the transaction that {@code in} began, which the stream failed {@link
-   * StuckTransaction#SKIP_AFTER} times in a row to read, the last time with {@code error}: its
-   * events stay pending, for the polling relay. Says so at WARN, counts it and records it for
-   * {@code wal-slot show}; a move that fails is tried again after the next failure.
-   */
-  private void skip(PgOutput.Begin in, Throwable error) {
-    String reason = String.valueOf(error.getMessage());
-    WalSkips.Move move;
-    try (Connection c = DriverManager.getConnection(replicationUrl, replicationProperties)) {
-      move = WalSkips.advance(c, slotName, in, () -> running);
-    } catch (SQLException | RuntimeException e) {
-      log.warn(
-          "WAL relay {}: the stream failed {} times in a row in transaction {}, but moving slot {}"
-              + " past it failed; trying again after the next failure: {}",
-          config.name(),
-          stuck.inARow(),
-          Integer.toUnsignedLong(in.xid()),
-          slotName,
-          safe(e.getMessage()));
+  /** Starts the sweeper, after the relay's checks (and its backlog) and unless closed. */
+  private void startSweeper() {
+    if (sweeper == null) {
       return;
     }
-    stuck.reset();
-    skippedTransactions.incrementAndGet();
-    confirmedLsn.set(move.toLsn());
-    log.warn(
-        "WAL relay {}: slot {} moved past transaction {} (commit at {}; confirmed position {} to"
-            + " {}) after the stream failed {} times in a row reading it; its events stay pending"
-            + " for the polling relay, which publishes them or dead-letters those it cannot read"
-            + " either. The server's error: {}",
-        config.name(),
-        slotName,
-        move.xid(),
-        WalSkips.lsn(move.commitLsn()),
-        WalSkips.lsn(move.fromLsn()),
-        WalSkips.lsn(move.toLsn()),
-        StuckTransaction.SKIP_AFTER,
-        safe(reason));
-    try {
-      WalSkips.record(dsl, tables, slotName, move, reason);
-    } catch (RuntimeException e) {
-      log.warn(
-          "WAL relay {}: the move past transaction {} could not be recorded for wal-slot show: {}",
-          config.name(),
-          move.xid(),
-          safe(e.getMessage()));
+    synchronized (lifecycle) { // close() closes it under the same lock: never started once closed
+      if (closed.get()) {
+        return;
+      }
+      try {
+        sweeper.start();
+      } catch (RuntimeException e) {
+        log.error(
+            "WAL relay {}: its sweeper could not start; failed and postponed events wait for a"
+                + " polling relay: {}",
+            config.name(),
+            safe(e.getMessage()),
+            e);
+      }
     }
   }
 
@@ -733,705 +662,13 @@ public final class WalRelay implements AutoCloseable {
    * longer).
    */
   static Duration reconnectDelay(Duration initial, int failures) {
+    return reconnectBackoff(initial).delayAfter(failures, ThreadLocalRandom.current());
+  }
+
+  /** The reconnect waits: {@code initial} doubling up to 30 s (or {@code initial} if longer). */
+  private static Backoff reconnectBackoff(Duration initial) {
     Duration max = initial.compareTo(MAX_RECONNECT_DELAY) > 0 ? initial : MAX_RECONNECT_DELAY;
-    Duration delay = initial;
-    for (int i = 1; i < failures && delay.compareTo(max) < 0; i++) {
-      delay = delay.multipliedBy(2);
-    }
-    return delay.compareTo(max) > 0 ? max : delay;
-  }
-
-  private void stream() throws SQLException, InterruptedException {
-    Connection c = DriverManager.getConnection(replicationUrl, replicationProperties);
-    replication = c;
-    if (!running) {
-      return;
-    }
-    PGReplicationStream stream =
-        c.unwrap(PGConnection.class)
-            .getReplicationAPI()
-            .replicationStream()
-            .logical()
-            .withSlotName(slotName)
-            .withSlotOption("proto_version", "1")
-            .withSlotOption("publication_names", publicationName)
-            .withStatusInterval((int) statusInterval.toMillis(), TimeUnit.MILLISECONDS)
-            // The driver would move the flushed position to a keepalive's by itself; the relay
-            // does it (confirmQuiet), under its own conditions, whatever the driver version.
-            .withAutomaticFlush(false)
-            .start();
-    OutboxInserts inserts = new OutboxInserts(tables);
-    List<OutboxMessage> batch = new ArrayList<>();
-    // In the per-aggregate orderings, the transaction of each event of the batch, by event id.
-    Map<UUID, Integer> xids = new HashMap<>();
-    long confirm = -1;
-    processingOldest = NO_COMMIT;
-    readOldest = NO_COMMIT;
-    long quietConfirmed = System.nanoTime();
-    // A batch is published once it is full, or once a Commit is read, the socket holds nothing
-    // more and the previous batch was published at least the minimum batch interval ago (or the
-    // stream has nothing once that interval has passed): asking the stream instead waits up to 1
-    // ms in the driver (ServerBytes). Where the socket cannot be asked, a transaction that began
-    // once the stream had nothing more is published at its Commit; otherwise the batch waits for
-    // the stream to say it has nothing.
-    // Where a batch ends does not matter to the per-aggregate orderings: an event they leave
-    // invisible holds back its aggregate in later batches too (heldBack).
-    boolean ordered = config.ordering() != Ordering.NONE;
-    ServerBytes server = ServerBytes.of(c);
-    if (!server.known() && !slowBatchEndSaid) {
-      slowBatchEndSaid = true;
-      log.info(
-          "WAL relay {}: a batch read while events keep coming ends after the driver's 1 ms wait"
-              + " for more: {}",
-          config.name(),
-          safe(server.unknownWhy()));
-    }
-    boolean caughtUp = false;
-    long flushed = System.nanoTime() - minBatchNanos; // when the last batch was handed over
-    try (Batches batches = new Batches(stream)) {
-      while (running) {
-        batches.confirmIfDone();
-        long reading = System.nanoTime();
-        ByteBuffer buffer = read(stream, inserts);
-        if (buffer == null) {
-          if (confirm >= 0
-              && batches.room()
-              && (batch.isEmpty() || reading - flushed >= minBatchNanos)) {
-            batches.submit(batch, xids, confirm);
-            if (!batch.isEmpty()) {
-              flushed = System.nanoTime();
-            }
-            batch.clear();
-            xids.clear();
-            confirm = -1;
-          } else if (confirm >= 0) {
-            if (System.nanoTime() - reading < WAITED_NANOS) {
-              long interval = batches.room() ? minBatchNanos - (reading - flushed) : IDLE_NANOS;
-              LockSupport.parkNanos(Math.min(IDLE_NANOS, interval)); // a finished batch unparks
-            }
-          } else {
-            if (!inserts.inTransaction()) {
-              caughtUp = true;
-              if (batches.idle()
-                  && System.nanoTime() - quietConfirmed >= statusInterval.toNanos()) {
-                quietConfirmed = System.nanoTime();
-                confirmQuiet(stream);
-              }
-            }
-            if (System.nanoTime() - reading < WAITED_NANOS) {
-              LockSupport.parkNanos(IDLE_NANOS);
-            }
-          }
-          continue;
-        }
-        OutboxInserts.Transaction t = decode(buffer, inserts);
-        if (t != null) {
-          if (confirm < 0) {
-            readOldest = t.commitMicros();
-          }
-          batch.addAll(t.events());
-          if (ordered) {
-            for (OutboxMessage m : t.events()) {
-              xids.put(m.id(), t.xid());
-            }
-          }
-          skippedCount.addAndGet(t.delayed() + t.unreadable().size());
-          for (OutboxInserts.Unreadable u : t.unreadable()) {
-            log.warn(
-                "WAL relay {}: event {} cannot be read from the stream ({}); it is left to the"
-                    + " polling relay, which dead-letters a row it cannot read either",
-                config.name(),
-                u.id() == null ? "(id not in the stream)" : u.id(),
-                safe(u.reason()));
-          }
-          confirm = t.endLsn();
-          if (batch.size() >= config.batchSize()
-              || (!batch.isEmpty()
-                  && batches.room()
-                  && (caughtUp || server.none())
-                  && System.nanoTime() - flushed >= minBatchNanos)) {
-            batches.submit(batch, xids, confirm);
-            flushed = System.nanoTime();
-            batch.clear();
-            xids.clear();
-            confirm = -1;
-          }
-          if (!t.events().isEmpty()) {
-            caughtUp = false; // a transaction without outbox events (PostgreSQL 14) changes nothing
-          }
-        }
-      }
-      batches.await(); // the batch in progress when the relay was closed
-      if (batch.isEmpty() && !inserts.inTransaction() && read(stream, inserts) == null) {
-        // A clean stop with every event read recorded, and nothing more from the server (the
-        // look lets the driver take in a keepalive already sent): confirm the server's position,
-        // past WAL that is not the outbox's (the relay's own marks, other tables), which would
-        // otherwise stay held until the next start.
-        confirmQuiet(stream);
-        stream.forceUpdateStatus();
-      }
-    }
-  }
-
-  /** The stream's next message, or null; notes the transaction being read if it fails. */
-  private @Nullable ByteBuffer read(PGReplicationStream stream, OutboxInserts inserts)
-      throws SQLException {
-    try {
-      return stream.readPending();
-    } catch (SQLException | RuntimeException e) {
-      failedIn = inserts.open();
-      throw e;
-    }
-  }
-
-  /** The transaction {@code buffer} commits, or null; notes the one being read if it fails. */
-  private OutboxInserts.@Nullable Transaction decode(ByteBuffer buffer, OutboxInserts inserts) {
-    try {
-      return inserts.accept(PgOutput.decode(buffer));
-    } catch (RuntimeException e) {
-      failedIn = inserts.open();
-      throw e;
-    }
-  }
-
-  /**
-   * With nothing pending, confirms the server's position from its keepalives if it moved past the
-   * confirmed one. Since PostgreSQL 15 {@code pgoutput} sends no empty transaction, so while the
-   * outbox table is idle and other tables are busy no commit would ever be confirmed and the slot
-   * would hold back all their WAL, until {@code max_slot_wal_keep_size} made it lost.
-   *
-   * <p>Safe because the caller only asks when the batch is empty (every event read is recorded and
-   * its commit confirmed) and no transaction is open between a Begin and its Commit. The stream
-   * delivers messages in order, so a keepalive's position ({@link
-   * PGReplicationStream#getLastReceiveLSN()}, also the position of the last message read) is past
-   * only what was already sent and read: every transaction that committed before it. A transaction
-   * committing later has its commit after that position and is sent whole on any stream that starts
-   * there, since the server decodes from the slot's restart position, which it keeps independently
-   * of the confirmed one to cover transactions still running.
-   */
-  private void confirmQuiet(PGReplicationStream stream) {
-    long server = stream.getLastReceiveLSN().asLong();
-    if (Long.compareUnsigned(server, confirmedLsn.get()) <= 0) {
-      return;
-    }
-    LogSequenceNumber position = LogSequenceNumber.valueOf(server);
-    stream.setAppliedLSN(position);
-    stream.setFlushedLSN(position); // sent by the driver's next status update
-    confirmedLsn.set(server);
-  }
-
-  /**
-   * The batches of one stream. Each is claimed, published and recorded on a thread of its own while
-   * the reader decodes the next, so that the database's work on a batch overlaps the reader's on
-   * the stream. Up to {@link #concurrentBatches} are out at a time (one in the per-aggregate
-   * orderings, so that each batch's claim sees the outcomes of every batch before it); positions
-   * are confirmed in commit order, a batch's only once it and every batch before it are recorded.
-   * Only the reader touches the stream: while it waits for a batch it tells the server every half
-   * status interval that the relay is alive.
-   */
-  private final class Batches implements AutoCloseable {
-    /** A batch handed over: its outcome, and its position and oldest commit time. */
-    private record Out(CompletableFuture<Void> done, long lsn, long oldest) {}
-
-    private final PGReplicationStream stream;
-    private final Thread reader = Thread.currentThread();
-    private final ExecutorService threads;
-    private final ArrayDeque<Out> out = new ArrayDeque<>();
-    private boolean interrupted; // the reader, while it waited for a batch: a close's last resort
-
-    Batches(PGReplicationStream stream) {
-      this.stream = stream;
-      this.threads =
-          Executors.newFixedThreadPool(
-              concurrentBatches,
-              r -> {
-                Thread t = new Thread(r, "outbox-wal-" + config.name() + "-batches");
-                t.setDaemon(true);
-                batchThreads.add(t);
-                return t;
-              });
-    }
-
-    /** Whether every batch handed over is recorded and its position confirmed. */
-    boolean idle() {
-      return out.isEmpty();
-    }
-
-    /** Whether a batch handed over now would start at once. */
-    boolean room() {
-      return out.size() < concurrentBatches;
-    }
-
-    /** Confirms the batches out that are finished, in order; throws what one failed with. */
-    void confirmIfDone() throws SQLException, InterruptedException {
-      while (!out.isEmpty() && out.peekFirst().done().isDone()) {
-        confirmFirst();
-      }
-    }
-
-    /**
-     * Hands over {@code events} (copied), whose last commit ends at {@code lsn}, once there is
-     * room; with no events, its position is confirmed after those of the batches out.
-     */
-    void submit(List<OutboxMessage> events, Map<UUID, Integer> xids, long lsn)
-        throws SQLException, InterruptedException {
-      while (!room()) {
-        awaitFirst();
-      }
-      long oldest = readOldest;
-      readOldest = NO_COMMIT;
-      if (events.isEmpty()) {
-        out.addLast(new Out(CompletableFuture.completedFuture(null), lsn, oldest));
-        confirmIfDone();
-        return;
-      }
-      List<OutboxMessage> batch = List.copyOf(events);
-      Map<UUID, Integer> batchXids = Map.copyOf(xids);
-      CompletableFuture<Void> done = new CompletableFuture<>();
-      threads.execute(
-          () -> {
-            try {
-              for (int from = 0; from < batch.size(); from += config.batchSize()) {
-                int to = Math.min(batch.size(), from + config.batchSize());
-                processHolding(batch.subList(from, to), batchXids);
-              }
-              done.complete(null);
-            } catch (Throwable e) { // thrown on by the reader
-              done.completeExceptionally(e);
-            } finally {
-              LockSupport.unpark(reader); // after the completion, which the reader looks at
-            }
-          });
-      if (out.isEmpty()) {
-        processingOldest = oldest;
-      }
-      out.addLast(new Out(done, lsn, oldest));
-    }
-
-    /** Waits for every batch out and confirms their positions; throws what one failed with. */
-    void await() throws SQLException, InterruptedException {
-      while (!out.isEmpty()) {
-        awaitFirst();
-      }
-    }
-
-    /** Waits for the first batch out and confirms its position; throws what it failed with. */
-    private void awaitFirst() throws SQLException, InterruptedException {
-      CompletableFuture<Void> f = out.peekFirst().done();
-      long half = Math.max(1, statusInterval.toNanos() / 2);
-      long alive = System.nanoTime() + half;
-      while (!f.isDone()) {
-        LockSupport.parkNanos(this, Math.max(1, alive - System.nanoTime()));
-        if (Thread.interrupted()) {
-          interrupted = true;
-          throw new InterruptedException("interrupted while a batch was processed");
-        }
-        if (System.nanoTime() - alive >= 0) {
-          stream.forceUpdateStatus();
-          alive = System.nanoTime() + half;
-        }
-      }
-      confirmFirst();
-    }
-
-    private void confirmFirst() throws SQLException, InterruptedException {
-      Out first = out.removeFirst();
-      try {
-        first.done().get();
-      } catch (ExecutionException e) { // thrown on as the reader would have thrown it
-        Throwable cause = e.getCause();
-        if (cause instanceof SQLException sql) {
-          throw sql;
-        } else if (cause instanceof InterruptedException interrupted) {
-          throw interrupted;
-        } else if (cause instanceof RuntimeException runtime) {
-          throw runtime;
-        } else if (cause instanceof Error error) {
-          throw error;
-        }
-        throw new IllegalStateException(cause);
-      }
-      LogSequenceNumber position = LogSequenceNumber.valueOf(first.lsn());
-      stream.setAppliedLSN(position);
-      stream.setFlushedLSN(position);
-      stream.forceUpdateStatus();
-      confirmedLsn.set(first.lsn());
-      Out next = out.peekFirst();
-      processingOldest = next == null ? NO_COMMIT : next.oldest();
-    }
-
-    /**
-     * Lets the batches still out finish (the stream failed: what they record is not confirmed, and
-     * their events come again, to be skipped as recorded) and waits for the threads to end, so that
-     * the next stream's batches never run beside them. If the reader is interrupted, which only a
-     * close past its timeout does, it interrupts them instead: their transactions roll back and
-     * their events come again.
-     */
-    @Override
-    public void close() {
-      if (interrupted) {
-        threads.shutdownNow();
-        Thread.currentThread().interrupt(); // as the reader found it
-      } else {
-        threads.shutdown();
-        if (!out.isEmpty() && running) {
-          log.info(
-              "WAL relay {}: the stream ended with {} batch(es) out; reading again once they are"
-                  + " recorded",
-              config.name(),
-              out.size());
-        }
-        try {
-          while (!threads.awaitTermination(1, TimeUnit.SECONDS)) {
-            log.debug("WAL relay {}: waiting for the batch threads to end", config.name());
-          }
-        } catch (InterruptedException e) {
-          threads.shutdownNow();
-          Thread.currentThread().interrupt();
-        }
-      }
-      batchThreads.clear();
-      processingOldest = NO_COMMIT;
-    }
-  }
-
-  /**
-   * Processes one batch; while the broker is unavailable to every event of it, rolls it back, waits
-   * the broker probe backoff's next delay with the slot held and publishes it again. While rows of
-   * it are not visible yet, looks again after a pause, up to the visibility wait.
-   */
-  private void processHolding(List<OutboxMessage> events, Map<UUID, Integer> xids)
-      throws InterruptedException {
-    int probes = 0;
-    boolean published = false;
-    int lockWaits = 0;
-    long visibleBy = System.nanoTime() + visibilityWait.toNanos();
-    Duration look = FIRST_LOOK;
-    String unavailable;
-    try {
-      while (true) {
-        try {
-          unavailable = process(events, xids, System.nanoTime() - visibleBy >= 0);
-        } catch (NotVisibleYet e) {
-          visibilityWaits.incrementAndGet();
-          hold(look);
-          look =
-              look.multipliedBy(2).compareTo(LONGEST_LOOK) > 0
-                  ? LONGEST_LOOK
-                  : look.multipliedBy(2);
-          continue;
-        } catch (org.jooq.exception.DataAccessException e) {
-          if ("40P01".equals(e.sqlState())) {
-            // The ordered claim of a polling relay waited for rows of this batch while this relay
-            // waited for rows of its run; the server failed this side, which tries again.
-            log.info(
-                "WAL relay {}: batch rolled back to break a deadlock with another relay;"
-                    + " processing it again",
-                config.name());
-          } else if ("55P03".equals(e.sqlState())) {
-            // Another relay held rows of the batch past the lock timeout (publishing them): claim
-            // again (the reader tells the server the relay is alive meanwhile). Said once per
-            // batch where an operator sees it, since the slot does not move meanwhile.
-            String text =
-                "WAL relay {}: rows of the batch held by another relay for {} ({} waits so far);"
-                    + " the slot waits with them, claiming again";
-            if (lockWaits++ == 0) {
-              log.info(text, config.name(), DurationText.of(lockTimeout()), lockWaits);
-            } else {
-              log.debug(text, config.name(), DurationText.of(lockTimeout()), lockWaits);
-            }
-          } else {
-            throw e;
-          }
-          hold(FIRST_LOOK); // throws once the relay is closed
-          continue;
-        }
-        if (unavailable == null) {
-          break;
-        }
-        if (probes++ == 0) {
-          outage.begins(unavailable);
-        }
-        hold(config.brokerProbeBackoff().delayAfter(probes, ThreadLocalRandom.current()));
-      }
-      published = true;
-    } finally {
-      outage.batchEnds(probes > 0, published, probes + 1);
-    }
-  }
-
-  /**
-   * One outage for every batch the broker is unavailable to (several with {@link
-   * #concurrentBatches}, and again after the stream was reopened): it starts when the first of them
-   * begins to hold the slot and ends when a batch is published with none holding, so that the
-   * listener hears each once per outage, as from the polling relay. A batch that stops holding
-   * without being published (a database error, a close) does not end it: the broker was not seen
-   * back, and the batch that comes again would otherwise announce the same outage twice.
-   */
-  private final class Outage {
-    private int holding; // guarded by this
-    private volatile boolean on; // written under this, read without it by batchEnds's quick look
-    private long since; // guarded by this
-    private int attempts; // guarded by this: publish attempts of the batches ended in this outage
-
-    /** A batch begins to hold the slot because the broker is unavailable to it. */
-    void begins(String reason) {
-      synchronized (this) {
-        holding++;
-        if (on) {
-          return;
-        }
-        on = true;
-        since = System.nanoTime();
-        attempts = 0;
-      }
-      log.warn(
-          "WAL relay {}: broker unavailable to a whole batch, holding the slot and publishing"
-              + " the batch again after backoff {} to {}: {}",
-          config.name(),
-          DurationText.of(config.brokerProbeBackoff().initialDelay()),
-          DurationText.of(config.brokerProbeBackoff().maxDelay()),
-          safe(reason));
-      safely(() -> listener.brokerUnavailable(reason));
-    }
-
-    /**
-     * A batch ends: it {@code held} the slot or not, was {@code published} after {@code tried}
-     * publish attempts or not. No lock while no outage is on, the usual case.
-     */
-    void batchEnds(boolean held, boolean published, int tried) {
-      if (!held && !on) {
-        return;
-      }
-      Duration outage;
-      int total;
-      synchronized (this) {
-        if (held) {
-          holding--;
-        }
-        if (!on) {
-          return;
-        }
-        attempts += tried;
-        if (holding > 0 || !published) {
-          return;
-        }
-        on = false;
-        outage = Duration.ofNanos(System.nanoTime() - since);
-        total = attempts;
-      }
-      log.info(
-          "WAL relay {}: broker available again after {} ({} publish attempts); resuming",
-          config.name(),
-          DurationText.of(outage),
-          total);
-      safely(() -> listener.brokerAvailable(outage));
-    }
-  }
-
-  /**
-   * Waits {@code delay} on the batch thread; the reader, waiting for the batch, tells the server
-   * every half status interval that the relay is alive, so that {@code wal_sender_timeout} does not
-   * end the stream.
-   *
-   * @throws InterruptedException if the relay is closed meanwhile
-   */
-  private void hold(Duration delay) throws InterruptedException {
-    long end = System.nanoTime() + delay.toNanos();
-    long left;
-    while (running && (left = end - System.nanoTime()) > 0) {
-      LockSupport.parkNanos(this, left); // close() unparks
-      if (Thread.interrupted()) {
-        throw new InterruptedException("interrupted while holding the slot");
-      }
-    }
-    if (!running) {
-      throw new InterruptedException("closed while holding the slot");
-    }
-  }
-
-  /**
-   * One batch: claim, publish, record, commit; then tell the listener.
-   *
-   * <p>The stream can deliver a commit before other sessions see it: the server decodes a commit
-   * once it is flushed, while the committing session makes it visible only afterwards (at once,
-   * usually; after the acknowledgement when it waits for a synchronous standby). So an event that
-   * is neither claimed nor visible at all is either deleted (published by the polling relay in
-   * {@code DELETE} mode, purged) or not visible yet: unless {@code lastLook}, the batch is rolled
-   * back to be looked at again shortly ({@link NotVisibleYet}); on the last look such events are
-   * left to the polling relay, which finds any that appear later.
-   *
-   * @return null, or the reason when the broker was unavailable to every event published: then the
-   *     transaction was rolled back and nothing recorded
-   * @throws NotVisibleYet if some events' rows are not visible and this is not the last look
-   */
-  private @Nullable String process(
-      List<OutboxMessage> events, Map<UUID, Integer> xids, boolean lastLook)
-      throws InterruptedException {
-    long started = System.nanoTime();
-    UUID[] ids = events.stream().map(OutboxMessage::id).toArray(UUID[]::new);
-    List<Runnable> after = new ArrayList<>();
-    int[] counts = new int[3]; // claimed, published, failed
-    try {
-      dsl.transaction(
-          cfg -> {
-            DSLContext tx = cfg.dsl();
-            statements.settings(tx);
-            OffsetDateTime now = OffsetDateTime.now(clock);
-            Set<UUID> pending = new HashSet<>();
-            List<UUID> missing = claim(tx, ids, now, pending);
-            if (!missing.isEmpty()) {
-              if (!lastLook) {
-                throw new NotVisibleYet();
-              }
-              log.info(
-                  "WAL relay {}: {} event(s) not visible after {}, left to the polling relay"
-                      + " (deleted by another relay, or a commit still waiting, for a"
-                      + " synchronous standby for one){}: {}",
-                  config.name(),
-                  missing.size(),
-                  DurationText.of(visibilityWait),
-                  config.ordering() == Ordering.NONE
-                      ? ""
-                      : "; so are their aggregates' later events while their commit runs",
-                  missing.size() <= 10 ? missing : missing.subList(0, 10) + " …");
-            }
-            List<OutboxMessage> send = new ArrayList<>(pending.size());
-            for (OutboxMessage m : events) {
-              if (pending.contains(m.id())) {
-                send.add(m);
-              }
-            }
-            if (config.ordering() != Ordering.NONE) {
-              // Those held back by an earlier batch's invisible events first, in an earlier
-              // snapshot than the check's: a transaction that stopped running by then is visible
-              // to the check, which holds its aggregate back while its events are pending.
-              Set<WalStore.Aggregate> blocked = new HashSet<>(stillHeldBack(tx));
-              blocked.addAll(WalStore.blocked(tx, send, config.ordering()));
-              // An event left to the polling relay holds back the rest of its aggregate too, in
-              // this batch and in later ones while its commit is invisible: the check cannot see
-              // its row, so it would not.
-              if (!missing.isEmpty()) {
-                Set<UUID> gone = new HashSet<>(missing);
-                for (OutboxMessage m : events) {
-                  if (gone.contains(m.id())) {
-                    blocked.add(WalStore.Aggregate.of(m));
-                    Integer xid = xids.get(m.id());
-                    if (xid != null) {
-                      heldBack
-                          .computeIfAbsent(xid, x -> new HashSet<>())
-                          .add(WalStore.Aggregate.of(m));
-                    }
-                  }
-                }
-              }
-              if (!blocked.isEmpty()) {
-                List<UUID> left = new ArrayList<>();
-                send.removeIf(m -> blocked.contains(WalStore.Aggregate.of(m)) && left.add(m.id()));
-                if (config.completionMode() == CompletionMode.MARK_PROCESSED) {
-                  WalStore.unmark(tx, left);
-                }
-              }
-            }
-            counts[0] = send.size();
-            if (send.isEmpty()) {
-              return;
-            }
-            List<PublishResult> results = publish(send);
-            if (results.stream().allMatch(PublishResult::isBrokerUnavailable)) {
-              throw new Unavailable(Objects.toString(results.get(0).reason()));
-            }
-            record(tx, send, results, now, OffsetDateTime.now(clock), after, counts);
-          });
-    } catch (Unavailable e) {
-      return e.getMessage();
-    } catch (NotVisibleYet e) {
-      throw e;
-    } catch (org.jooq.exception.DataAccessException | RuntimeInterruption e) {
-      if (e instanceof RuntimeInterruption) {
-        throw new InterruptedException("interrupted while publishing");
-      }
-      throw e;
-    }
-    skippedCount.addAndGet(events.size() - counts[0]);
-    for (Runnable r : after) {
-      safely(r);
-    }
-    Duration took = Duration.ofNanos(System.nanoTime() - started);
-    log.debug(
-        "WAL relay {}: batch of {} read, {} claimed, {} published, {} failed in {}",
-        config.name(),
-        events.size(),
-        counts[0],
-        counts[1],
-        counts[2],
-        took);
-    if (counts[0] > 0) {
-      safely(() -> listener.batchCompleted(counts[0], counts[1], counts[2], took));
-    }
-    return null;
-  }
-
-  /**
-   * The aggregates {@link #heldBack} still holds back: those of transactions still running in this
-   * statement's snapshot. Forgets the others. No statement while nothing is held back.
-   */
-  private Set<WalStore.Aggregate> stillHeldBack(DSLContext tx) {
-    if (heldBack.isEmpty()) {
-      return Set.of();
-    }
-    Set<Integer> running = WalStore.runningXids(tx);
-    heldBack.keySet().retainAll(running);
-    Set<WalStore.Aggregate> held = new HashSet<>();
-    heldBack.values().forEach(held::addAll);
-    return held;
-  }
-
-  /**
-   * Claims those of {@code ids} still pending into {@code pending} and returns the ids whose rows
-   * the claim could not see at all: not visible yet, or deleted.
-   *
-   * <p>In {@link CompletionMode#MARK_PROCESSED} a row another relay finished stays, so an id the
-   * claim missed is looked up again in a later snapshot, and claimed if it became visible since. In
-   * {@link CompletionMode#DELETE} the polling relay deletes what it publishes, so whether a row was
-   * there must come from the claim's own snapshot ({@link WalStore#claimSeen}): a row deleted while
-   * the claim waited for it is finished, not missing.
-   */
-  private List<UUID> claim(DSLContext tx, UUID[] ids, OffsetDateTime now, Set<UUID> pending) {
-    Set<UUID> seen;
-    if (config.completionMode() == CompletionMode.DELETE) {
-      Map<UUID, Boolean> claimed = statements.claimSeen(tx, ids);
-      claimed.forEach(
-          (id, locked) -> {
-            if (locked) {
-              pending.add(id);
-            }
-          });
-      seen = claimed.keySet();
-    } else {
-      pending.addAll(statements.claim(tx, ids, now));
-      if (pending.size() == ids.length) {
-        return List.of();
-      }
-      UUID[] unclaimed =
-          Arrays.stream(ids).filter(id -> !pending.contains(id)).toArray(UUID[]::new);
-      // Each statement has a snapshot of its own: a row can become visible after the claim. So
-      // claim again what is visible now, in a later snapshot than the look: a row seen but not
-      // claimed then is done or postponed by another relay; one not seen is looked at again.
-      seen = statements.visible(tx, unclaimed);
-      if (!seen.isEmpty()) {
-        pending.addAll(statements.claim(tx, seen.toArray(UUID[]::new), now));
-      }
-      seen = new HashSet<>(seen);
-      seen.addAll(pending);
-    }
-    List<UUID> missing = new ArrayList<>();
-    for (UUID id : ids) {
-      if (!seen.contains(id)) {
-        missing.add(id);
-      }
-    }
-    return missing;
+    return new Backoff(initial, max, 2.0, 0.0);
   }
 
   /**
@@ -1444,184 +681,6 @@ public final class WalRelay implements AutoCloseable {
     return half.compareTo(MAX_LOCK_WAIT) > 0 ? MAX_LOCK_WAIT : half;
   }
 
-  /** Thrown through jOOQ's transaction to roll it back when the publisher was interrupted. */
-  private static final class RuntimeInterruption extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    RuntimeInterruption(InterruptedException cause) {
-      super(cause);
-    }
-  }
-
-  /** Thrown through jOOQ's transaction to roll it back when some rows are not visible yet. */
-  private static final class NotVisibleYet extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    NotVisibleYet() {
-      super("rows not visible yet", null, false, false);
-    }
-  }
-
-  /** Thrown through jOOQ's transaction to roll it back when the broker was unavailable to all. */
-  private static final class Unavailable extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    Unavailable(String reason) {
-      super(reason, null, false, false);
-    }
-  }
-
-  /**
-   * The publisher's results, held to its contract as the polling relay holds them: a throw, or a
-   * list of the wrong size, is a retryable failure of every message; a null entry, of its message.
-   */
-  private List<PublishResult> publish(List<OutboxMessage> send) {
-    List<PublishResult> results;
-    try {
-      results = publisher.publish(List.copyOf(send));
-    } catch (InterruptedException e) {
-      throw new RuntimeInterruption(e);
-    } catch (VirtualMachineError e) {
-      throw e;
-    } catch (RuntimeException | Error e) { // an Error of the publisher's is its failure, as polled
-      return Collections.nCopies(send.size(), PublishResult.retryable("publisher threw " + e, e));
-    }
-    if (results == null || results.size() != send.size()) {
-      return Collections.nCopies(
-          send.size(),
-          PublishResult.retryable(
-              "publisher returned "
-                  + (results == null ? "null" : results.size() + " results")
-                  + " for "
-                  + send.size()
-                  + " messages"));
-    }
-    List<PublishResult> checked = new ArrayList<>(results.size());
-    for (PublishResult r : results) {
-      checked.add(r == null ? PublishResult.retryable("publisher returned null") : r);
-    }
-    return checked;
-  }
-
-  /**
-   * Records the outcomes as the polling relay does. After the first result of an aggregate that is
-   * not published, its later events of the batch count as not attempted: they are postponed to the
-   * failed one's next attempt (or to now, behind a dead letter), without an attempt.
-   */
-  private void record(
-      DSLContext tx,
-      List<OutboxMessage> sent,
-      List<PublishResult> results,
-      OffsetDateTime claimed,
-      OffsetDateTime now,
-      List<Runnable> after,
-      int[] counts) {
-    List<UUID> completed = new ArrayList<>();
-    Map<OffsetDateTime, List<UUID>> postponed = new HashMap<>();
-    Map<WalStore.Aggregate, OffsetDateTime> blocked = new HashMap<>();
-    OffsetDateTime probe = now.plus(config.brokerProbeBackoff().initialDelay());
-    for (int i = 0; i < sent.size(); i++) {
-      OutboxMessage m = sent.get(i);
-      PublishResult r = results.get(i);
-      WalStore.Aggregate aggregate = WalStore.Aggregate.of(m);
-      OffsetDateTime behind = blocked.get(aggregate);
-      if (behind != null) {
-        postponed.computeIfAbsent(behind, k -> new ArrayList<>()).add(m.id());
-        continue;
-      }
-      if (r.isPublished()) {
-        completed.add(m.id());
-        after.add(() -> listener.published(m));
-        counts[1]++;
-      } else if (r.isBrokerUnavailable()) {
-        postponed.computeIfAbsent(probe, k -> new ArrayList<>()).add(m.id());
-        blocked.put(aggregate, probe);
-      } else if (r.isPermanent() || m.attempt() >= config.maxAttempts()) {
-        String error = ErrorText.sanitize(r.reason());
-        WalStore.fail(tx, m.id(), null, error, now);
-        blocked.put(aggregate, now);
-        log.error(
-            "WAL relay {}: event {} ({}) is a dead letter after attempt {}: {}",
-            config.name(),
-            m.id(),
-            safe(m.eventType()),
-            m.attempt(),
-            safe(error));
-        after.add(() -> listener.deadLettered(m, r));
-        counts[2]++;
-      } else {
-        Duration delay = config.backoff().delayAfter(m.attempt(), ThreadLocalRandom.current());
-        OffsetDateTime next = now.plus(delay);
-        WalStore.fail(tx, m.id(), next, ErrorText.sanitize(r.reason()), null);
-        blocked.put(aggregate, next);
-        log.warn(
-            "WAL relay {}: event {} attempt {} failed, the polling relay retries it after {}: {}",
-            config.name(),
-            m.id(),
-            m.attempt(),
-            delay,
-            safe(r.reason()));
-        after.add(() -> listener.willRetry(m, r, delay));
-        counts[2]++;
-      }
-    }
-    statements.complete(tx, completed, claimed, now);
-    postponed.forEach((until, ids) -> WalStore.defer(tx, ids, until));
-  }
-
-  /** Tells the meters, which never throw, and then the application's listener. */
-  private static final class MetersFirst implements RelayListener {
-    private final RelayListener meters;
-    private final RelayListener application;
-
-    MetersFirst(RelayListener meters, RelayListener application) {
-      this.meters = meters;
-      this.application = application;
-    }
-
-    @Override
-    public void published(OutboxMessage message) {
-      meters.published(message);
-      application.published(message);
-    }
-
-    @Override
-    public void willRetry(OutboxMessage message, PublishResult failure, Duration delay) {
-      meters.willRetry(message, failure, delay);
-      application.willRetry(message, failure, delay);
-    }
-
-    @Override
-    public void deadLettered(OutboxMessage message, PublishResult failure) {
-      meters.deadLettered(message, failure);
-      application.deadLettered(message, failure);
-    }
-
-    @Override
-    public void batchCompleted(int claimed, int published, int failed, Duration duration) {
-      meters.batchCompleted(claimed, published, failed, duration);
-      application.batchCompleted(claimed, published, failed, duration);
-    }
-
-    @Override
-    public void cycleFailed(Throwable error) {
-      meters.cycleFailed(error);
-      application.cycleFailed(error);
-    }
-
-    @Override
-    public void brokerUnavailable(String reason) {
-      meters.brokerUnavailable(reason);
-      application.brokerUnavailable(reason);
-    }
-
-    @Override
-    public void brokerAvailable(Duration outage) {
-      meters.brokerAvailable(outage);
-      application.brokerAvailable(outage);
-    }
-  }
-
   /**
    * Text from the database or a broker, fit for a log line, as the polling relay logs it:
    * credentials masked, control characters escaped so that it can neither split the line nor drive
@@ -1629,26 +688,6 @@ public final class WalRelay implements AutoCloseable {
    */
   static String safe(@Nullable String text) {
     return String.valueOf(Printable.of(SecretMasking.maskText(text)));
-  }
-
-  private void safely(Runnable r) {
-    try {
-      r.run();
-    } catch (RuntimeException e) {
-      log.warn("WAL relay {}: listener failed: {}", config.name(), e.toString(), e);
-    }
-  }
-
-  private void closeReplication() {
-    Connection c = replication;
-    replication = null;
-    if (c != null) {
-      try {
-        c.close();
-      } catch (SQLException e) {
-        log.debug("closing the replication connection failed: {}", e.toString());
-      }
-    }
   }
 
   /**
@@ -1679,19 +718,26 @@ public final class WalRelay implements AutoCloseable {
     }
     if (t != null) {
       LockSupport.unpark(t);
-      batchThreads.forEach(LockSupport::unpark); // ends a hold at once
+      streamReader.batchThreads().forEach(LockSupport::unpark); // ends a hold at once
       try {
         t.join(Math.max(1, timeout.toMillis()));
         if (t.isAlive()) {
           t.interrupt();
-          closeReplication();
+          streamReader.closeReplication();
           t.join(Math.max(1, timeout.toMillis()));
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
     }
-    closeReplication();
+    streamReader.closeReplication();
+    if (sweeper != null) {
+      try {
+        sweeper.close(timeout);
+      } catch (RuntimeException e) {
+        log.warn("WAL relay {}: closing its sweeper failed: {}", config.name(), e.toString(), e);
+      }
+    }
     closeMeters.run();
     log.info(
         "WAL relay {} stopped at confirmed position {}; {} events skipped, {} reconnects",
@@ -1708,8 +754,8 @@ public final class WalRelay implements AutoCloseable {
   void abort() {
     running = false;
     closed.set(true);
-    closeReplication();
-    batchThreads.forEach(Thread::interrupt);
+    streamReader.closeReplication();
+    streamReader.batchThreads().forEach(Thread::interrupt);
     Thread t = reader;
     if (t != null) {
       t.interrupt();
@@ -1732,7 +778,7 @@ public final class WalRelay implements AutoCloseable {
     private @Nullable String slotName;
     private @Nullable String publicationName;
     private boolean createIfMissing = true;
-    private RelayListener listener = RelayListener.none();
+    private final List<RelayListener> listeners = new ArrayList<>();
     private Clock clock = Clock.systemUTC();
     private Duration reconnectDelay = DEFAULT_RECONNECT_DELAY;
     private Duration statusInterval = DEFAULT_STATUS_INTERVAL;
@@ -1740,6 +786,8 @@ public final class WalRelay implements AutoCloseable {
     private Duration minBatchInterval = DEFAULT_MIN_BATCH_INTERVAL;
     private int concurrentBatches = 1;
     private @Nullable OutboxMetrics metrics;
+    private boolean sweeper = true;
+    private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
 
     private Builder() {}
 
@@ -1836,9 +884,13 @@ public final class WalRelay implements AutoCloseable {
       return this;
     }
 
-    /** Hears the outcomes. Defaults to {@link RelayListener#none()}. */
+    /**
+     * Adds a listener of the outcomes, as {@code OutboxRelay.Builder.listener} does; each is told
+     * in the order added, after the relay's meters, and an exception of one is logged and ignored.
+     * Defaults to none.
+     */
     public Builder listener(RelayListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
+      listeners.add(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 
@@ -1913,6 +965,31 @@ public final class WalRelay implements AutoCloseable {
     }
 
     /**
+     * Whether the relay builds, starts, closes and exposes ({@link WalRelay#sweeper()}) the polling
+     * relay that retries and dead-letters the events it fails, publishes those it postpones or that
+     * were inserted with a delay, and sweeps anything the slot missed: an {@code OutboxRelay} on
+     * the same data source, tables, publisher, listeners, clock and metrics settings, configured as
+     * this relay ({@link #config}) but named {@code <name>-sweeper} and polling every {@link
+     * #sweepInterval}. Turn it off only to run that polling relay yourself. Defaults to true.
+     */
+    public Builder sweeper(boolean sweeper) {
+      this.sweeper = sweeper;
+      return this;
+    }
+
+    /**
+     * How often the sweeper polls ({@link #sweeper(boolean)}); it never polls more often, since
+     * this relay publishes new events itself. Defaults to {@link #DEFAULT_SWEEP_INTERVAL}.
+     *
+     * @throws NullPointerException if {@code sweepInterval} is null
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder sweepInterval(Duration sweepInterval) {
+      this.sweepInterval = requirePositive(sweepInterval, "sweepInterval");
+      return this;
+    }
+
+    /**
      * Registers the relay's meters in {@code registry} with the default {@link OutboxMetrics}
      * settings; the same as {@code metrics(OutboxMetrics.in(registry))}. Needs {@code
      * io.micrometer:micrometer-core}; a relay never given metrics never loads Micrometer.
@@ -1966,16 +1043,16 @@ public final class WalRelay implements AutoCloseable {
     /**
      * A relay with these settings, not yet started.
      *
-     * @throws NullPointerException if the data source, replication URL or publisher is missing
-     * @throws IllegalStateException if the meter registry already holds the WAL meters of a relay
-     *     with this {@link RelayConfig#name()}
+     * @throws IllegalStateException if the data source, replication URL or publisher is missing, as
+     *     the polling relay's builder throws; or if the meter registry already holds the WAL meters
+     *     of a relay with this {@link RelayConfig#name()}
      * @throws IllegalArgumentException if {@link #concurrentBatches} is more than 1 in a
      *     per-aggregate ordering
      */
     public WalRelay build() {
-      Objects.requireNonNull(dataSource, "dataSource must be set");
-      Objects.requireNonNull(replicationUrl, "replicationUrl must be set");
-      Objects.requireNonNull(publisher, "publisher must be set");
+      requireSet(dataSource, "dataSource");
+      requireSet(replicationUrl, "replicationUrl");
+      requireSet(publisher, "publisher");
       if (concurrentBatches > 1 && config.ordering() != Ordering.NONE) {
         throw new IllegalArgumentException(
             "concurrentBatches must be 1 in ordering "
@@ -1986,6 +1063,13 @@ public final class WalRelay implements AutoCloseable {
                 + " it");
       }
       return new WalRelay(this);
+    }
+
+    private static void requireSet(@Nullable Object value, String option) {
+      if (value == null) {
+        throw new IllegalStateException(
+            "the WAL relay must be given " + option + "(...) but was not");
+      }
     }
 
     private static Duration requirePositive(Duration value, String option) {

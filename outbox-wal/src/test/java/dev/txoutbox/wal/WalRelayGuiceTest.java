@@ -85,6 +85,7 @@ class WalRelayGuiceTest {
     @Singleton
     WalRelay walRelay(DataSource dataSource, Publisher publisher, ReplicationSettings replication) {
       return WalRelay.builder()
+          .sweeper(false) // no polling relay behind it in this test
           .dataSource(dataSource)
           .replicationUrl(replication.url(), replication.credentials())
           .tables(tables)

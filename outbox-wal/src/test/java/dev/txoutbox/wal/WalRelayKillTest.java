@@ -31,6 +31,7 @@ class WalRelayKillTest {
     // The publication and the slot first, so that the slot holds every event written next.
     WalRelay setup =
         WalRelay.builder()
+            .sweeper(false) // no polling relay behind it in this test
             .dataSource(LogicalServer.dataSource())
             .replicationUrl(LogicalServer.jdbcUrl(), LogicalServer.credentials())
             .tables(tables)
@@ -81,6 +82,7 @@ class WalRelayKillTest {
     RecordingPublisher next = new RecordingPublisher();
     WalRelay restarted =
         WalRelay.builder()
+            .sweeper(false) // no polling relay behind it in this test
             .dataSource(LogicalServer.dataSource())
             .replicationUrl(LogicalServer.jdbcUrl(), LogicalServer.credentials())
             .tables(tables)

@@ -35,6 +35,7 @@ public final class WalRelayMain {
         FileChannel.open(out, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
       WalRelay relay =
           WalRelay.builder()
+              .sweeper(false) // no polling relay behind it in this test
               .dataSource(dataSource)
               .replicationUrl(url, credentials)
               .tables(tables)

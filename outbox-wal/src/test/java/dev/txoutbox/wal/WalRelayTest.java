@@ -520,6 +520,7 @@ class WalRelayTest {
   private WalRelay strictRelay(OutboxTables tables) {
     WalRelay.Builder relay =
         WalRelay.builder()
+            .sweeper(false) // no polling relay behind it in this test
             .dataSource(LogicalServer.dataSource())
             .replicationUrl(LogicalServer.jdbcUrl(), LogicalServer.credentials())
             .tables(tables)

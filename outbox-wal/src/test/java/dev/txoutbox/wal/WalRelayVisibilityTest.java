@@ -264,6 +264,7 @@ class WalRelayVisibilityTest {
     Properties user = new Properties();
     user.setProperty("user", "postgres");
     return WalRelay.builder()
+        .sweeper(false) // no polling relay behind it in this test
         .dataSource(dataSource)
         .replicationUrl(server.getJdbcUrl("postgres", "postgres"), user)
         .tables(tables)

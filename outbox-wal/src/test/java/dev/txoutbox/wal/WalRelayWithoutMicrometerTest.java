@@ -67,6 +67,7 @@ class WalRelayWithoutMicrometerTest {
       DSLContext dsl = DSL.using(dataSource, SQLDialect.POSTGRES, tables.settings(null));
       WalRelay relay =
           WalRelay.builder()
+              .sweeper(false) // no polling relay behind it in this test
               .dataSource(dataSource)
               .replicationUrl(url, user)
               .tables(tables)

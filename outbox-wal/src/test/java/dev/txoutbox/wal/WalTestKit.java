@@ -68,7 +68,8 @@ final class WalTestKit implements AutoCloseable {
         .tables(tables)
         .publisher(publisher)
         .config(config)
-        .reconnectDelay(Duration.ofMillis(50));
+        .reconnectDelay(Duration.ofMillis(50))
+        .sweeper(false); // the tests that need one run it themselves (polling(..))
   }
 
   /** A relay built by {@code builder}, closed with the kit. */

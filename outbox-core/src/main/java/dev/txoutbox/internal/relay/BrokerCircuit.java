@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * Whether the relay may claim: closed while the broker answers, open while it is unavailable. While
  * open, one worker at a time publishes a small probe batch after a backoff; the first probe the
  * broker answers (with any outcome but "unavailable") closes the circuit again. Logs one line per
- * state change and a summary at most every {@link #SUMMARY_INTERVAL}. Thread-safe.
+ * state change and a summary at most every {@link #SUMMARY_INTERVAL}, in the kernel's words ({@link
+ * PublishStep}). Thread-safe.
  */
 final class BrokerCircuit {
 
@@ -104,12 +105,10 @@ final class BrokerCircuit {
           Duration outage = Duration.ofNanos(now - openedAt);
           int count = probes;
           open = false;
-          log.info(
-              "relay {}: broker available again after {} ({} probes); resuming claims",
-              relay,
-              DurationText.of(outage),
-              count);
-          event = () -> listener.brokerAvailable(outage);
+          event =
+              () ->
+                  PublishStep.brokerAvailable(
+                      log, relay, listener, outage, count + " probes", "resuming claims");
         }
       } else if (unavailableReason != null) {
         if (!open) {
@@ -118,24 +117,20 @@ final class BrokerCircuit {
           probes = 0;
           unavailableReports = 0;
           nextSummaryAt = now + SUMMARY_INTERVAL.toNanos();
-          log.warn(
-              "relay {}: broker unavailable, pausing claims and probing with up to {} events"
-                  + " (backoff {} to {}): {}",
-              relay,
-              PROBE_BATCH_SIZE,
-              DurationText.of(backoff.initialDelay()),
-              DurationText.of(backoff.maxDelay()),
-              RelayCycle.safe(unavailableReason));
           String reason = unavailableReason;
-          event = () -> listener.brokerUnavailable(reason);
+          String policy =
+              "pausing claims and probing with up to "
+                  + PROBE_BATCH_SIZE
+                  + " events (backoff "
+                  + DurationText.of(backoff.initialDelay())
+                  + " to "
+                  + DurationText.of(backoff.maxDelay())
+                  + ")";
+          event = () -> PublishStep.brokerUnavailable(log, relay, listener, reason, policy);
         } else if (now - nextSummaryAt >= 0) {
           nextSummaryAt = now + SUMMARY_INTERVAL.toNanos();
-          log.warn(
-              "relay {}: broker still unavailable after {} ({} probes): {}",
-              relay,
-              DurationText.of(Duration.ofNanos(now - openedAt)),
-              probes,
-              RelayCycle.safe(unavailableReason));
+          PublishStep.brokerStillUnavailable(
+              log, relay, unavailableReason, Duration.ofNanos(now - openedAt), probes + " probes");
         }
         nextProbeAt = now + delay(++unavailableReports);
       }

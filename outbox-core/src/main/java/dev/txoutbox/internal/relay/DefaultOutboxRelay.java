@@ -6,7 +6,6 @@ import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
 import dev.txoutbox.schema.OutboxTables;
-import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.Publisher;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,7 +44,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
   private final String publisherDescription;
   private final RelayCycle cycle;
   private final BrokerCircuit circuit;
-  private final DatabaseOutage database;
+  private final PublishStep step;
   private final DSLContext dsl;
   private final RelayListener listener;
   private final WakeUpSignal signal = new WakeUpSignal();
@@ -73,10 +72,10 @@ public final class DefaultOutboxRelay implements OutboxRelay {
                 parts.listenDataSource(), tables.notifyChannel(), this::wakeUp, config.name());
     this.publisherDescription = describe(parts.publisher());
     this.listener = new SafeListener(parts.listeners());
-    this.cycle = new RelayCycle(parts.dsl(), parts.publisher(), config, parts.clock(), listener);
+    this.step = PublishStep.polling(parts.publisher(), config, parts.clock(), listener);
+    this.cycle = new RelayCycle(parts.dsl(), step, config, parts.clock());
     this.circuit =
         new BrokerCircuit(config.name(), config.brokerProbeBackoff(), listener, System::nanoTime);
-    this.database = new DatabaseOutage(config.name(), System::nanoTime);
     this.dsl = parts.dsl();
     this.idleBackoff = new Backoff(config.minPollInterval(), config.maxPollInterval(), 2.0, 0.0);
   }
@@ -236,7 +235,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
           }
         }
         errors.reset();
-        database.succeeded();
+        step.runSucceeded();
         if (!circuit.isClosed()) {
           continue; // the next permit says how long to wait
         }
@@ -257,25 +256,8 @@ public final class DefaultOutboxRelay implements OutboxRelay {
         if (e instanceof VirtualMachineError fatal) {
           throw fatal;
         }
-        listener.cycleFailed(e);
         Duration delay = errors.next();
-        switch (FailureSource.of(e)) {
-          case DATABASE, ROW_DATA -> database.failed(e);
-          case CONFLICT ->
-              log.debug(
-                  "relay {}: cycle rolled back by a conflict with another transaction, retrying"
-                      + " in {}: {}",
-                  config.name(),
-                  DurationText.of(delay),
-                  FailureSource.describe(e));
-          case CODE ->
-              log.warn(
-                  "relay {} cycle failed, retrying in {}: {}",
-                  config.name(),
-                  DurationText.of(delay),
-                  e.toString(),
-                  e);
-        }
+        step.runFailed(e, delay, "cycle");
         try {
           seen = signal.await(delay, seen);
         } catch (InterruptedException interrupted) {

@@ -1,64 +1,44 @@
 package dev.txoutbox.internal.relay;
 
 import dev.txoutbox.RelayConfig;
-import dev.txoutbox.RelayListener;
-import dev.txoutbox.internal.relay.BatchOutcome.Fate;
 import dev.txoutbox.internal.relay.RelayStore.Failure;
-import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.Printable;
-import dev.txoutbox.spi.PublishResult;
-import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.SecretMasking;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 import org.jooq.DSLContext;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.spi.LoggingEventBuilder;
 
 /**
- * One claim-publish-complete cycle in one transaction, then the reports about it. Thread-safe: each
- * worker runs cycles concurrently on the same instance.
+ * One claim-publish-complete cycle in one transaction, then the reports about it: the claim and the
+ * transaction are the polling relay's, the rest is the kernel's ({@link PublishStep}). Thread-safe:
+ * each worker runs cycles concurrently on the same instance.
  */
 final class RelayCycle {
 
   private static final Logger log = LoggerFactory.getLogger("dev.txoutbox.relay");
 
-  /**
-   * Retries logged one by one at WARN per batch; the rest go to DEBUG behind one WARN summary, so a
-   * broker outage does not flood the log with a line per event.
-   */
-  static final int MAX_RETRY_WARNINGS_PER_BATCH = 10;
-
   private final DSLContext dsl;
-  private final Publisher publisher;
+  private final PublishStep step;
   private final RelayConfig config;
   private final Clock clock;
-  private final RelayListener listener;
   private final @Nullable OrderedClaim ordered;
   private final BatchStatements statements = new BatchStatements();
 
-  RelayCycle(
-      DSLContext dsl,
-      Publisher publisher,
-      RelayConfig config,
-      Clock clock,
-      RelayListener listener) {
+  RelayCycle(DSLContext dsl, PublishStep step, RelayConfig config, Clock clock) {
     this.dsl = dsl;
-    this.publisher = publisher;
+    this.step = step;
     this.config = config;
     this.clock = clock;
-    this.listener = listener;
     this.ordered =
         switch (config.ordering()) {
           case NONE -> null;
@@ -141,7 +121,7 @@ final class RelayCycle {
     }
     BatchOutcome outcome = cycle.outcome();
     if (outcome.claimed() > 0) {
-      report(outcome, Duration.ofNanos(System.nanoTime() - started));
+      step.report(outcome, Duration.ofNanos(System.nanoTime() - started));
     }
     return new Result(
         outcome.claimed(),
@@ -186,24 +166,22 @@ final class RelayCycle {
       return new Cycle(
           unreadable.isEmpty() ? BatchOutcome.EMPTY : BatchOutcome.unreadable(unreadable), full);
     }
-    List<PublishResult> results = publish(batch);
-    // The outcome is known now, not when the batch was claimed: a publish may block for minutes.
-    OffsetDateTime answeredAt = OffsetDateTime.now(clock);
-    BatchOutcome outcome =
-        BatchOutcome.of(batch, results, config, answeredAt, ThreadLocalRandom.current())
-            .withUnreadable(unreadable);
+    PublishStep.Answer answer;
+    try {
+      answer = step.publish(batch);
+    } catch (InterruptedException e) {
+      throw new Interrupted(e);
+    }
+    BatchOutcome outcome = answer.outcome.withUnreadable(unreadable);
     if (ordered == null) {
       statements.pinPlansById(tx); // the ordered claim pinned them already
     }
-    statements.complete(tx, outcome.publishedIds(), config.completionMode(), answeredAt);
-    if (outcome.answered()) {
-      // The broker took some of the batch: put the others back a little later, at no attempt.
-      RelayStore.defer(
-          tx,
-          outcome.unavailableIds(),
-          answeredAt.plus(config.brokerProbeBackoff().initialDelay()));
-    }
-    recordFailures(tx, outcome.failures());
+    // The claim marks nothing: a row not attempted is still as it was.
+    step.record(
+        tx,
+        outcome,
+        answer.answeredAt,
+        (t, ids, at) -> statements.complete(t, ids, config.completionMode(), at));
     return new Cycle(outcome, full);
   }
 
@@ -241,136 +219,6 @@ final class RelayCycle {
         stopped.add(row.aggregate());
       }
     }
-  }
-
-  /**
-   * Records the failures inside a savepoint: should the statement fail, the acknowledged events of
-   * the batch must still be completed, so the failures are recorded again with a plain reason.
-   */
-  private void recordFailures(DSLContext tx, List<Failure> failures) {
-    if (failures.isEmpty()) {
-      return;
-    }
-    try {
-      tx.transaction(c -> RelayStore.fail(c.dsl(), failures));
-    } catch (RuntimeException e) {
-      log.warn(
-          "relay {}: could not record {} failures; recording them with a plain reason: {}",
-          config.name(),
-          failures.size(),
-          e.toString());
-      String plain = ErrorText.sanitize("failure reason could not be stored: " + e);
-      RelayStore.fail(
-          tx,
-          failures.stream()
-              .map(f -> new Failure(f.id(), f.retryAfter(), plain, f.deadLetteredAt()))
-              .toList());
-    }
-  }
-
-  /** Calls the publisher; whatever goes wrong becomes retryable failures, never a lost result. */
-  private List<PublishResult> publish(List<OutboxMessage> batch) {
-    List<PublishResult> results;
-    try {
-      results = publisher.publish(Collections.unmodifiableList(batch));
-    } catch (InterruptedException e) {
-      // Thrown means cleared, whatever the publisher did: the rollback and the caller see one
-      // convention.
-      Thread.interrupted();
-      throw new Interrupted(e);
-    } catch (RuntimeException e) {
-      log.warn(
-          "publisher {} threw for a batch of {}; retrying all", publisher.name(), batch.size(), e);
-      return PublisherAnswer.all(batch.size(), PublishResult.retryable("publisher threw", e));
-    }
-    PublisherAnswer answer = PublisherAnswer.of(publisher.name(), batch.size(), results);
-    if (answer.problem() != null) {
-      log.warn("relay {}: {}; retrying all", config.name(), answer.problem());
-    }
-    return answer.results();
-  }
-
-  private void report(BatchOutcome outcome, Duration duration) {
-    int published = 0;
-    int retries = 0;
-    int unavailable = 0;
-    int notAttempted = 0;
-    for (Fate fate : outcome.fates()) {
-      OutboxMessage m = fate.message();
-      Duration delay = fate.delay(); // set for a retry only
-      if (!fate.attempted()) {
-        notAttempted++;
-        withEvent(log.atDebug(), m)
-            .log(
-                "event {} ({}) not attempted: an earlier event of aggregate {} in this batch was"
-                    + " not published",
-                m.id(),
-                safe(m.eventType()),
-                safe(m.aggregateId()));
-      } else if (fate.result().isPublished()) {
-        published++;
-        listener.published(m);
-      } else if (fate.result().isBrokerUnavailable()) {
-        unavailable++;
-        // An outage fails every event of the batch: mask and escape only what is really logged.
-        if (log.isDebugEnabled()) {
-          withEvent(log.atDebug(), m)
-              .log(
-                  "event {} ({}) not sent, broker unavailable: {}",
-                  m.id(),
-                  safe(m.eventType()),
-                  safe(fate.result().reason()));
-        }
-      } else if (delay == null) { // attempted, failed and not retried: a dead letter
-        withEvent(log.atError(), m)
-            .setCause(fate.result().cause())
-            .log(
-                "event {} ({}) is a dead letter after attempt {}: {}",
-                m.id(),
-                safe(m.eventType()),
-                m.attempt(),
-                safe(fate.result().reason()));
-        listener.deadLettered(m, fate.result());
-      } else {
-        retries++;
-        withEvent(retries <= MAX_RETRY_WARNINGS_PER_BATCH ? log.atWarn() : log.atDebug(), m)
-            .log(
-                "event {} ({}) attempt {} failed, retrying in {}: {}",
-                m.id(),
-                safe(m.eventType()),
-                m.attempt(),
-                DurationText.of(delay),
-                safe(fate.result().reason()));
-        listener.willRetry(m, fate.result(), delay);
-      }
-    }
-    if (retries > MAX_RETRY_WARNINGS_PER_BATCH) {
-      log.warn(
-          "relay {}: {} more events of this batch failed and will be retried (each logged at"
-              + " DEBUG)",
-          config.name(),
-          retries - MAX_RETRY_WARNINGS_PER_BATCH);
-    }
-    int failed = outcome.claimed() - published - unavailable - notAttempted;
-    log.debug(
-        "relay {}: batch of {} in {} ms: {} published, {} failed, {} not sent (broker"
-            + " unavailable), {} not attempted (after a failure in their aggregate's run)",
-        config.name(),
-        outcome.claimed(),
-        duration.toMillis(),
-        published,
-        failed,
-        unavailable,
-        notAttempted);
-    listener.batchCompleted(outcome.claimed(), published, failed, duration);
-  }
-
-  private LoggingEventBuilder withEvent(LoggingEventBuilder b, OutboxMessage m) {
-    return b.addKeyValue("relay", config.name())
-        .addKeyValue("event_id", m.id())
-        .addKeyValue("event_type", safe(m.eventType()))
-        .addKeyValue("aggregate_id", safe(m.aggregateId()))
-        .addKeyValue("attempt", m.attempt());
   }
 
   /**

@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param dsl the relay's context, rendering the generated model onto {@code tables}
  * @param tables where the outbox is: schema and table prefix
  * @param admin admin operations on the same database, schema and clock
- * @param listeners the user's listeners, then the relay's own meters if any
+ * @param listeners the relay's own meters if any, then the user's listeners
  * @param closeWithRelay closed last by the relay's {@code close()}: its meters
  * @param metrics the metrics settings for the start line, or {@code "off"}
  * @param listenDataSource where to LISTEN for the opt-in trigger's notifications, or null

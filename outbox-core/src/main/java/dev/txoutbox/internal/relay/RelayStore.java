@@ -303,8 +303,11 @@ public final class RelayStore {
         (Integer) r.get(at[8]) + 1);
   }
 
-  /** The headers in their JSON text; most events have none, and {@code {}} needs no parser. */
-  static Map<String, String> headers(String json) {
+  /**
+   * The headers in their JSON text; most events have none, and {@code {}} needs no parser. Public
+   * for the WAL relay, which reads the same text from the stream.
+   */
+  public static Map<String, String> headers(String json) {
     return json.equals("{}") ? Map.of() : Json.readStringMap(json);
   }
 
@@ -318,6 +321,7 @@ public final class RelayStore {
     }
     tx.update(OUTBOX_EVENTS)
         .set(OUTBOX_EVENTS.RETRY_AFTER, until)
+        .setNull(OUTBOX_EVENTS.PROCESSED_AT) // the WAL relay's claim marks the rows it claims
         .where(OUTBOX_EVENTS.ID.eq(DSL.any(UuidArray.of(ids))))
         .execute();
   }
@@ -367,6 +371,7 @@ public final class RelayStore {
         .set(OUTBOX_EVENTS.RETRY_AFTER, failed.field("retry_after", OffsetDateTime.class))
         .set(OUTBOX_EVENTS.LAST_ERROR, failed.field("last_error", String.class))
         .set(OUTBOX_EVENTS.DEAD_LETTERED_AT, failed.field("dead_lettered_at", OffsetDateTime.class))
+        .setNull(OUTBOX_EVENTS.PROCESSED_AT) // the WAL relay's claim marks the rows it claims
         .from(failed)
         .where(OUTBOX_EVENTS.ID.eq(id))
         .execute();
