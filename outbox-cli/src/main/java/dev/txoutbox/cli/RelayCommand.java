@@ -484,13 +484,6 @@ final class RelayCommand extends DatabaseCommand {
       } finally {
         closer.add(broker);
       }
-      OutboxRelay.Builder builder =
-          OutboxRelay.builder()
-              .dataSource(pool)
-              .tables(target.tables())
-              .publisher(broker)
-              .config(walRelay == null ? config : sweeperConfig(config))
-              .listenForNotifications(relay.listen);
       RelayMetrics meters = null;
       if (registry != null) {
         meters =
@@ -501,24 +494,40 @@ final class RelayCommand extends DatabaseCommand {
                         ? OutboxMetrics.DEFAULT_REFRESH_INTERVAL
                         : metrics.refresh,
                     maxEventTypes));
-        builder.metrics(meters.outbox());
       }
-      OutboxRelay outboxRelay = builder.build();
-      closer.add(() -> outboxRelay.close(config.shutdownTimeout()));
-      WalRelay reader = null;
-      if (walRelay != null) {
+      if (walRelay == null) {
+        OutboxRelay.Builder builder =
+            OutboxRelay.builder()
+                .dataSource(pool)
+                .tables(target.tables())
+                .publisher(broker)
+                .config(config)
+                .listenForNotifications(relay.listen);
+        if (meters != null) {
+          builder.metrics(meters.outbox());
+        }
+        OutboxRelay outboxRelay = builder.build();
+        closer.add(() -> outboxRelay.close(config.shutdownTimeout()));
+        outboxRelay.start();
+        running.set(outboxRelay::isRunning);
+      } else {
+        // One object: the WAL relay builds, starts and closes its polling sweeper itself.
         if (meters != null) {
           walRelay.metrics(meters.outbox());
         }
-        // Registered after the sweeper, so closed before it (the last registered closes first).
-        WalRelay wal = walRelay.dataSource(pool).publisher(broker).config(config).build();
+        WalRelay wal =
+            walRelay
+                .dataSource(pool)
+                .publisher(broker)
+                .config(config)
+                .sweepInterval(sweepInterval())
+                .build();
         closer.add(() -> wal.close(config.shutdownTimeout()));
         startWal(wal);
-        reader = wal;
+        // The sweeper starts on the relay's thread once the slot is read: healthy once both run.
+        running.set(
+            () -> wal.isRunning() && wal.sweeper().map(OutboxRelay::isRunning).orElse(false));
       }
-      outboxRelay.start();
-      WalRelay wal = reader;
-      running.set(() -> outboxRelay.isRunning() && (wal == null || wal.isRunning()));
       log.info("relay '{}' running; stop it with SIGTERM", config.name());
       try {
         checkBroker(config.name(), broker);
@@ -600,8 +609,8 @@ final class RelayCommand extends DatabaseCommand {
         + attemptsAndOrder(c)
         + backoffAndShutdown(c)
         + "; sweeper '"
-        + sweeperConfig(c).name()
-        + "' every "
+        + c.name()
+        + "-sweeper' every "
         + Durations.format(sweepInterval());
   }
 
@@ -655,19 +664,6 @@ final class RelayCommand extends DatabaseCommand {
 
   private Duration sweepInterval() {
     return wal.sweepInterval != null ? wal.sweepInterval : DEFAULT_SWEEP_INTERVAL;
-  }
-
-  /**
-   * The sweeper's: the relay's, named {@code <name>-sweeper}, polling every sweep interval. Its
-   * ordering is the WAL relay's: in a per-aggregate one the WAL relay leaves an aggregate to the
-   * sweeper while an earlier event of it is pending, and the sweeper keeps that order.
-   */
-  private RelayConfig sweeperConfig(RelayConfig c) {
-    return c.toBuilder()
-        .name(c.name() + "-sweeper")
-        .minPollInterval(sweepInterval())
-        .maxPollInterval(sweepInterval())
-        .build();
   }
 
   /** The WAL relay's batches at a time: {@code --concurrent-batches}, or 1. */
