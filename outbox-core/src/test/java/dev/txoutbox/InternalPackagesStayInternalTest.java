@@ -56,7 +56,8 @@ class InternalPackagesStayInternalTest {
             Map.of(
                 "dev.txoutbox.internal.json", Set.of("dev.txoutbox.wal"),
                 "dev.txoutbox.internal.metrics", Set.of("dev.txoutbox.wal"),
-                "dev.txoutbox.internal.relay", Set.of("dev.txoutbox.wal")));
+                "dev.txoutbox.internal.relay", Set.of("dev.txoutbox.wal"),
+                "dev.txoutbox.internal.heartbeat", Set.of("dev.txoutbox.wal")));
 
     List<String> violations = new ArrayList<>();
     int files = 0;
