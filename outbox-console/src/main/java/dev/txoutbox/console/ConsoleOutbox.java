@@ -21,15 +21,27 @@ final class ConsoleOutbox {
   private final DSLContext dsl;
   private final OutboxAdmin admin;
   private final EventQueries events;
+  private final Samples samples;
 
   ConsoleOutbox(
-      String name, DataSource dataSource, OutboxTables tables, Duration timeout, Clock clock) {
+      String name,
+      DataSource dataSource,
+      OutboxTables tables,
+      Duration timeout,
+      Clock clock,
+      int sampleCapacity) {
     this.name = name;
     this.tables = tables;
     this.catalog = DSL.using(new TimeoutConnections(dataSource, timeout), SQLDialect.POSTGRES);
     this.dsl = DSL.using(catalog.configuration().derive(tables.settings(catalog.settings())));
     this.admin = OutboxAdmin.builder().dsl(catalog).tables(tables).clock(clock).build();
     this.events = new EventQueries(dsl, tables);
+    this.samples = new Samples(sampleCapacity);
+  }
+
+  /** The charts' last hour, filled by the {@link Sampler}. */
+  Samples samples() {
+    return samples;
   }
 
   String name() {

@@ -12,10 +12,12 @@ final class RunningConsole implements AutoCloseable {
 
   static final String SECRET = "s3cret-token-for-console-tests";
 
+  final OutboxConsole console;
   final ConsoleServer server;
   final ConsoleClient client;
 
-  private RunningConsole(ConsoleServer server) {
+  private RunningConsole(OutboxConsole console, ConsoleServer server) {
+    this.console = console;
     this.server = server;
     this.client = new ConsoleClient(server.uri());
   }
@@ -42,7 +44,8 @@ final class RunningConsole implements AutoCloseable {
   }
 
   static RunningConsole start(OutboxConsole.Builder builder) {
-    return new RunningConsole(builder.build().start());
+    OutboxConsole console = builder.build();
+    return new RunningConsole(console, console.start());
   }
 
   @Override
