@@ -80,34 +80,51 @@ public final class ConsoleBenchmark {
     drain(db, overview, events, true);
     List<Double> without = new ArrayList<>();
     List<Double> with = new ArrayList<>();
+    List<Double> cpuWithout = new ArrayList<>();
+    List<Double> cpuWith = new ArrayList<>();
     int[] polls = new int[rounds];
     for (int r = 0; r < rounds; r++) {
-      without.add(drain(db, overview, events, false).rate());
+      Drain none = drain(db, overview, events, false);
+      without.add(none.rate());
+      cpuWithout.add(none.cpuMicrosPerEvent());
       Drain d = drain(db, overview, events, true);
       with.add(d.rate());
+      cpuWith.add(d.cpuMicrosPerEvent());
       polls[r] = d.polls();
     }
     double a = Figures.median(without, Double::doubleValue);
     double b = Figures.median(with, Double::doubleValue);
+    double ca = Figures.median(cpuWithout, Double::doubleValue);
+    double cb = Figures.median(cpuWith, Double::doubleValue);
     System.out.printf(
         Locale.ROOT,
-        "%n| relay drain of %,d (no-op, 2 workers x 500) | events/s (median of %d) | runs |%n"
-            + "|---|---|---|%n"
-            + "| no console | %s | %s |%n"
-            + "| console, overview fetched every %ds | %s | %s (overview fetches per run: %s) |%n"
-            + "%nratio with console / without: %.3f (required >= 0.95)%n",
+        "%n| relay drain of %,d (no-op, 2 workers x 500) | events/s (median of %d) | CPU µs/event"
+            + " (JVM + PostgreSQL) | runs (events/s) |%n"
+            + "|---|---|---|---|%n"
+            + "| no console | %s | %.1f | %s |%n"
+            + "| console, overview fetched every %ds | %s | %.1f | %s (overview fetches per run: %s)"
+            + " |%n"
+            + "%nratio with console / without: %.3f events/s (required >= 0.95), %.3f CPU per"
+            + " event%n",
         events,
         rounds,
         Figures.rate(a),
-        without,
+        ca,
+        runs(without),
         POLL_EVERY.toSeconds(),
         Figures.rate(b),
-        with,
+        cb,
+        runs(with),
         Arrays.toString(polls),
-        b / a);
+        b / a,
+        cb / ca);
   }
 
-  private record Drain(double rate, int polls) {}
+  private static String runs(List<Double> rates) {
+    return rates.stream().map(Figures::rate).collect(java.util.stream.Collectors.joining(", "));
+  }
+
+  private record Drain(double rate, double cpuMicrosPerEvent, int polls) {}
 
   private static Drain drain(BenchDatabase db, URI overview, int events, boolean poll)
       throws Exception {
@@ -155,6 +172,7 @@ public final class ConsoleBenchmark {
                       .maxPollInterval(Duration.ofMillis(50))
                       .build())
               .build();
+      CpuMeter.Sample cpu = db.cpu().sample();
       if (poll) {
         poller.start();
       }
@@ -166,7 +184,9 @@ public final class ConsoleBenchmark {
       poller.interrupt();
       poller.join();
       long nanos = clock.nanos(poll ? "with console" : "without console", finished);
-      return new Drain(events / (nanos / 1e9), polls.get());
+      CpuMeter.Sample spent = db.cpu().sample().minus(cpu);
+      double cpuMicros = (spent.jvmNanos() + spent.postgresNanos()) / 1e3 / events;
+      return new Drain(events / (nanos / 1e9), cpuMicros, polls.get());
     }
   }
 
