@@ -264,7 +264,7 @@ final class Api {
   }
 
   private static Map<String, Object> overview(ConsoleOutbox outbox) {
-    dev.txoutbox.OutboxStatus status = outbox.admin().status();
+    dev.txoutbox.OutboxStatus status = outbox.status();
     return Overview.of(
         status,
         SlotState.read(outbox.catalog(), outbox.tables(), status::oldestPendingAge),
@@ -277,7 +277,7 @@ final class Api {
     json.put(
         "slot",
         SlotState.read(
-            outbox.catalog(), outbox.tables(), () -> outbox.admin().status().oldestPendingAge()));
+            outbox.catalog(), outbox.tables(), () -> outbox.status().oldestPendingAge()));
     RelayRows.Relays relays = RelayRows.read(outbox.dsl());
     json.put("relays", relays.rows());
     json.put("running", relays.running());
@@ -334,17 +334,19 @@ final class Api {
             selection.describe(),
             expected,
             progress -> selection.apply(action, outbox.dsl(), progress),
-            done ->
-                audit.info(
-                    "{} from {} {} {} of outbox {} ({}): {} rows{}",
-                    operator,
-                    request.remoteAddress(),
-                    verb,
-                    done.selection,
-                    outbox.name(),
-                    outbox.tables(),
-                    done.changed.get(),
-                    done.error == null ? "" : ", then failed: " + done.error));
+            done -> {
+              outbox.statusChanged();
+              audit.info(
+                  "{} from {} {} {} of outbox {} ({}): {} rows{}",
+                  operator,
+                  request.remoteAddress(),
+                  verb,
+                  done.selection,
+                  outbox.name(),
+                  outbox.tables(),
+                  done.changed.get(),
+                  done.error == null ? "" : ", then failed: " + done.error);
+            });
     // Done within the wait: its result. Still running: 202 and the job to poll.
     return ConsoleResponse.json(job.state.equals("running") ? 202 : 200, job.json());
   }

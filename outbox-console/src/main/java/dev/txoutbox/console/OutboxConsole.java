@@ -58,6 +58,9 @@ public final class OutboxConsole implements AutoCloseable {
   /** The statement timeout unless told otherwise: 5 seconds. */
   public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
+  /** How long the overview's counts are reused, for any number of viewers: 5 seconds. */
+  public static final Duration DEFAULT_COUNTS_MAX_AGE = Duration.ofSeconds(5);
+
   /** How often the console samples each outbox for the overview's charts: every 10 seconds. */
   public static final Duration DEFAULT_SAMPLE_INTERVAL = Duration.ofSeconds(10);
 
@@ -146,6 +149,7 @@ public final class OutboxConsole implements AutoCloseable {
     private int port = DEFAULT_PORT;
     private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
     private Duration sampleInterval = DEFAULT_SAMPLE_INTERVAL;
+    private Duration countsMaxAge = DEFAULT_COUNTS_MAX_AGE;
     private Clock clock = Clock.systemUTC();
 
     private Builder() {}
@@ -299,6 +303,26 @@ public final class OutboxConsole implements AutoCloseable {
     }
 
     /**
+     * How long the overview's counts ({@code OutboxAdmin.status()}, which counts the pending events
+     * and is the costliest read on a large backlog) are reused before they are read again, however
+     * many pages, browser tabs and the chart sampler ask: the console's load on the database stays
+     * bounded while it is watched. An action forgets them. {@link Duration#ZERO} reads them at
+     * every request. Defaults to 5 seconds.
+     *
+     * @throws NullPointerException if {@code maxAge} is null
+     * @throws IllegalArgumentException if it is negative or longer than 5 minutes
+     */
+    public Builder countsMaxAge(Duration maxAge) {
+      Objects.requireNonNull(maxAge, "maxAge");
+      if (maxAge.isNegative() || maxAge.compareTo(Duration.ofMinutes(5)) > 0) {
+        throw new IllegalArgumentException(
+            "countsMaxAge must be between 0s and 5m but was " + maxAge);
+      }
+      this.countsMaxAge = maxAge;
+      return this;
+    }
+
+    /**
      * How often the console samples each outbox (one {@code OutboxAdmin.status()}) for the
      * overview's charts of the last hour, while it runs; sampling starts at its first request.
      * Defaults to 10 seconds.
@@ -358,7 +382,8 @@ public final class OutboxConsole implements AutoCloseable {
                     spec.tables(),
                     statementTimeout,
                     clock,
-                    Sampler.capacity(sampleInterval)));
+                    Sampler.capacity(sampleInterval),
+                    countsMaxAge));
           });
       Api api =
           new Api(

@@ -73,7 +73,7 @@ final class Sampler implements AutoCloseable {
   void sampleAll() {
     for (ConsoleOutbox outbox : outboxes) {
       try {
-        OutboxStatus status = outbox.admin().status();
+        OutboxStatus status = outbox.status();
         outbox
             .samples()
             .add(

@@ -40,6 +40,8 @@ final class RunningConsole implements AutoCloseable {
   static OutboxConsole.Builder builder(OutboxTestDatabase db) {
     return OutboxConsole.builder()
         .outbox("main", db.dataSource(), OutboxTables.in(db.schema()))
+        // Each test reads the counts it has just seeded.
+        .countsMaxAge(java.time.Duration.ZERO)
         .port(0);
   }
 
