@@ -41,6 +41,9 @@ module dev.txoutbox.core {
       dev.txoutbox.wal;
   exports dev.txoutbox.internal.relay to
       dev.txoutbox.wal;
+  // The WAL relay writes the same heartbeat rows as the polling relay.
+  exports dev.txoutbox.internal.heartbeat to
+      dev.txoutbox.wal;
 
   // Guice injects the module's private nested providers.
   opens dev.txoutbox.guice to

@@ -55,7 +55,8 @@ class InternalPackagesStayInternalTest {
         .isEqualTo(
             Map.of(
                 "dev.txoutbox.internal.metrics", Set.of("dev.txoutbox.wal"),
-                "dev.txoutbox.internal.relay", Set.of("dev.txoutbox.wal")));
+                "dev.txoutbox.internal.relay", Set.of("dev.txoutbox.wal"),
+                "dev.txoutbox.internal.heartbeat", Set.of("dev.txoutbox.wal")));
 
     List<String> violations = new ArrayList<>();
     int files = 0;

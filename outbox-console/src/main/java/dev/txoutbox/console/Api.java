@@ -42,21 +42,36 @@ final class Api {
   private final Assets assets;
   private final Duration statementTimeout;
   private final Clock clock;
+  private final Sampler sampler;
+  private final BulkJobs jobs = new BulkJobs();
 
   Api(
       Map<String, ConsoleOutbox> outboxes,
       Guard guard,
       Assets assets,
       Duration statementTimeout,
-      Clock clock) {
+      Clock clock,
+      Sampler sampler) {
     this.outboxes = outboxes;
     this.guard = guard;
     this.assets = assets;
     this.statementTimeout = statementTimeout;
     this.clock = clock;
+    this.sampler = sampler;
+  }
+
+  Sampler sampler() {
+    return sampler;
+  }
+
+  /** Stops the sampler and lets a running action finish on its own thread. */
+  void close() {
+    sampler.close();
+    jobs.close();
   }
 
   ConsoleResponse handle(ConsoleRequest request) {
+    sampler.startOnce();
     try {
       guard.requireAllowedHost(request);
       return route(request);
@@ -150,10 +165,7 @@ final class Api {
     return switch (rest) {
       case "overview" -> {
         Params.parse(query, Set.of());
-        yield ConsoleResponse.json(
-            200,
-            Overview.of(
-                outbox.admin().status(), SlotState.read(outbox.catalog(), outbox.tables())));
+        yield ConsoleResponse.json(200, overview(outbox));
       }
       case "events" -> ConsoleResponse.json(200, events(outbox, EventFilter.parse(query), now));
       case "dead-letters" -> {
@@ -172,11 +184,30 @@ final class Api {
                 "count",
                 selection.count(outbox.admin(), outbox.dsl())));
       }
+      case "chart" -> {
+        Params.parse(query, Set.of());
+        Map<String, Object> json = new LinkedHashMap<>(outbox.samples().json());
+        json.put("intervalSeconds", sampler.interval().toMillis() / 1000.0);
+        yield ConsoleResponse.json(200, json);
+      }
       case "relays" -> {
         Params.parse(query, Set.of());
         yield ConsoleResponse.json(200, relays(outbox));
       }
       default -> {
+        if (parts.length == 6 && parts[4].equals("jobs")) {
+          Params.parse(query, Set.of());
+          BulkJobs.Job job = jobs.get(parts[5]);
+          if (job == null || !job.outbox.equals(outbox.name())) {
+            throw Refusal.notFound(
+                "no action "
+                    + Text.quoted(parts[5])
+                    + " (the console keeps its last "
+                    + BulkJobs.KEEP
+                    + ")");
+          }
+          yield ConsoleResponse.json(200, job.json());
+        }
         if (parts.length == 6 && parts[4].equals("events")) {
           Params.parse(query, Set.of());
           yield ConsoleResponse.json(
@@ -232,14 +263,27 @@ final class Api {
     return json;
   }
 
+  private static Map<String, Object> overview(ConsoleOutbox outbox) {
+    dev.txoutbox.OutboxStatus status = outbox.status();
+    return Overview.of(
+        status,
+        SlotState.read(outbox.catalog(), outbox.tables(), status::oldestPendingAge),
+        RelayRows.read(outbox.dsl()));
+  }
+
   private static Map<String, Object> relays(ConsoleOutbox outbox) {
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("slotName", dev.txoutbox.wal.WalSlot.defaultName(outbox.tables()));
-    json.put("slot", SlotState.read(outbox.catalog(), outbox.tables()));
     json.put(
-        "heartbeats",
-        "Relay heartbeats are not available yet: relays do not record when they last completed a"
-            + " cycle, so this page cannot list running relays or their settings.");
+        "slot",
+        SlotState.read(
+            outbox.catalog(), outbox.tables(), () -> outbox.status().oldestPendingAge()));
+    RelayRows.Relays relays = RelayRows.read(outbox.dsl());
+    json.put("relays", relays.rows());
+    json.put("running", relays.running());
+    json.put("heartbeatTable", outbox.tables().schema() + "." + outbox.tables().relaysTable());
+    json.put("heartbeatTableMissing", relays.missing());
+    json.put("staleAfterBeats", RelayRows.STALE_AFTER_BEATS);
     return json;
   }
 
@@ -282,22 +326,29 @@ final class Api {
     }
     OutboxAdmin admin = outbox.admin();
     ToLongFunction<DeadLetterSelector> action = requeue ? admin::requeue : admin::purge;
-    long changed = selection.apply(action, outbox.dsl());
     String verb = requeue ? "requeued" : "purged";
-    audit.info(
-        "{} from {} {} {} of outbox {} ({}): {} rows",
-        operator,
-        request.remoteAddress(),
-        verb,
-        selection.describe(),
-        outbox.name(),
-        outbox.tables(),
-        changed);
-    Map<String, Object> json = new LinkedHashMap<>();
-    json.put("action", verb);
-    json.put("selection", selection.describe());
-    json.put("count", changed);
-    return ConsoleResponse.json(200, json);
+    BulkJobs.Job job =
+        jobs.start(
+            outbox.name(),
+            verb,
+            selection.describe(),
+            expected,
+            progress -> selection.apply(action, outbox.dsl(), progress),
+            done -> {
+              outbox.statusChanged();
+              audit.info(
+                  "{} from {} {} {} of outbox {} ({}): {} rows{}",
+                  operator,
+                  request.remoteAddress(),
+                  verb,
+                  done.selection,
+                  outbox.name(),
+                  outbox.tables(),
+                  done.changed.get(),
+                  done.error == null ? "" : ", then failed: " + done.error);
+            });
+    // Done within the wait: its result. Still running: 202 and the job to poll.
+    return ConsoleResponse.json(job.state.equals("running") ? 202 : 200, job.json());
   }
 
   private ConsoleOutbox outbox(String name) {

@@ -26,10 +26,12 @@ public final class ConsoleServer implements AutoCloseable {
   private final HttpServer server;
   private final ExecutorService executor;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final OutboxConsole console;
 
-  private ConsoleServer(HttpServer server, ExecutorService executor) {
+  private ConsoleServer(HttpServer server, ExecutorService executor, OutboxConsole console) {
     this.server = server;
     this.executor = executor;
+    this.console = console;
   }
 
   static ConsoleServer start(OutboxConsole console, String bindAddress, int port) {
@@ -53,7 +55,7 @@ public final class ConsoleServer implements AutoCloseable {
     server.setExecutor(executor);
     server.createContext("/", console.httpHandler());
     server.start();
-    ConsoleServer started = new ConsoleServer(server, executor);
+    ConsoleServer started = new ConsoleServer(server, executor, console);
     log.info("serving the outbox console on {}: {}", started.uri(), console.describe());
     return started;
   }
@@ -73,12 +75,16 @@ public final class ConsoleServer implements AutoCloseable {
     return URI.create("http://" + host + ":" + address.getPort() + "/");
   }
 
-  /** Stops serving: open exchanges get no more than a second to finish. */
+  /**
+   * Stops serving (open exchanges get no more than a second to finish) and the console's chart
+   * sampling.
+   */
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
       server.stop(1);
       executor.shutdownNow();
+      console.close();
       log.info("stopped the outbox console");
     }
   }

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.LongConsumer;
 import java.util.function.ToLongFunction;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -28,8 +29,9 @@ import org.jspecify.annotations.Nullable;
  * the page), one group (an event type and an error fingerprint as {@link
  * OutboxAdmin#deadLetterGroups()} shows it), one event type, or all. The action itself is always
  * the admin's {@link OutboxAdmin#requeue} or {@link OutboxAdmin#purge}, so it keeps their
- * guarantees against running relays and other operators; a group is handed to them as the ids of
- * its members, {@value #CHUNK} at a time. Immutable.
+ * guarantees against running relays and other operators; anything but given ids is handed to them
+ * as the ids of its members, {@value #CHUNK} at a time, so that a large action reports its
+ * progress. Immutable.
  */
 record DeadLetterSelection(
     @Nullable String eventType, @Nullable String fingerprint, Set<UUID> ids) {
@@ -139,16 +141,21 @@ record DeadLetterSelection(
 
   /**
    * Runs {@code action} ({@link OutboxAdmin#requeue} or {@link OutboxAdmin#purge}) on the
-   * selection; returns how many dead letters it changed.
+   * selection, {@value #CHUNK} dead letters at a time; returns how many it changed.
+   *
+   * @param progress told the total changed so far after each chunk
    */
-  long apply(ToLongFunction<DeadLetterSelector> action, DSLContext dsl) {
-    if (fingerprint == null) {
-      return action.applyAsLong(selector());
+  long apply(ToLongFunction<DeadLetterSelector> action, DSLContext dsl, LongConsumer progress) {
+    if (!ids.isEmpty()) {
+      long changed = action.applyAsLong(selector());
+      progress.accept(changed);
+      return changed;
     }
+    Condition selected = fingerprint != null ? group() : members();
     long total = 0;
     UUID after = null;
     while (true) {
-      Condition rest = after == null ? group() : group().and(OUTBOX_EVENTS.ID.gt(after));
+      Condition rest = after == null ? selected : selected.and(OUTBOX_EVENTS.ID.gt(after));
       List<UUID> chunk =
           dsl.select(OUTBOX_EVENTS.ID)
               .from(OUTBOX_EVENTS)
@@ -158,6 +165,7 @@ record DeadLetterSelection(
               .fetch(OUTBOX_EVENTS.ID);
       if (!chunk.isEmpty()) {
         total += action.applyAsLong(DeadLetterSelector.ids(Set.copyOf(chunk)));
+        progress.accept(total);
       }
       if (chunk.size() < CHUNK) {
         return total;
@@ -171,6 +179,12 @@ record DeadLetterSelection(
       return DeadLetterSelector.ids(ids);
     }
     return eventType == null ? DeadLetterSelector.all() : DeadLetterSelector.eventType(eventType);
+  }
+
+  /** All dead letters, or those of one type. */
+  private Condition members() {
+    Condition dead = OUTBOX_EVENTS.DEAD_LETTERED_AT.isNotNull();
+    return eventType == null ? dead : dead.and(OUTBOX_EVENTS.EVENT_TYPE.eq(eventType));
   }
 
   /** The dead letters of the group: its type, and its fingerprint as the admin computes it. */

@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -40,7 +41,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>This class is thread-safe.
  */
-public final class OutboxConsole {
+public final class OutboxConsole implements AutoCloseable {
 
   /** The address {@link #start()} binds unless told otherwise: {@code 127.0.0.1}, loopback. */
   public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
@@ -56,6 +57,12 @@ public final class OutboxConsole {
 
   /** The statement timeout unless told otherwise: 5 seconds. */
   public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
+
+  /** How long the overview's counts are reused, for any number of viewers: 5 seconds. */
+  public static final Duration DEFAULT_COUNTS_MAX_AGE = Duration.ofSeconds(5);
+
+  /** How often the console samples each outbox for the overview's charts: every 10 seconds. */
+  public static final Duration DEFAULT_SAMPLE_INTERVAL = Duration.ofSeconds(10);
 
   /** The longest statement timeout accepted: 5 minutes. */
   public static final Duration MAX_STATEMENT_TIMEOUT = Duration.ofMinutes(5);
@@ -76,6 +83,21 @@ public final class OutboxConsole {
     this.bindAddress = bindAddress;
     this.port = port;
     this.description = description;
+  }
+
+  /**
+   * Stops the sampling of the overview's charts and takes no more actions (one running finishes on
+   * its own thread). Does not stop a {@link ConsoleServer} (close that itself) or a handler mounted
+   * elsewhere, which keeps answering, its charts no longer growing. Idempotent.
+   */
+  @Override
+  public void close() {
+    api.close();
+  }
+
+  /** The chart sampler, which tests drive directly. */
+  Sampler sampler() {
+    return api.sampler();
   }
 
   /** The effective settings, for the start line; the credential by its source only. */
@@ -126,6 +148,8 @@ public final class OutboxConsole {
     private Set<String> allowedHosts = DEFAULT_ALLOWED_HOSTS;
     private int port = DEFAULT_PORT;
     private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
+    private Duration sampleInterval = DEFAULT_SAMPLE_INTERVAL;
+    private Duration countsMaxAge = DEFAULT_COUNTS_MAX_AGE;
     private Clock clock = Clock.systemUTC();
 
     private Builder() {}
@@ -279,6 +303,45 @@ public final class OutboxConsole {
     }
 
     /**
+     * How long the overview's counts ({@code OutboxAdmin.status()}, which counts the pending events
+     * and is the costliest read on a large backlog) are reused before they are read again, however
+     * many pages, browser tabs and the chart sampler ask: the console's load on the database stays
+     * bounded while it is watched. An action forgets them. {@link Duration#ZERO} reads them at
+     * every request. Defaults to 5 seconds.
+     *
+     * @throws NullPointerException if {@code maxAge} is null
+     * @throws IllegalArgumentException if it is negative or longer than 5 minutes
+     */
+    public Builder countsMaxAge(Duration maxAge) {
+      Objects.requireNonNull(maxAge, "maxAge");
+      if (maxAge.isNegative() || maxAge.compareTo(Duration.ofMinutes(5)) > 0) {
+        throw new IllegalArgumentException(
+            "countsMaxAge must be between 0s and 5m but was " + maxAge);
+      }
+      this.countsMaxAge = maxAge;
+      return this;
+    }
+
+    /**
+     * How often the console samples each outbox (one {@code OutboxAdmin.status()}) for the
+     * overview's charts of the last hour, while it runs; sampling starts at its first request.
+     * Defaults to 10 seconds.
+     *
+     * @throws NullPointerException if {@code interval} is null
+     * @throws IllegalArgumentException if it is not between 1 second and 10 minutes
+     */
+    public Builder sampleInterval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.compareTo(Duration.ofSeconds(1)) < 0
+          || interval.compareTo(Duration.ofMinutes(10)) > 0) {
+        throw new IllegalArgumentException(
+            "sampleInterval must be between 1s and 10m but was " + interval);
+      }
+      this.sampleInterval = interval;
+      return this;
+    }
+
+    /**
      * The clock "now" is read from (which events are due, the oldest's age). Defaults to the system
      * clock in UTC.
      *
@@ -311,7 +374,16 @@ public final class OutboxConsole {
                       + " must have a data source (outbox(name, dataSource, tables), or"
                       + " dataSource(...) for all) but has none");
             }
-            built.put(name, new ConsoleOutbox(name, ds, spec.tables(), statementTimeout, clock));
+            built.put(
+                name,
+                new ConsoleOutbox(
+                    name,
+                    ds,
+                    spec.tables(),
+                    statementTimeout,
+                    clock,
+                    Sampler.capacity(sampleInterval),
+                    countsMaxAge));
           });
       Api api =
           new Api(
@@ -319,7 +391,8 @@ public final class OutboxConsole {
               new Guard(credential, allowedHosts, new SecureRandom()),
               new Assets(),
               statementTimeout,
-              clock);
+              clock,
+              new Sampler(List.copyOf(built.values()), sampleInterval, clock));
       String description =
           "outboxes "
               + built.values().stream()

@@ -27,7 +27,8 @@ final class Overview {
     OK
   }
 
-  static Map<String, Object> of(OutboxStatus status, @Nullable Map<String, Object> slot) {
+  static Map<String, Object> of(
+      OutboxStatus status, @Nullable Map<String, Object> slot, RelayRows.Relays relays) {
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("pending", status.pending());
     json.put("dueNow", status.dueNow());
@@ -38,14 +39,27 @@ final class Overview {
         status.oldestPendingAge().map(age -> age.toMillis() / 1000.0).orElse(null));
     json.put("processedLastMinute", status.processedLastMinute());
     json.put("slot", slot);
-    json.put("problems", problems(status, slot));
+    json.put("relaysRunning", relays.missing() ? null : relays.running());
+    json.put("problems", problems(status, slot, relays));
     return json;
   }
 
   /** The problems, worst first; one "all clear" when there is none. */
   static List<Map<String, Object>> problems(
-      OutboxStatus status, @Nullable Map<String, Object> slot) {
+      OutboxStatus status, @Nullable Map<String, Object> slot, RelayRows.Relays relays) {
     List<Map<String, Object>> problems = new ArrayList<>();
+    boolean slotInUse = slot != null && Boolean.TRUE.equals(slot.get("active"));
+    if (!relays.missing() && relays.running() == 0 && status.dueNow() > 0 && !slotInUse) {
+      problems.add(
+          problem(
+              Level.CRITICAL,
+              "No relay is running: "
+                  + status.dueNow()
+                  + (status.dueNow() == 1 ? " event is" : " events are")
+                  + " due and no relay has written a heartbeat recently. Start a relay, or see"
+                  + " Relays for the last one seen. (Relays of versions before heartbeats do not"
+                  + " show here.)"));
+    }
     Duration oldest = status.oldestPendingAge().orElse(Duration.ZERO);
     boolean behind = oldest.compareTo(BEHIND_AFTER) >= 0;
     if (behind && status.processedLastMinute() == 0) {

@@ -46,6 +46,7 @@ class ConsoleApiTest {
   @BeforeEach
   void clean() {
     db.truncateOutbox();
+    seed.noRelays();
   }
 
   @Test
@@ -74,14 +75,17 @@ class ConsoleApiTest {
     assertThat(o.get("deadLetters").asLong()).isEqualTo(1);
     assertThat(o.get("processedLastMinute").asLong()).isEqualTo(1);
     assertThat(o.get("slot").isNull()).isTrue();
-    assertThat(o.get("problems").get(0).get("level").asText()).isEqualTo("warning");
-    assertThat(o.get("problems").get(0).get("text").asText())
+    // No relay beats here: that comes first, the dead letter after it.
+    assertThat(o.get("problems").get(0).get("text").asText()).startsWith("No relay is running");
+    assertThat(o.get("problems").get(1).get("level").asText()).isEqualTo("warning");
+    assertThat(o.get("problems").get(1).get("text").asText())
         .startsWith("1 dead letter: an event that failed for good");
   }
 
   @Test
   void overviewOfAnOutboxWithNothingWrongSaysAllClear() {
     seed.pending("OrderPlaced", "1", "{}");
+    seed.relay("billing", "polling", 3_600_000, 1, 1L, false, "");
 
     JsonNode problems = http.json("api/o/main/overview").get("problems");
 
@@ -269,12 +273,98 @@ class ConsoleApiTest {
   }
 
   @Test
-  void relaysPageSaysThereIsNoSlotAndThatHeartbeatsAreNotAvailable() {
+  void relaysPageSaysThereIsNoSlotAndListsNoRelayWithoutHeartbeats() {
+    seed.noRelays();
     JsonNode r = http.json("api/o/main/relays");
 
     assertThat(r.get("slot").isNull()).isTrue();
     assertThat(r.get("slotName").asText()).isEqualTo("txoutbox_" + db.schema());
-    assertThat(r.get("heartbeats").asText()).contains("not available");
+    assertThat(r.get("relays").size()).isZero();
+    assertThat(r.get("running").asLong()).isZero();
+    assertThat(r.get("heartbeatTableMissing").asBoolean()).isFalse();
+  }
+
+  @Test
+  void relaysPageTellsRunningStaleAndStoppedRelaysApartWithTheirLastCycle() {
+    seed.noRelays();
+    seed.relay("billing", "polling", 10_000, 4, 2L, false, "batchSize=500 password=hunter2");
+    seed.relay("shipping", "wal", 10_000, 600, 601L, false, "");
+    seed.relay("reports", "polling", 10_000, 3_600, null, true, "");
+
+    JsonNode r = http.json("api/o/main/relays");
+
+    assertThat(r.get("running").asLong()).isEqualTo(1);
+    JsonNode relays = r.get("relays");
+    assertThat(relays.size()).isEqualTo(3);
+    // Not stopped first, newest beat first.
+    assertThat(relays.get(0).get("name").asText()).isEqualTo("billing");
+    assertThat(relays.get(0).get("state").asText()).isEqualTo("running");
+    assertThat(relays.get(0).get("kind").asText()).isEqualTo("polling");
+    assertThat(relays.get(0).get("lastCycleAgeSeconds").asDouble()).isBetween(2.0, 60.0);
+    assertThat(relays.get(0).get("settings").asText())
+        .contains("batchSize=500")
+        .doesNotContain("hunter2");
+    assertThat(relays.get(1).get("name").asText()).isEqualTo("shipping");
+    assertThat(relays.get(1).get("state").asText()).isEqualTo("stale");
+    assertThat(relays.get(2).get("name").asText()).isEqualTo("reports");
+    assertThat(relays.get(2).get("state").asText()).isEqualTo("stopped");
+    assertThat(relays.get(2).get("lastCycleAt").isNull()).isTrue();
+  }
+
+  @Test
+  void theChartsHoldTheSamplesTakenOldestFirst() {
+    seed.pending("OrderPlaced", "1", "{}");
+    seed.processed("OrderPlaced", "2");
+    console.console.sampler().sampleAll();
+    seed.pending("OrderPlaced", "3", "{}");
+    console.console.sampler().sampleAll();
+
+    JsonNode c = http.json("api/o/main/chart");
+
+    assertThat(c.get("intervalSeconds").asDouble()).isEqualTo(10.0);
+    JsonNode pending = c.get("pending");
+    // The console's own first sample, taken at its first request, may come before ours.
+    assertThat(pending.size()).isGreaterThanOrEqualTo(2);
+    assertThat(c.get("t").size()).isEqualTo(pending.size());
+    assertThat(pending.get(pending.size() - 2).asLong()).isEqualTo(1);
+    assertThat(pending.get(pending.size() - 1).asLong()).isEqualTo(2);
+    JsonNode rate = c.get("publishedPerSecond");
+    assertThat(rate.get(rate.size() - 1).asDouble()).isEqualTo(1 / 60.0);
+  }
+
+  @Test
+  void aSchemaWithoutTheHeartbeatTableSaysToMigrateAndWarnsOfNoRelay() {
+    seed.pending("OrderPlaced", "1", "{}");
+    String table = db.schema() + ".outbox_relays";
+    db.execute("alter table " + table + " rename to outbox_relays_away");
+    try {
+      JsonNode r = http.json("api/o/main/relays");
+      assertThat(r.get("heartbeatTableMissing").asBoolean()).isTrue();
+      assertThat(r.get("heartbeatTable").asText()).isEqualTo(table);
+      JsonNode o = http.json("api/o/main/overview");
+      assertThat(o.get("relaysRunning").isNull()).isTrue();
+      assertThat(o.get("problems").toString()).doesNotContain("No relay is running");
+    } finally {
+      db.execute("alter table " + db.schema() + ".outbox_relays_away rename to outbox_relays");
+    }
+  }
+
+  @Test
+  void overviewSaysNoRelayIsRunningWhileEventsAreDueAndNoneBeats() {
+    seed.noRelays();
+    seed.relay("shipping", "polling", 10_000, 600, 600L, false, "");
+    seed.pending("OrderPlaced", "1", "{}");
+
+    JsonNode stale = http.json("api/o/main/overview");
+    assertThat(stale.get("relaysRunning").asLong()).isZero();
+    assertThat(stale.get("problems").get(0).get("level").asText()).isEqualTo("critical");
+    assertThat(stale.get("problems").get(0).get("text").asText())
+        .startsWith("No relay is running: 1 event is due");
+
+    seed.relay("billing", "polling", 10_000, 1, 1L, false, "");
+    JsonNode running = http.json("api/o/main/overview");
+    assertThat(running.get("relaysRunning").asLong()).isEqualTo(1);
+    assertThat(running.get("problems").toString()).doesNotContain("No relay is running");
   }
 
   @Test

@@ -56,6 +56,9 @@ class ConsoleBrowserTest {
   @BeforeEach
   void seedAnOutbox() {
     db.truncateOutbox();
+    seed.noRelays();
+    // A relay beating hourly: running for the whole test, however slow the machine.
+    seed.relay("billing", "polling", 3_600_000, 2, 1L, false, "RelayConfig{name=billing}");
     for (int i = 1; i <= 4; i++) {
       seed.processed("OrderPlaced", "order-" + i);
     }
@@ -185,15 +188,53 @@ class ConsoleBrowserTest {
   }
 
   @Test
-  void theRelaysPageSaysWhatItCannotShowYet() {
+  void theRelaysPageShowsEachRelaysStateAndLastCycle() {
+    seed.relay("shipping", "wal", 10_000, 900, 905L, false, "");
+    seed.relay("reports", "polling", 10_000, 7_200, null, true, "");
     open("o/main/relays");
     WebElement heartbeats =
         browser.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("heartbeats")));
 
-    assertThat(heartbeats.getText()).contains("heartbeats are not available");
+    assertThat(browser.driver.findElement(By.id("running")).getText()).isEqualTo("1");
+    List<String> rows =
+        heartbeats.findElements(By.cssSelector("tbody tr")).stream()
+            .map(WebElement::getText)
+            .toList();
+    assertThat(rows).hasSize(3);
+    assertThat(rows.get(0)).startsWith("billing polling running orders-7f9c / 4242");
+    assertThat(rows.get(1)).startsWith("shipping wal stale").contains("15m ago");
+    assertThat(rows.get(2)).startsWith("reports polling stopped").contains("never");
     assertThat(browser.driver.findElement(By.id("slot")).getText())
         .contains("No replication slot named txoutbox_");
+    assertThat(main()).doesNotContain("[object").doesNotContainPattern("(?m)^null$");
     browser.screenshot("relays");
+  }
+
+  @Test
+  void theOverviewChartsTheSamplesTaken() {
+    for (int i = 0; i < 3; i++) {
+      console.console.sampler().sampleAll();
+    }
+    open("o/main/");
+    WebElement line =
+        browser.wait.until(
+            ExpectedConditions.presenceOfElementLocated(By.cssSelector("#chart-pending polyline")));
+
+    assertThat(line.getAttribute("points").trim().split(" ")).hasSizeGreaterThanOrEqualTo(3);
+    assertThat(browser.driver.findElement(By.cssSelector("#chart-published polyline"))).isNotNull();
+    assertThat(main()).contains("Sampled by this console every 10 s");
+    browser.screenshot("overview-charts");
+  }
+
+  @Test
+  void theOverviewSaysNoRelayIsRunningWhenNoneBeats() {
+    seed.noRelays();
+    open("o/main/");
+    WebElement problems =
+        browser.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("problems")));
+
+    assertThat(problems.findElement(By.cssSelector(".problem.critical")).getText())
+        .startsWith("No relay is running: 2 events are due");
   }
 
   private static void open(String path) {

@@ -77,6 +77,10 @@ class ConsoleWalSlotTest {
       assertThat(slot.get("plugin").asText()).isEqualTo("pgoutput");
       assertThat(slot.get("lagBytes").asLong()).isGreaterThanOrEqualTo(0);
       assertThat(slot.get("retainedBytes").asLong()).isPositive();
+      // A relay reads the slot: the server's own figure when it has one (it resets it when idle).
+      assertThat(slot.get("lagSecondsSource").asText())
+          .isIn("replication statistics", "oldest pending event");
+      assertThat(slot.get("lagSeconds").asDouble()).isGreaterThanOrEqualTo(0.0);
       assertThat(
               console
                   .client
@@ -98,6 +102,10 @@ class ConsoleWalSlotTest {
           .startsWith(
               "WAL slot " + WalSlot.defaultName(tables) + " is not in use by any relay and keeps ")
           .contains("of WAL on the database server");
+      // No relay reads it: the age of the oldest pending event, none here.
+      JsonNode idle = console.client.json("api/o/wal/relays").get("slot");
+      assertThat(idle.get("lagSecondsSource").asText()).isEqualTo("oldest pending event");
+      assertThat(idle.get("lagSeconds").asDouble()).isZero();
     } finally {
       relay.close();
     }

@@ -67,9 +67,38 @@ class DeadLetterActionsTest {
 
     assertThat(count).isEqualTo(2500);
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-    assertThat(ConsoleClient.parse(r.body()).get("count").asLong()).isEqualTo(2500);
+    JsonNode done = ConsoleClient.parse(r.body());
+    assertThat(done.get("count").asLong()).isEqualTo(2500);
     assertThat(seed.count("dead_lettered_at is null")).isEqualTo(2500);
+    // It ran in chunks of 1,000, whose progress its job reports.
+    JsonNode job = http.json("api/o/main/jobs/" + done.get("job").asText());
+    assertThat(job.get("state").asText()).isEqualTo("done");
+    assertThat(job.get("chunks").asInt()).isEqualTo(3);
+    assertThat(job.get("count").asLong()).isEqualTo(2500);
+    assertThat(job.get("expected").asLong()).isEqualTo(2500);
+    assertThat(http.get("api/o/main/jobs/nope").statusCode()).isEqualTo(404);
     assertThat(seed.count("dead_lettered_at is not null")).isEqualTo(2);
+  }
+
+  @Test
+  void everyDeadLetterOfATypeIsPurgedInChunksWithItsProgress() {
+    db.execute(
+        "insert into "
+            + db.schema()
+            + ".outbox_events (id, aggregate_type, aggregate_id, event_type, payload, attempts,"
+            + " dead_lettered_at, last_error) select gen_random_uuid(), 'order', g::text,"
+            + " 'OrderPlaced', '{}', 5, now(), 'error ' || (g % 7) from generate_series(1, 2001) g");
+    seed.dead("OrderShipped", "other", "kept");
+
+    HttpResponse<String> r = act("purge", "eventType=OrderPlaced&expected=2001");
+
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    JsonNode job =
+        http.json("api/o/main/jobs/" + ConsoleClient.parse(r.body()).get("job").asText());
+    assertThat(job.get("chunks").asInt()).isEqualTo(3);
+    assertThat(job.get("count").asLong()).isEqualTo(2001);
+    assertThat(job.get("action").asText()).isEqualTo("purged");
+    assertThat(seed.count("true")).isEqualTo(1);
   }
 
   @Test

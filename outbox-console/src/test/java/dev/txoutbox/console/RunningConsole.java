@@ -12,10 +12,12 @@ final class RunningConsole implements AutoCloseable {
 
   static final String SECRET = "s3cret-token-for-console-tests";
 
+  final OutboxConsole console;
   final ConsoleServer server;
   final ConsoleClient client;
 
-  private RunningConsole(ConsoleServer server) {
+  private RunningConsole(OutboxConsole console, ConsoleServer server) {
+    this.console = console;
     this.server = server;
     this.client = new ConsoleClient(server.uri());
   }
@@ -38,11 +40,14 @@ final class RunningConsole implements AutoCloseable {
   static OutboxConsole.Builder builder(OutboxTestDatabase db) {
     return OutboxConsole.builder()
         .outbox("main", db.dataSource(), OutboxTables.in(db.schema()))
+        // Each test reads the counts it has just seeded.
+        .countsMaxAge(java.time.Duration.ZERO)
         .port(0);
   }
 
   static RunningConsole start(OutboxConsole.Builder builder) {
-    return new RunningConsole(builder.build().start());
+    OutboxConsole console = builder.build();
+    return new RunningConsole(console, console.start());
   }
 
   @Override

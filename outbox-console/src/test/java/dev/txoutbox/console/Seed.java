@@ -110,6 +110,44 @@ final class Seed {
     return id;
   }
 
+  /**
+   * A relay's heartbeat row as a relay writes it: its last beat {@code beatAgeSeconds} ago on the
+   * database's clock, beating every {@code intervalMillis}, its last cycle {@code cycleAgeSeconds}
+   * ago (or none), stopped or not.
+   */
+  void relay(
+      String name,
+      String kind,
+      int intervalMillis,
+      long beatAgeSeconds,
+      Long cycleAgeSeconds,
+      boolean stopped,
+      String settings) {
+    db.dsl()
+        .execute(
+            "insert into "
+                + db.schema()
+                + ".outbox_relays (id, relay_name, kind, host, pid, settings, beat_interval_ms,"
+                + " started_at, last_beat_at, last_cycle_at, stopped_at) values (?, ?, ?,"
+                + " 'orders-7f9c', 4242, ?, ?, now() - interval '2 hours',"
+                + " now() - make_interval(secs => ?), now() - make_interval(secs => ?),"
+                + " case when ? then now() - make_interval(secs => ?) end)",
+            UUID.randomUUID(),
+            name,
+            kind,
+            settings,
+            intervalMillis,
+            (double) beatAgeSeconds,
+            cycleAgeSeconds == null ? null : (double) cycleAgeSeconds,
+            stopped,
+            (double) beatAgeSeconds);
+  }
+
+  /** Deletes every heartbeat row. */
+  void noRelays() {
+    db.execute("delete from " + db.schema() + ".outbox_relays");
+  }
+
   long count(String where) {
     Object n =
         db.dsl()

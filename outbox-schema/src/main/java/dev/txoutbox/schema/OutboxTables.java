@@ -51,6 +51,8 @@ public final class OutboxTables {
           OutboxTables.DEAD_LETTERS_VIEW,
           OutboxTables.PROCESSED_EVENTS_TABLE,
           "processed_events_pkey",
+          OutboxTables.RELAYS_TABLE,
+          "outbox_relays_pkey",
           "outbox_events_notify",
           "outbox_events_aggregate_pending_idx",
           OutboxSchema.ORDERING_INDEX,
@@ -226,6 +228,14 @@ public final class OutboxTables {
     return name(DEAD_LETTERS_VIEW);
   }
 
+  /**
+   * The relays' heartbeats, {@code <prefix>outbox_relays}, without its schema: one row per running
+   * relay, written by the relay itself.
+   */
+  public String relaysTable() {
+    return name(RELAYS_TABLE);
+  }
+
   /** The Flyway history table of the outbox migrations, {@code <prefix>outbox_schema_history}. */
   public String historyTable() {
     return name(OutboxSchema.HISTORY_TABLE);
@@ -279,7 +289,8 @@ public final class OutboxTables {
       mapped.withTables(
           mappedTable(EVENTS_TABLE),
           mappedTable(PROCESSED_EVENTS_TABLE),
-          mappedTable(DEAD_LETTERS_VIEW));
+          mappedTable(DEAD_LETTERS_VIEW),
+          mappedTable(RELAYS_TABLE));
     }
     return new RenderMapping().withSchemata(mapped);
   }
@@ -301,6 +312,7 @@ public final class OutboxTables {
   static final String EVENTS_TABLE = "outbox_events";
   static final String PROCESSED_EVENTS_TABLE = "processed_events";
   static final String DEAD_LETTERS_VIEW = "outbox_dead_letters";
+  static final String RELAYS_TABLE = "outbox_relays";
 
   private static String abbreviate(String s) {
     return s.length() <= 80 ? s : s.substring(0, 80) + "…";

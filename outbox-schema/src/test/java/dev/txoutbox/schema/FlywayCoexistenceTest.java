@@ -78,7 +78,7 @@ class FlywayCoexistenceTest {
 
   @Test
   void sameSchemaOutboxFirstThenTheApplicationWithBaselineZero() {
-    assertThat(OutboxSchema.migrate(db.dataSource(), db.schema())).isEqualTo(2);
+    assertThat(OutboxSchema.migrate(db.dataSource(), db.schema())).isEqualTo(3);
     assertThat(applicationFlyway(db.schema(), true).migrate().migrationsExecuted).isEqualTo(2);
 
     // The next start: each Flyway finds its own history and has nothing to do.
@@ -92,7 +92,7 @@ class FlywayCoexistenceTest {
   void sameSchemaApplicationFirstThenTheOutbox() {
     assertThat(applicationFlyway(db.schema(), false).migrate().migrationsExecuted).isEqualTo(2);
     // The outbox's Flyway baselines a non-empty schema at 0 on its own.
-    assertThat(OutboxSchema.migrate(db.dataSource(), db.schema())).isEqualTo(2);
+    assertThat(OutboxSchema.migrate(db.dataSource(), db.schema())).isEqualTo(3);
 
     assertThat(applicationFlyway(db.schema(), false).migrate().migrationsExecuted).isZero();
     assertThat(OutboxSchema.migrate(db.dataSource(), db.schema())).isZero();
@@ -103,7 +103,7 @@ class FlywayCoexistenceTest {
   void separateSchemasNeedNoRecipe() {
     String outboxSchema = db.schema() + "_ob";
     try {
-      assertThat(OutboxSchema.migrate(db.dataSource(), outboxSchema)).isEqualTo(2);
+      assertThat(OutboxSchema.migrate(db.dataSource(), outboxSchema)).isEqualTo(3);
       assertThat(applicationFlyway(db.schema(), false).migrate().migrationsExecuted).isEqualTo(2);
       assertThat(OutboxSchema.migrate(db.dataSource(), outboxSchema)).isZero();
       assertThat(applicationFlyway(db.schema(), false).migrate().migrationsExecuted).isZero();

@@ -21,11 +21,11 @@ class FlywayVersionTest {
 
     try (TestDatabase db = TestDatabase.createEmpty("flyway_version", 2)) {
       OutboxTables tables = OutboxTables.of(db.schema(), "v_");
-      assertThat(OutboxSchema.migrate(db.dataSource(), tables)).isEqualTo(2);
+      assertThat(OutboxSchema.migrate(db.dataSource(), tables)).isEqualTo(3);
       assertThat(OutboxSchema.migrateNotifyTrigger(db.dataSource(), tables)).isEqualTo(1);
       assertThat(OutboxSchema.migrateOrderingIndex(db.dataSource(), tables)).isEqualTo(2);
       assertThat(OutboxSchema.migrate(db.dataSource(), tables)).isZero();
-      assertThat(OutboxSchema.migrate(db.dataSource(), db.schema())).isEqualTo(2);
+      assertThat(OutboxSchema.migrate(db.dataSource(), db.schema())).isEqualTo(3);
     }
   }
 }

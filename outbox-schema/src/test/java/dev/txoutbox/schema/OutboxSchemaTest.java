@@ -105,7 +105,7 @@ class OutboxSchemaTest {
     try (TestDatabase other = TestDatabase.createEmpty("schema_shared", 2)) {
       other.execute("CREATE SCHEMA " + other.schema());
       other.execute("CREATE TABLE " + other.schema() + ".orders (id bigint primary key)");
-      assertThat(OutboxSchema.migrate(other.dataSource(), other.schema())).isEqualTo(2);
+      assertThat(OutboxSchema.migrate(other.dataSource(), other.schema())).isEqualTo(3);
       assertThat(liveColumns(other.schema())).containsKeys("orders", "outbox_events");
     }
   }

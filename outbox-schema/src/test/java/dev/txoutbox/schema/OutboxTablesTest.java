@@ -123,6 +123,8 @@ class OutboxTablesTest {
             "bill_outbox_events_waiting_idx",
             "bill_outbox_dead_letters",
             "bill_processed_events",
+            "bill_outbox_relays",
+            tables.relaysTable(),
             tables.historyTable(),
             tables.notifyHistoryTable(),
             tables.orderingHistoryTable(),
@@ -140,9 +142,9 @@ class OutboxTablesTest {
   void twoPrefixesInOneSchemaAreTwoIndependentOutboxes() {
     OutboxTables a = OutboxTables.of(db.schema(), "a_");
     OutboxTables b = OutboxTables.of(db.schema(), "b_");
-    assertThat(OutboxSchema.migrate(db.dataSource(), a)).isEqualTo(2);
+    assertThat(OutboxSchema.migrate(db.dataSource(), a)).isEqualTo(3);
     // The second outbox has a history of its own: its migrations all run.
-    assertThat(OutboxSchema.migrate(db.dataSource(), b)).isEqualTo(2);
+    assertThat(OutboxSchema.migrate(db.dataSource(), b)).isEqualTo(3);
     assertThat(OutboxSchema.migrate(db.dataSource(), a)).isZero();
     assertThat(OutboxSchema.migrateNotifyTrigger(db.dataSource(), a)).isEqualTo(1);
     assertThat(OutboxSchema.migrateNotifyTrigger(db.dataSource(), b)).isEqualTo(1);

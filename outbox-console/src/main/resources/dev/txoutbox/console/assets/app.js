@@ -108,8 +108,36 @@
     return el('div', { class: 'notice error', role: 'alert' }, error.message);
   }
 
+  // A line chart of the last hour as inline SVG (no library): values over times, with its range.
+  const SVG = 'http://www.w3.org/2000/svg';
+  function svg(tag, attrs) {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+    return e;
+  }
+  function chart(id, label, times, values, format) {
+    const w = 520, h = 120, pad = 4;
+    const box = svg('svg', { viewBox: '0 0 ' + w + ' ' + h, class: 'chart', role: 'img', 'aria-label': label, id });
+    box.append(svg('rect', { x: 0, y: 0, width: w, height: h, class: 'chart-bg' }));
+    const max = Math.max(1e-9, ...values);
+    const t0 = Date.now() - 3600 * 1000;
+    const points = values.map((v, i) => {
+      const x = pad + Math.max(0, Math.min(1, (times[i] - t0) / (3600 * 1000))) * (w - 2 * pad);
+      const y = h - pad - (v / max) * (h - 2 * pad);
+      return x.toFixed(1) + ',' + y.toFixed(1);
+    });
+    if (points.length) box.append(svg('polyline', { points: points.join(' '), class: 'chart-line' }));
+    const last = values.length ? values[values.length - 1] : null;
+    return el('div', { class: 'chart-card' },
+      el('div', { class: 'label' }, label),
+      el('div', { class: 'chart-value' }, last === null ? 'no sample yet' : format(last), el('span', { class: 'muted' }, values.length ? '  (peak ' + format(Math.max(...values)) + ')' : '')),
+      box);
+  }
+  const rate = (v) => (v < 10 ? v.toFixed(2) : Math.round(v).toLocaleString('en-US')) + '/s';
+
   async function overview() {
     const o = await api(outboxApi('overview'));
+    const c = await api(outboxApi('chart'));
     const card = (label, value, cls, href) => el('div', { class: 'card' },
       el(href ? 'a' : 'div', { href }, el('div', { class: 'label' }, label), el('div', { class: 'value ' + (cls || '') }, value)));
     const slot = o.slot;
@@ -122,12 +150,19 @@
         card('Delayed', number(o.delayed), '', pageUrl(place().outbox, 'events', 'state=delayed')),
         card('Dead letters', number(o.deadLetters), o.deadLetters > 0 ? 'bad' : '', pageUrl(place().outbox, 'dead-letters')),
         card('Oldest due event', age(o.oldestPendingAgeSeconds)),
-        card('Published last minute', number(o.processedLastMinute))),
+        card('Published last minute', number(o.processedLastMinute)),
+        card('Relays running', o.relaysRunning === null ? '—' : number(o.relaysRunning), o.relaysRunning === 0 ? 'bad' : '', pageUrl(place().outbox, 'relays'))),
+      el('h2', {}, 'Last hour'),
+      el('div', { class: 'charts' },
+        chart('chart-published', 'Published per second', c.t, c.publishedPerSecond, rate),
+        chart('chart-pending', 'Pending', c.t, c.pending, number)),
+      el('p', { class: 'footnote' }, 'Sampled by this console every ' + c.intervalSeconds + ' s while it runs (' + c.t.length +
+        ' samples, kept in memory): so the charts start when the console starts. Published per second is the last minute\'s published events / 60, and 0 when relays delete events as they publish them.'),
       el('h2', {}, 'WAL slot'),
       slot
         ? el('div', { class: 'cards' },
             card('Slot', slot.name), card('In use', slot.active ? 'yes' : 'no', slot.active ? '' : 'bad'),
-            card('Lag', bytes(slot.lagBytes)), card('WAL retained', bytes(slot.retainedBytes)))
+            card('Lag', bytes(slot.lagBytes)), card('Lag in time', age(slot.lagSeconds)), card('WAL retained', bytes(slot.retainedBytes)))
         : el('p', { class: 'muted' }, 'No WAL slot: this outbox is published by polling relays.'),
       el('p', { class: 'footnote' }, 'Read at ' + new Date().toISOString().replace('T', ' ').slice(0, 19) +
         ' UTC; refreshed every ' + REFRESH_MS / 1000 + ' s. "Published last minute" is 0 when relays delete events as they publish them.'));
@@ -218,8 +253,20 @@
       go.addEventListener('click', async () => {
         go.disabled = true;
         try {
-          const done = await post('dead-letters/' + verb, Object.assign({ expected: count.count }, selection));
-          panel.replaceWith(el('div', { class: 'notice', id: 'done' }, (verb === 'requeue' ? 'Requeued ' : 'Purged ') + number(done.count) + ' ' + (done.count === 1 ? 'dead letter.' : 'dead letters.')));
+          let done = await post('dead-letters/' + verb, Object.assign({ expected: count.count }, selection));
+          const past = verb === 'requeue' ? 'Requeued ' : 'Purged ';
+          // A large action goes on in chunks: poll its progress until it ends.
+          const progress = el('div', { class: 'notice', id: 'progress' });
+          panel.replaceWith(progress);
+          while (done.state === 'running') {
+            progress.replaceChildren(past + number(done.count) + ' of ' + number(done.expected) + ' so far (' + done.chunks + ' chunks)…',
+              el('progress', { max: Math.max(1, done.expected), value: done.count }));
+            await new Promise((resolve) => setTimeout(resolve, 1000));
+            done = await api(outboxApi('jobs/' + encodeURIComponent(done.job)));
+          }
+          progress.replaceWith(done.state === 'failed'
+            ? el('div', { class: 'notice error', id: 'done' }, past + number(done.count) + ', then failed: ' + done.error)
+            : el('div', { class: 'notice', id: 'done' }, past + number(done.count) + ' ' + (done.count === 1 ? 'dead letter.' : 'dead letters.')));
           setTimeout(render, 1500);
         } catch (e) { panel.replaceWith(failure(e)); }
       });
@@ -256,12 +303,34 @@
       el('h2', {}, 'WAL slot'),
       s ? el('dl', { class: 'fields', id: 'slot' },
         [['Name', s.name], ['Type', s.type + (s.plugin ? ' (' + s.plugin + ')' : '')], ['In use', s.active ? 'yes, by server process ' + s.activePid : 'no'],
-          ['WAL status', s.walStatus || '—'], ['Lag', bytes(s.lagBytes)], ['WAL retained', bytes(s.retainedBytes)],
+          ['WAL status', s.walStatus || '—'], ['Lag', bytes(s.lagBytes)],
+          ['Lag in time', age(s.lagSeconds) + ' (from the ' + s.lagSecondsSource + ')'], ['WAL retained', bytes(s.retainedBytes)],
           ['Confirmed up to', s.confirmedFlushLsn || '—'], ['Restart at', s.restartLsn || '—']]
           .map(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]))
         : el('p', { class: 'muted', id: 'slot' }, 'No replication slot named ' + r.slotName + ': no WAL relay reads this outbox (polling relays keep no slot).'),
-      el('h2', {}, 'Running relays'),
-      el('p', { class: 'muted', id: 'heartbeats' }, r.heartbeats));
+      el('h2', {}, 'Relays (', el('span', { id: 'running' }, number(r.running)), ' running)'),
+      relayTable(r));
+  }
+
+  function relayTable(r) {
+    if (r.heartbeatTableMissing) {
+      return el('p', { class: 'notice error', id: 'heartbeats' }, 'No heartbeat table ' + r.heartbeatTable +
+        ': migrate the outbox schema to version 3 (txoutbox migrate, or OutboxSchema.migrate) to see which relays run.');
+    }
+    if (!r.relays.length) {
+      return el('p', { class: 'muted', id: 'heartbeats' }, 'No relay has written a heartbeat to ' + r.heartbeatTable +
+        ' in the last week. Relays of versions before heartbeats do not show here.');
+    }
+    const ago = (s) => s === null || s === undefined ? 'never' : age(s) + ' ago';
+    const rows = r.relays.map((x) => el('tr', { 'data-relay': x.name },
+      el('td', {}, x.name), el('td', {}, x.kind), el('td', {}, el('span', { class: 'badge relay-' + x.state }, x.state)),
+      el('td', { class: 'mono' }, x.host + ' / ' + x.pid), el('td', {}, time(x.startedAt)),
+      el('td', { class: 'num beat' }, ago(x.lastBeatAgeSeconds)), el('td', { class: 'num cycle' }, ago(x.lastCycleAgeSeconds)),
+      el('td', {}, el('details', {}, el('summary', { class: 'muted' }, 'settings'), el('div', { class: 'mono' }, x.settings)))));
+    return el('div', {},
+      el('table', { id: 'heartbeats' }, el('thead', {}, el('tr', {}, ['Relay', 'Kind', 'State', 'Host / pid', 'Started', 'Last beat', 'Last cycle', 'Settings'].map((h) => el('th', {}, h)))), el('tbody', {}, rows)),
+      el('p', { class: 'footnote' }, 'Each relay writes its row every few seconds. Stale: no beat for ' + r.staleAfterBeats +
+        ' of its intervals (it stopped without closing, or cannot reach the database). Stopped: it closed. Rows not seen for 7 days are deleted by the relays.'));
   }
 
   const pages = { '': overview, events: events, 'dead-letters': deadLetters, relays: relays };

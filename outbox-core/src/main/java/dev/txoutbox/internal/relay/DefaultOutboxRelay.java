@@ -5,6 +5,7 @@ import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.internal.heartbeat.RelayHeartbeat;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.Publisher;
 import java.time.Duration;
@@ -56,6 +57,9 @@ public final class DefaultOutboxRelay implements OutboxRelay {
 
   private final @Nullable NotificationListener notifications;
 
+  /** The relay's row in the heartbeat table while it runs (the console reads it); else null. */
+  private volatile @Nullable RelayHeartbeat heartbeat;
+
   /** The idle wait: from {@code minPollInterval} doubling to {@code maxPollInterval}, exactly. */
   private final Backoff idleBackoff;
 
@@ -103,6 +107,14 @@ public final class DefaultOutboxRelay implements OutboxRelay {
         publisherDescription,
         metrics,
         notifications == null ? "off" : "on channel " + tables.notifyChannel());
+    // Heartbeat: the relay's row for the console, written by a thread of its own.
+    heartbeat =
+        RelayHeartbeat.start(
+            dsl,
+            tables,
+            config.name(),
+            RelayHeartbeat.Kind.POLLING,
+            config + "; publisher " + publisherDescription);
     synchronized (workers) {
       for (int i = 1; i <= config.workers(); i++) {
         Thread t = new Thread(this::loop, "outbox-relay-" + config.name() + "-worker-" + i);
@@ -292,6 +304,10 @@ public final class DefaultOutboxRelay implements OutboxRelay {
     long started = circuit.now();
     RelayCycle.Result result = cycle.run(limit);
     circuit.report(result.unavailableReason(), result.answered(), started);
+    RelayHeartbeat beat = heartbeat; // Heartbeat: a volatile write, written by its own thread
+    if (beat != null) {
+      beat.cycleCompleted();
+    }
     return result;
   }
 
@@ -312,6 +328,10 @@ public final class DefaultOutboxRelay implements OutboxRelay {
     } finally {
       // Whatever failed above, the relay is closed: waiters return and the hook goes.
       removeShutdownHook();
+      RelayHeartbeat beat = heartbeat; // Heartbeat: stamps stopped_at, waits 2 s at most
+      if (beat != null) {
+        beat.close();
+      }
       terminated.countDown();
     }
     log.info("outbox relay {} closed", config.name());

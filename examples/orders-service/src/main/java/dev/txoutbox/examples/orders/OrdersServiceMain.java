@@ -103,6 +103,14 @@ public final class OrdersServiceMain implements Callable<Integer> {
               + " Default: ${DEFAULT-VALUE}.")
   int timeoutSeconds = (int) RunOptions.DEFAULT_DRAIN_TIMEOUT.toSeconds();
 
+  @Option(
+      names = "--ops-port",
+      paramLabel = "PORT",
+      description =
+          "Serve /health and the read-only outbox console at http://127.0.0.1:PORT/outbox/ while"
+              + " the example runs (0: any free port). Default: off.")
+  Integer opsPort;
+
   @Option(names = "--verbose", description = "Print the stack trace of a failure.")
   boolean verbose;
 
@@ -173,27 +181,42 @@ public final class OrdersServiceMain implements Callable<Integer> {
     try (Postgres postgres =
         Postgres.open(jdbcUrl, dbUser, password, embeddedPostgres, writers + 6)) {
       out.println("PostgreSQL: " + postgres.description() + ", schema " + schema);
-      out.println(
-          bootstrapServers == null
-              ? "Kafka:      starting an embedded broker..."
-              : "Kafka:      " + bootstrapServers);
-      try (KafkaBroker broker =
-          bootstrapServers == null
-              ? KafkaBroker.embedded()
-              : KafkaBroker.external(bootstrapServers)) {
-        if (broker.isEmbedded()) {
-          out.println("Kafka:      " + broker.description());
-        }
-        out.printf(
-            "Writing %,d orders with %d writers; topic %s%s%n%n",
-            orders,
-            writers,
-            OrdersExample.TOPIC,
-            brokerOutage ? "; the broker goes down after a third" : "");
-        Summary summary = OrdersExample.run(options, postgres.dataSource(), broker, out);
-        summary.print(out);
-        return summary.ok() ? 0 : 1;
+      if (opsPort != null) {
+        // The outbox tables must exist before the console reads them: migrate them first.
+        dev.txoutbox.schema.OutboxSchema.migrate(postgres.dataSource(), schema);
       }
+      try (OpsServer ops =
+          opsPort == null ? null : OpsServer.start(postgres.dataSource(), schema, opsPort)) {
+        if (ops != null) {
+          out.println("Console:    " + ops.consoleUri() + " (read-only)");
+        }
+        return run(options, postgres);
+      }
+    }
+  }
+
+  /** The example itself, on the database found or started. */
+  private Integer run(RunOptions options, Postgres postgres) throws Exception {
+    out.println(
+        bootstrapServers == null
+            ? "Kafka:      starting an embedded broker..."
+            : "Kafka:      " + bootstrapServers);
+    try (KafkaBroker broker =
+        bootstrapServers == null
+            ? KafkaBroker.embedded()
+            : KafkaBroker.external(bootstrapServers)) {
+      if (broker.isEmbedded()) {
+        out.println("Kafka:      " + broker.description());
+      }
+      out.printf(
+          "Writing %,d orders with %d writers; topic %s%s%n%n",
+          orders,
+          writers,
+          OrdersExample.TOPIC,
+          brokerOutage ? "; the broker goes down after a third" : "");
+      Summary summary = OrdersExample.run(options, postgres.dataSource(), broker, out);
+      summary.print(out);
+      return summary.ok() ? 0 : 1;
     }
   }
 }
