@@ -234,7 +234,7 @@ class AdminCommandsTest {
 
       assertThat(first.exitCode()).isZero();
       assertThat(first.out())
-          .contains("2 migrations applied")
+          .contains("3 migrations applied")
           .contains("NOTIFY trigger installed")
           .contains("ordering index installed");
       assertThat(again.exitCode()).isZero();

@@ -283,7 +283,7 @@ class CliJarIT {
       try (JarProcess first = JarProcess.run(env, "migrate", "--schema", schema);
           JarProcess again = JarProcess.run(env, "--schema", schema, "migrate")) {
         assertThat(first.exitCode()).as(first.err()).isZero();
-        assertThat(first.out()).isEqualTo("schema " + schema + ": 2 migrations applied\n");
+        assertThat(first.out()).isEqualTo("schema " + schema + ": 3 migrations applied\n");
         assertThat(first.err()).isEmpty();
         assertThat(again.exitCode()).as(again.err()).isZero();
         assertThat(again.out()).isEqualTo("schema " + schema + ": 0 migrations applied\n");

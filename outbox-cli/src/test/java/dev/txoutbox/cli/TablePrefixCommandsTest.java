@@ -63,7 +63,7 @@ class TablePrefixCommandsTest {
     String outbox = "schema " + db.schema() + ", table prefix bill_";
     assertThat(r.out().lines())
         .containsExactly(
-            outbox + ": 2 migrations applied",
+            outbox + ": 3 migrations applied",
             outbox + ": NOTIFY trigger installed (channel txoutbox_bill_" + db.schema() + ")",
             outbox + ": ordering index installed");
     assertThat(
