@@ -24,8 +24,10 @@ import org.jspecify.annotations.Nullable;
  */
 public final class FleetOutbox {
 
-  /** Longest outbox name: 32 characters, so that the relay name {@code <node>.<name>} fits. */
-  public static final int MAX_NAME_LENGTH = 32;
+  /**
+   * Longest outbox name: 24 characters, so that the relay name {@code <node>.<name>-sweep} fits.
+   */
+  public static final int MAX_NAME_LENGTH = 24;
 
   /** Longest JDBC URL: 2,048 characters. */
   public static final int MAX_URL_LENGTH = 2048;
@@ -99,7 +101,7 @@ public final class FleetOutbox {
     return b;
   }
 
-  /** The outbox's name in the fleet: unique, 1 to 32 characters of {@code [a-z0-9_-]}. */
+  /** The outbox's name in the fleet: unique, 1 to 24 characters of {@code [a-z0-9_-]}. */
   public String name() {
     return name;
   }

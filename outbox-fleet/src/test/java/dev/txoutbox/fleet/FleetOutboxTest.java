@@ -49,8 +49,8 @@ class FleetOutboxTest {
   void namesTheFieldAndTheLimit() {
     assertThatThrownBy(() -> valid().weight(0).build())
         .hasMessage("weight must be 1 to 1000000 but was 0");
-    assertThatThrownBy(() -> FleetOutbox.builder("x".repeat(33)).build())
-        .hasMessageStartingWith("name must be 1 to 32 characters");
+    assertThatThrownBy(() -> FleetOutbox.builder("x".repeat(25)).build())
+        .hasMessageStartingWith("name must be 1 to 24 characters");
     assertThatThrownBy(() -> valid().jdbcUrl("jdbc:mysql://db/app").build())
         .hasMessageStartingWith("jdbcUrl must start with jdbc:postgresql:");
     assertThatThrownBy(() -> valid().slotName("s1").build())
