@@ -166,6 +166,7 @@ final class WalBenchmark {
         .config(RelayConfig.builder().name(name).batchSize(batchSize).completionMode(mode).build())
         .minBatchInterval(minBatchInterval())
         .concurrentBatches(concurrentBatches)
+        .sweeper(false) // the drain measures the slot reader alone; no poll may race it
         .build();
   }
 

@@ -69,10 +69,10 @@ public final class FleetNode implements AutoCloseable {
   public static final Duration DEFAULT_WAL_SWEEP_INTERVAL = Duration.ofSeconds(30);
 
   /**
-   * Longest node id: 32 characters (a Deployment's pod name fits), so that {@code
-   * <node>.<outbox>-sweep} fits a relay name (64).
+   * Longest node id: 31 characters (a Deployment's pod name fits), so that {@code
+   * <node>.<outbox>-sweeper}, the name of a WAL outbox's sweeper, fits a relay name (64).
    */
-  public static final int MAX_NODE_ID_LENGTH = 32;
+  public static final int MAX_NODE_ID_LENGTH = 31;
 
   private static final Logger log = LoggerFactory.getLogger(FleetNode.class);
   private static final Pattern NODE_ID =
@@ -213,7 +213,7 @@ public final class FleetNode implements AutoCloseable {
     }
 
     /**
-     * This node's id: 1 to 32 characters of {@code [A-Za-z0-9_-]}, unique in the fleet (a pod name
+     * This node's id: 1 to 31 characters of {@code [A-Za-z0-9_-]}, unique in the fleet (a pod name
      * fits). Defaults to the host name's first label, cut to 25 characters, a dash and six random
      * hex digits.
      */
@@ -367,8 +367,8 @@ public final class FleetNode implements AutoCloseable {
       if (label.isEmpty()) {
         label = "node";
       }
-      if (label.length() > 25) {
-        label = label.substring(0, 25);
+      if (label.length() > 24) {
+        label = label.substring(0, 24);
       }
       return label + "-" + String.format("%06x", ThreadLocalRandom.current().nextInt(1 << 24));
     }

@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
 public final class FleetOutbox {
 
   /**
-   * Longest outbox name: 24 characters, so that the relay name {@code <node>.<name>-sweep} fits.
+   * Longest outbox name: 24 characters, so that the relay name {@code <node>.<name>-sweeper} fits.
    */
   public static final int MAX_NAME_LENGTH = 24;
 

@@ -19,19 +19,19 @@ class FleetNodeBuilderTest {
     String node = "n".repeat(FleetNode.MAX_NODE_ID_LENGTH);
     String outbox = "o".repeat(FleetOutbox.MAX_NAME_LENGTH);
     assertThat(valid().nodeId(node).build().nodeId()).isEqualTo(node);
-    assertThat(RelayConfig.builder().name(node + "." + outbox + "-sweep").build().name())
-        .hasSize(63);
+    assertThat(RelayConfig.builder().name(node + "." + outbox + "-sweeper").build().name())
+        .hasSize(64);
   }
 
   @Test
   void aDefaultNodeIdIsValid() {
-    assertThat(valid().build().nodeId()).matches("[A-Za-z0-9_-]{1,32}");
+    assertThat(valid().build().nodeId()).matches("[A-Za-z0-9_-]{1,31}");
   }
 
   @Test
   void namesTheOptionAndTheLimit() {
     assertThatThrownBy(() -> valid().nodeId("a.b").build())
-        .hasMessage("nodeId must be 1 to 32 characters of [A-Za-z0-9_-] but was 'a.b'");
+        .hasMessage("nodeId must be 1 to 31 characters of [A-Za-z0-9_-] but was 'a.b'");
     assertThatThrownBy(() -> valid().leaseTtl(Duration.ofMillis(500)).build())
         .hasMessage("leaseTtl must be at least 1s but was PT0.5S");
     assertThatThrownBy(

@@ -28,8 +28,8 @@ public final class FleetMeters {
                   return id;
                 }
                 String outbox = relay.substring(prefix.length());
-                if (outbox.endsWith("-sweep")) {
-                  outbox = outbox.substring(0, outbox.length() - "-sweep".length());
+                if (outbox.endsWith("-sweeper")) {
+                  outbox = outbox.substring(0, outbox.length() - "-sweeper".length());
                 }
                 return id.withTags(
                     java.util.List.of(Tag.of("outbox", outbox), Tag.of("fleet_node", node)));

@@ -207,20 +207,10 @@ public final class OutboxRunner {
     if (o.slotName() != null) {
       b.slotName(o.slotName());
     }
-    OutboxRelay.Builder sweeper =
-        OutboxRelay.builder()
-            .dataSource(ds)
-            .tables(o.tables())
-            .publisher(pub)
-            .config(
-                config.toBuilder()
-                    .name(relayName + "-sweep")
-                    .minPollInterval(settings.walSweepInterval())
-                    .maxPollInterval(settings.walSweepInterval())
-                    .build());
+    // The WAL relay builds, starts and closes its own polling sweeper, named <relay>-sweeper.
+    b.sweepInterval(settings.walSweepInterval());
     if (settings.meterRegistry() != null) {
       b.metrics((MeterRegistry) settings.meterRegistry());
-      sweeper.metrics((MeterRegistry) settings.meterRegistry());
     }
     WalRelay built = b.build();
     if (slotActive(ds, built.slotName())) {
@@ -230,9 +220,7 @@ public final class OutboxRunner {
       return false;
     }
     wal = built;
-    built.start(); // the WAL relay before its sweeper, as WalRelay.start says
-    relay = sweeper.build();
-    relay.start();
+    built.start();
     return true;
   }
 
