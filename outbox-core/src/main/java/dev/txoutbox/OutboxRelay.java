@@ -9,6 +9,7 @@ import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.tracing.PublishTracer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -302,7 +303,9 @@ public interface OutboxRelay extends AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private final List<RelayListener> listeners = new ArrayList<>();
     private boolean listen;
+    private @Nullable DataSource listenDataSource;
     private @Nullable OutboxMetrics metrics;
+    private PublishTracer tracer = PublishTracer.none();
 
     private Builder() {}
 
@@ -410,6 +413,33 @@ public interface OutboxRelay extends AutoCloseable {
      */
     public Builder listenForNotifications(boolean listen) {
       this.listen = listen;
+      this.listenDataSource = null;
+      return this;
+    }
+
+    /**
+     * As {@link #listenForNotifications(boolean) listenForNotifications(true)}, LISTENing on a
+     * connection of {@code listener} instead of the relay's own data source: for a relay whose
+     * connections go through a pooler in transaction mode (PgBouncer), which cannot carry a LISTEN,
+     * give a session-mode or direct data source here (see docs/postgres-connections.md).
+     *
+     * @throws NullPointerException if {@code listener} is null
+     */
+    public Builder listenForNotifications(DataSource listener) {
+      this.listen = true;
+      this.listenDataSource = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Traces each publish: one span per event and attempt, through {@code tracer} (such as {@link
+     * dev.txoutbox.tracing.OpenTelemetryPublishTracer}). Defaults to {@link PublishTracer#none()},
+     * which costs nothing.
+     *
+     * @throws NullPointerException if {@code tracer} is null
+     */
+    public Builder publishTracer(PublishTracer tracer) {
+      this.tracer = Objects.requireNonNull(tracer, "tracer");
       return this;
     }
 
@@ -431,7 +461,7 @@ public interface OutboxRelay extends AutoCloseable {
       if (publisher == null) {
         throw new IllegalStateException("the relay must be given a publisher(...) but was not");
       }
-      if (listen && dataSource == null) {
+      if (listen && dataSource == null && listenDataSource == null) {
         throw new IllegalStateException(
             "listenForNotifications(true) must be given dataSource(...) but was given dsl(...)");
       }
@@ -458,7 +488,8 @@ public interface OutboxRelay extends AutoCloseable {
               all,
               closeWithRelay,
               metrics == null ? "off" : metrics.toString(),
-              listen ? dataSource : null));
+              listen ? (listenDataSource != null ? listenDataSource : dataSource) : null,
+              tracer));
     }
   }
 }

@@ -398,6 +398,46 @@ class PgBouncerTest {
     await().atMost(poll.dividedBy(4)).until(() -> publisher.publishedIds().contains(second));
   }
 
+  /**
+   * A relay whose own connections go through transaction mode LISTENs on a session-mode data source
+   * of its own ({@code listenForNotifications(DataSource)}): it wakes on each commit although its
+   * pool cannot carry a LISTEN. The relay polls only once a minute here.
+   */
+  @Test
+  void aRelayInTransactionModeListensThroughItsOwnSessionConnection() throws Exception {
+    OutboxTables tables = freshOutbox("listen_split");
+    OutboxSchema.migrateNotifyTrigger(direct, tables);
+    RecordingPublisher publisher = new RecordingPublisher();
+    Duration poll = Duration.ofMinutes(1);
+    OutboxRelay relay =
+        closing(
+            OutboxRelay.builder()
+                .dataSource(through(PoolMode.TRANSACTION, 3))
+                .tables(tables)
+                .publisher(publisher)
+                .listenForNotifications(through(PoolMode.SESSION, 1))
+                .config(
+                    RelayConfig.builder()
+                        .name("listen-split")
+                        .minPollInterval(poll)
+                        .maxPollInterval(poll)
+                        .build())
+                .build());
+    relay.start();
+    awaitListening(tables);
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    DSLContext writer = dsl(through(PoolMode.TRANSACTION, 2));
+
+    UUID first =
+        writer.transactionResult(
+            c -> outbox.record(c.dsl(), OutboxEvent.of("order", "a", "1", "{}")));
+    await().atMost(poll.dividedBy(4)).until(() -> publisher.publishedIds().contains(first));
+    UUID second =
+        writer.transactionResult(
+            c -> outbox.record(c.dsl(), OutboxEvent.of("order", "a", "2", "{}")));
+    await().atMost(poll.dividedBy(4)).until(() -> publisher.publishedIds().contains(second));
+  }
+
   /** Waits until the relay's listener says it LISTENs on the outbox's channel. */
   private void awaitListening(OutboxTables tables) {
     String said = "listening on channel " + tables.notifyChannel();

@@ -43,10 +43,11 @@ class WalThroughPgBouncerTest {
   }
 
   /**
-   * What a user who points {@code replicationUrl} at PgBouncer gets today: the relay starts, then
-   * every stream fails with PgBouncer's {@code FATAL: unsupported startup parameter: replication}
-   * (SQLSTATE 08P01, a connection failure), logged at WARN and reported to the listener, retried
-   * with backoff for ever; nothing is published by the stream.
+   * What a user who points {@code replicationUrl} at PgBouncer gets: the relay starts, then every
+   * stream fails with an error that says the replication connection must bypass PgBouncer, with
+   * PgBouncer's own {@code FATAL: unsupported startup parameter: replication} (SQLSTATE 08P01, a
+   * connection failure), logged and reported to the listener, retried with backoff; nothing is
+   * published by the stream.
    */
   @ParameterizedTest
   @EnumSource(PoolMode.class)
@@ -77,6 +78,7 @@ class WalThroughPgBouncerTest {
     for (Throwable failure : failures) {
       assertThat(failure)
           .isInstanceOf(SQLException.class)
+          .hasMessageContaining("must reach PostgreSQL directly, not through PgBouncer")
           .hasMessageContaining("unsupported startup parameter: replication");
       assertThat(((SQLException) failure).getSQLState()).isEqualTo("08P01");
     }

@@ -6,6 +6,7 @@ import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.internal.heartbeat.RelayHeartbeat;
 import dev.txoutbox.internal.relay.PublishStep;
 import dev.txoutbox.internal.relay.RelayStore;
 import dev.txoutbox.metrics.OutboxMetrics;
@@ -16,6 +17,7 @@ import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.Printable;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.SecretMasking;
+import dev.txoutbox.tracing.PublishTracer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -146,6 +148,10 @@ public final class WalRelay implements AutoCloseable {
 
   private final DataSource dataSource;
   final DSLContext dsl;
+
+  /** The relay's row in the heartbeat table while it runs (the console reads it); else null. */
+  private volatile @Nullable RelayHeartbeat heartbeat;
+
   private final WalStatements statements;
   final String replicationUrl;
   final Properties replicationProperties;
@@ -239,8 +245,9 @@ public final class WalRelay implements AutoCloseable {
             config,
             clock,
             meterListener,
-            b.listeners,
-            reconnectBackoff);
+            withHeartbeat(b.listeners),
+            reconnectBackoff,
+            b.tracer);
     this.listener = step.listener();
     this.batchStep =
         new WalBatchStep(
@@ -256,6 +263,22 @@ public final class WalRelay implements AutoCloseable {
             visibilityWaits);
     this.streamReader = new WalStreamReader(this);
     this.sweeper = b.sweeper ? buildSweeper(b) : null;
+  }
+
+  /** {@code listeners}, then one that tells the heartbeat of each completed batch. */
+  private List<RelayListener> withHeartbeat(List<RelayListener> listeners) {
+    List<RelayListener> all = new ArrayList<>(listeners);
+    all.add(
+        new RelayListener() {
+          @Override
+          public void batchCompleted(int claimed, int published, int failed, Duration duration) {
+            RelayHeartbeat beat = heartbeat;
+            if (beat != null) {
+              beat.cycleCompleted();
+            }
+          }
+        });
+    return all;
   }
 
   /**
@@ -277,6 +300,7 @@ public final class WalRelay implements AutoCloseable {
             .tables(tables)
             .publisher(publisher)
             .clock(clock)
+            .publishTracer(b.tracer)
             .config(sweeps);
     b.listeners.forEach(polling::listener);
     if (b.metrics != null) {
@@ -620,6 +644,14 @@ public final class WalRelay implements AutoCloseable {
         metricsText,
         SecretMasking.maskUri(replicationUrl));
     running = true;
+    // The relay's row for the console, written every few seconds by a thread of its own.
+    heartbeat =
+        RelayHeartbeat.start(
+            dsl,
+            tables,
+            config.name(),
+            RelayHeartbeat.Kind.WAL,
+            config + "; slot " + slotName + "; publisher " + publisher.describe());
     Thread t =
         new Thread(
             () -> {
@@ -731,6 +763,10 @@ public final class WalRelay implements AutoCloseable {
       }
     }
     streamReader.closeReplication();
+    RelayHeartbeat beat = heartbeat; // stamps stopped_at, waits 2 s at most
+    if (beat != null) {
+      beat.close();
+    }
     if (sweeper != null) {
       try {
         sweeper.close(timeout);
@@ -788,6 +824,7 @@ public final class WalRelay implements AutoCloseable {
     private @Nullable OutboxMetrics metrics;
     private boolean sweeper = true;
     private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
+    private PublishTracer tracer = PublishTracer.none();
 
     private Builder() {}
 
@@ -891,6 +928,16 @@ public final class WalRelay implements AutoCloseable {
      */
     public Builder listener(RelayListener listener) {
       listeners.add(Objects.requireNonNull(listener, "listener"));
+      return this;
+    }
+
+    /**
+     * Traces each publish, of this relay and of its sweeper: one span per event and attempt,
+     * through {@code tracer} (such as {@code OpenTelemetryPublishTracer}). Defaults to {@link
+     * PublishTracer#none()}, which costs nothing.
+     */
+    public Builder publishTracer(PublishTracer tracer) {
+      this.tracer = Objects.requireNonNull(tracer, "tracer");
       return this;
     }
 

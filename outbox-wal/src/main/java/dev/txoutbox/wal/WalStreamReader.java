@@ -8,6 +8,7 @@ import dev.txoutbox.internal.relay.PublishStep;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.spi.SecretMasking;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -206,7 +207,7 @@ final class WalStreamReader {
   private void skip(PgOutput.Begin in, Throwable error) {
     String reason = String.valueOf(error.getMessage());
     WalSkips.Move move;
-    try (Connection c = DriverManager.getConnection(replicationUrl, replicationProperties)) {
+    try (Connection c = openReplication()) {
       move = WalSkips.advance(c, slotName, in, () -> relay.running());
     } catch (SQLException | RuntimeException e) {
       log.warn(
@@ -246,8 +247,32 @@ final class WalStreamReader {
     }
   }
 
+  /**
+   * A replication connection. A pooler (PgBouncer) in front of the server refuses the startup
+   * packet's {@code replication} parameter with a protocol error that names neither: the error says
+   * so, and that the replication URL must reach PostgreSQL directly.
+   */
+  private Connection openReplication() throws SQLException {
+    try {
+      return DriverManager.getConnection(replicationUrl, replicationProperties);
+    } catch (SQLException e) {
+      String text = String.valueOf(e.getMessage());
+      if ("08P01".equals(e.getSQLState()) && text.contains("unsupported startup parameter")) {
+        throw new SQLException(
+            "the replication connection to "
+                + SecretMasking.maskUri(replicationUrl)
+                + " must reach PostgreSQL directly, not through PgBouncer or another pooler,"
+                + " which refuses replication connections: "
+                + text,
+            e.getSQLState(),
+            e);
+      }
+      throw e;
+    }
+  }
+
   private void stream() throws SQLException, InterruptedException {
-    Connection c = DriverManager.getConnection(replicationUrl, replicationProperties);
+    Connection c = openReplication();
     replication = c;
     if (!relay.running()) {
       return;

@@ -15,6 +15,7 @@ import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.RetryPolicy;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.OutboxMessage;
@@ -33,6 +34,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -139,7 +141,33 @@ class FateTableTest {
       int pollingOutages,
       int walOutages,
       boolean walCycleFailed,
-      String policy) {}
+      String policy,
+      UnaryOperator<RelayConfig.Builder> retryPolicies) {
+
+    Row(
+        Script script,
+        String pollingFates,
+        String walFates,
+        Function<Integer, String> lastError,
+        int pollingOutages,
+        int walOutages,
+        boolean walCycleFailed,
+        String policy) {
+      this(
+          script,
+          pollingFates,
+          walFates,
+          lastError,
+          pollingOutages,
+          walOutages,
+          walCycleFailed,
+          policy,
+          UnaryOperator.identity());
+    }
+  }
+
+  private static final Backoff HOUR =
+      Backoff.exponential(Duration.ofHours(1), Duration.ofHours(1)).withJitter(0);
 
   static List<Row> rows() {
     return List.of(
@@ -279,7 +307,32 @@ class FateTableTest {
             0,
             0,
             false,
-            ""));
+            ""),
+        // Issue 35: each event type's own retry policy, then its aggregate type's, then the
+        // default. e0's type allows one attempt; e2 falls to the aggregate type's age limit (1 ms,
+        // long past when it fails); e4's type has a policy of its own, which wins over the age.
+        new Row(
+            new Script(
+                "per-type retry policies",
+                b ->
+                    each(
+                        b,
+                        i ->
+                            i == 0 || i == 2 || i == 4
+                                ? PublishResult.retryable("send failed")
+                                : PublishResult.published())),
+            "DN DN RN PP PP PP PP PP PP PP PP PP",
+            "DB DB RB PP PP PP PP PP PP PP PP PP",
+            i -> "send failed",
+            0,
+            0,
+            false,
+            "",
+            b ->
+                b.retryPolicy("e0", RetryPolicy.of(1, HOUR))
+                    .aggregateRetryPolicy(
+                        "order", RetryPolicy.of(100, HOUR).withMaxAge(Duration.ofMillis(1)))
+                    .retryPolicy("e4", RetryPolicy.of(3, HOUR))));
   }
 
   static Stream<Arguments> table() {
@@ -439,7 +492,8 @@ class FateTableTest {
     Recording recording = new Recording();
     MeterRegistry registry = new SimpleMeterRegistry();
     RelayConfig config =
-        RelayConfig.builder()
+        row.retryPolicies()
+            .apply(RelayConfig.builder())
             .name(name)
             .batchSize(100)
             .maxAttempts(5)

@@ -1,6 +1,7 @@
 package dev.txoutbox.internal.relay;
 
 import dev.txoutbox.RelayConfig;
+import dev.txoutbox.RetryPolicy;
 import dev.txoutbox.internal.relay.RelayStore.Failure;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
@@ -116,11 +117,15 @@ final class BatchOutcome {
             }
             case RETRYABLE_FAILURE, PERMANENT_FAILURE -> {
               String error = describe(result);
-              if (result.isPermanent() || message.attempt() >= config.maxAttempts()) {
+              // The event's own policy: its event type's, its aggregate type's, or the default.
+              RetryPolicy policy = config.retryPolicy(message);
+              if (result.isPermanent()
+                  || policy.exhausted(
+                      message.attempt(), message.createdAt(), answeredAt.toInstant())) {
                 failures.add(new Failure(message.id(), null, error, answeredAt));
                 yield new Fate(message, result, null, true);
               }
-              Duration delay = config.backoff().delayAfter(message.attempt(), random);
+              Duration delay = policy.backoff().delayAfter(message.attempt(), random);
               failures.add(new Failure(message.id(), answeredAt.plus(delay), error, null));
               yield new Fate(message, result, delay, true);
             }

@@ -76,7 +76,8 @@ public final class DefaultOutboxRelay implements OutboxRelay {
                 parts.listenDataSource(), tables.notifyChannel(), this::wakeUp, config.name());
     this.publisherDescription = describe(parts.publisher());
     this.listener = new SafeListener(parts.listeners());
-    this.step = PublishStep.polling(parts.publisher(), config, parts.clock(), listener);
+    this.step =
+        PublishStep.polling(parts.publisher(), config, parts.clock(), listener, parts.tracer());
     this.cycle = new RelayCycle(parts.dsl(), step, config, parts.clock());
     this.circuit =
         new BrokerCircuit(config.name(), config.brokerProbeBackoff(), listener, System::nanoTime);

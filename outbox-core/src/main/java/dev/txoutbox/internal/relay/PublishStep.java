@@ -9,6 +9,7 @@ import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.tracing.PublishTracer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -97,6 +98,8 @@ public final class PublishStep {
   private final RelayListener listener;
   private final String retryWords;
   private final DatabaseOutage database;
+  private final @Nullable PublishTracer tracer; // null when off: nothing is called per batch
+  private volatile boolean tracerFailed;
 
   private PublishStep(
       Logger log,
@@ -105,8 +108,10 @@ public final class PublishStep {
       Clock clock,
       RelayListener listener,
       String retryWords,
-      DatabaseOutage database) {
+      DatabaseOutage database,
+      PublishTracer tracer) {
     this.log = log;
+    this.tracer = tracer == PublishTracer.none() ? null : tracer;
     this.relay = config.name();
     this.publisher = publisher;
     this.config = config;
@@ -118,7 +123,11 @@ public final class PublishStep {
 
   /** The polling relay's kernel, logging to {@code dev.txoutbox.relay}. */
   static PublishStep polling(
-      Publisher publisher, RelayConfig config, Clock clock, RelayListener listener) {
+      Publisher publisher,
+      RelayConfig config,
+      Clock clock,
+      RelayListener listener,
+      PublishTracer tracer) {
     Logger log = LoggerFactory.getLogger("dev.txoutbox.relay");
     return new PublishStep(
         log,
@@ -128,7 +137,8 @@ public final class PublishStep {
         listener,
         "retrying in",
         new DatabaseOutage(
-            log, config.name(), "cycles", DefaultOutboxRelay.ERROR_BACKOFF, System::nanoTime));
+            log, config.name(), "cycles", DefaultOutboxRelay.ERROR_BACKOFF, System::nanoTime),
+        tracer);
   }
 
   /**
@@ -138,6 +148,7 @@ public final class PublishStep {
    * @param logger the relay's logger name
    * @param meters the relay's meters, told first, or null
    * @param listeners the application's listeners, each isolated from the others
+   * @param tracer traces each publish, {@link PublishTracer#none()} when off
    */
   public static PublishStep wal(
       String logger,
@@ -146,7 +157,8 @@ public final class PublishStep {
       Clock clock,
       @Nullable RelayListener meters,
       List<RelayListener> listeners,
-      Backoff reconnect) {
+      Backoff reconnect,
+      PublishTracer tracer) {
     Logger log = LoggerFactory.getLogger(logger);
     List<RelayListener> all = new ArrayList<>();
     if (meters != null) {
@@ -160,7 +172,8 @@ public final class PublishStep {
         clock,
         new SafeListener(all),
         "the polling relay retries it after",
-        new DatabaseOutage(log, config.name(), "streams", reconnect, System::nanoTime));
+        new DatabaseOutage(log, config.name(), "streams", reconnect, System::nanoTime),
+        tracer);
   }
 
   /** The listener wrapper: meters first, each application listener's exception isolated. */
@@ -178,24 +191,69 @@ public final class PublishStep {
    *     and no attempt is counted
    */
   public Answer publish(List<OutboxMessage> batch) throws InterruptedException {
+    PublishTracer.@Nullable Attempt attempt = tracer == null ? null : begin(batch);
+    // Sent with the send spans' trace context in their headers; recorded from the claimed rows.
+    List<OutboxMessage> send = attempt == null ? batch : attempt.messages();
     List<PublishResult> results;
     try {
-      results = publisher.publish(Collections.unmodifiableList(batch));
+      results = publisher.publish(Collections.unmodifiableList(send));
     } catch (InterruptedException e) {
       // Thrown means cleared, whatever the publisher did: one convention for every caller.
       Thread.interrupted();
+      traceFailed(attempt, e);
       throw e;
     } catch (RuntimeException e) {
+      traceFailed(attempt, e);
       log.warn(
           "publisher {} threw for a batch of {}; retrying all", publisher.name(), batch.size(), e);
       results = PublisherAnswer.all(batch.size(), PublishResult.retryable("publisher threw", e));
       return decide(batch, results);
+    } catch (Error e) {
+      traceFailed(attempt, e);
+      throw e;
+    }
+    if (attempt != null) {
+      try {
+        attempt.end(results);
+      } catch (RuntimeException e) {
+        tracerFailed(e);
+      }
     }
     PublisherAnswer answer = PublisherAnswer.of(publisher.name(), batch.size(), results);
     if (answer.problem() != null) {
       log.warn("relay {}: {}; retrying all", relay, answer.problem());
     }
     return decide(batch, answer.results());
+  }
+
+  /** Begins tracing {@code batch}; null, and the batch published untraced, if the tracer threw. */
+  private PublishTracer.@Nullable Attempt begin(List<OutboxMessage> batch) {
+    try {
+      return java.util.Objects.requireNonNull(tracer).begin(relay, publisher, batch);
+    } catch (RuntimeException e) {
+      tracerFailed(e);
+      return null;
+    }
+  }
+
+  private void traceFailed(PublishTracer.@Nullable Attempt attempt, Throwable error) {
+    if (attempt != null) {
+      try {
+        attempt.failed(error);
+      } catch (RuntimeException e) {
+        tracerFailed(e);
+      }
+    }
+  }
+
+  /** A tracer's failure never fails a publish: said once per relay, then at DEBUG. */
+  private void tracerFailed(RuntimeException e) {
+    if (tracerFailed) {
+      log.debug("relay {}: the publish tracer failed again", relay, e);
+      return;
+    }
+    tracerFailed = true;
+    log.warn("relay {}: the publish tracer failed; publishing goes on untraced", relay, e);
   }
 
   private Answer decide(List<OutboxMessage> batch, List<PublishResult> results) {

@@ -5,6 +5,7 @@ import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.tracing.PublishTracer;
 import java.time.Clock;
 import java.util.List;
 import javax.sql.DataSource;
@@ -21,6 +22,7 @@ import org.jspecify.annotations.Nullable;
  * @param closeWithRelay closed last by the relay's {@code close()}: its meters
  * @param metrics the metrics settings for the start line, or {@code "off"}
  * @param listenDataSource where to LISTEN for the opt-in trigger's notifications, or null
+ * @param tracer traces each publish, {@link PublishTracer#none()} when off
  */
 public record RelayParts(
     DSLContext dsl,
@@ -32,4 +34,5 @@ public record RelayParts(
     List<RelayListener> listeners,
     Runnable closeWithRelay,
     String metrics,
-    @Nullable DataSource listenDataSource) {}
+    @Nullable DataSource listenDataSource,
+    PublishTracer tracer) {}
