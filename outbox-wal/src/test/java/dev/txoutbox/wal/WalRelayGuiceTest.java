@@ -1,6 +1,7 @@
 package dev.txoutbox.wal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.google.inject.AbstractModule;
@@ -8,7 +9,6 @@ import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
-import com.google.inject.multibindings.Multibinder;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.OutboxRelay;
@@ -65,13 +65,8 @@ class WalRelayGuiceTest {
       install(
           OutboxModule.builder()
               .tables(tables)
-              .relay(
-                  RelayConfig.builder()
-                      .name("billing-sweeper")
-                      .minPollInterval(SWEEP)
-                      .maxPollInterval(SWEEP)
-                      .build())
-              .withoutCommitWakeUp() // the WAL relay hears commits; the sweeper only sweeps
+              .writerOnly() // no polling relay bound: the WAL relay's sweeper is the one
+              .withoutCommitWakeUp() // the WAL relay hears commits from the slot
               .build());
     }
 
@@ -85,13 +80,13 @@ class WalRelayGuiceTest {
     @Singleton
     WalRelay walRelay(DataSource dataSource, Publisher publisher, ReplicationSettings replication) {
       return WalRelay.builder()
-          .sweeper(false) // no polling relay behind it in this test
           .dataSource(dataSource)
           .replicationUrl(replication.url(), replication.credentials())
           .tables(tables)
           .publisher(publisher)
           .config(RelayConfig.builder().name("billing").build())
-          .listener(walListener)
+          .sweepInterval(SWEEP)
+          .listener(walListener) // the sweeper hears it too
           .build();
     }
   }
@@ -101,7 +96,6 @@ class WalRelayGuiceTest {
     OutboxTables tables = LogicalServer.freshOutbox("gw_");
     RecordingPublisher publisher = new RecordingPublisher();
     AtomicInteger byWal = new AtomicInteger();
-    AtomicInteger bySweeper = new AtomicInteger();
     Injector injector =
         Guice.createInjector(
             new BillingModule(tables, counting(byWal)),
@@ -114,14 +108,13 @@ class WalRelayGuiceTest {
                     .toInstance(
                         new ReplicationSettings(
                             LogicalServer.jdbcUrl(), LogicalServer.credentials()));
-                Multibinder.newSetBinder(binder(), RelayListener.class)
-                    .addBinding()
-                    .toInstance(counting(bySweeper));
               }
             });
     WalRelay wal = kit.adopt(injector.getInstance(WalRelay.class));
-    OutboxRelay sweeper = kit.closing(injector.getInstance(OutboxRelay.class));
     assertThat(injector.getInstance(WalRelay.class)).isSameAs(wal);
+    // One object to run: the module binds no polling relay of its own.
+    assertThatThrownBy(() -> injector.getInstance(OutboxRelay.class))
+        .hasMessageContaining("writerOnly");
     Outbox outbox = injector.getInstance(Outbox.class);
     DSLContext dsl = injector.getInstance(DSLContext.class);
     // Written before the slot exists: the WAL relay publishes it as it creates the slot.
@@ -130,9 +123,8 @@ class WalRelayGuiceTest {
             c -> outbox.record(c.dsl(), OutboxEvent.of("invoice", "i0", "before", "{}")));
 
     wal.start();
-    sweeper.start();
     assertThat(byWal.get()).isEqualTo(1);
-    assertThat(bySweeper.get()).isZero();
+    await().atMost(WalTestKit.WAIT).until(() -> wal.sweeper().orElseThrow().isRunning());
     List<UUID> ids = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       int k = i;
@@ -144,7 +136,7 @@ class WalRelayGuiceTest {
         .atMost(WalTestKit.WAIT)
         .untilAsserted(
             () ->
-                assertThat(List.of(WalTestKit.pending(tables), byWal.get() + bySweeper.get()))
+                assertThat(List.of(WalTestKit.pending(tables), byWal.get()))
                     .as("pending rows, events the WAL relay and the sweeper published")
                     .containsExactly(0, 1 + ids.size()));
     assertThat(publisher.published())
