@@ -1,7 +1,7 @@
 package dev.txoutbox.bench;
 
-import dev.txoutbox.kafka.testing.EmbeddedKafka;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.testing.kafka.EmbeddedKafka;
 import java.util.Map;
 
 /** A real KRaft broker in a child JVM, one topic of 3 partitions. */

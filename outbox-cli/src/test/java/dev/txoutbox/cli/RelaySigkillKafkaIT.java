@@ -3,8 +3,8 @@ package dev.txoutbox.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.txoutbox.kafka.testing.EmbeddedKafka;
 import dev.txoutbox.testing.TestDatabase;
+import dev.txoutbox.testing.kafka.EmbeddedKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;

@@ -2,7 +2,9 @@ package dev.txoutbox.guice;
 
 import com.google.inject.AbstractModule;
 import com.google.inject.Binder;
+import com.google.inject.Provider;
 import com.google.inject.Singleton;
+import com.google.inject.TypeLiteral;
 import com.google.inject.multibindings.Multibinder;
 import com.google.inject.multibindings.OptionalBinder;
 import dev.txoutbox.HeadersProvider;
@@ -20,6 +22,7 @@ import dev.txoutbox.spi.Publisher;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.annotation.Annotation;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
@@ -96,7 +99,9 @@ import org.jspecify.annotations.Nullable;
  * OutboxRelay#admin()} (unless {@link Builder#writerOnly()}). With {@link
  * Builder#metrics(MeterRegistry)} the relay registers its meters itself, named after its {@link
  * RelayConfig#name()}, and removes them when it is closed. The relay is not started for you: call
- * {@code injector.getInstance(OutboxRelay.class).start()} and close it at shutdown.
+ * {@code injector.getInstance(OutboxRelay.class).start()} and close it at shutdown, or let {@link
+ * OutboxLifecycle} start and close every module's relay and publisher: {@code
+ * injector.getInstance(OutboxLifecycle.class).closeOnShutdown().start()}.
  *
  * <p>Thread-safe once built.
  */
@@ -154,6 +159,17 @@ public final class OutboxModule extends AbstractModule {
         .toProvider(OutboxWiring.provider(wiring::relay))
         .in(Singleton.class);
     requestInjection(wiring.check());
+    // Every module declares the set, so OutboxLifecycle is injectable even with writer-only ones.
+    Multibinder<ManagedOutbox> managed = Multibinder.newSetBinder(binder, ManagedOutbox.class);
+    if (options.relayConfig() != null) {
+      Provider<OutboxRelay> relay = binder.getProvider(keys.of(OutboxRelay.class));
+      Provider<Optional<Publisher>> publisher =
+          binder.getProvider(keys.of(new TypeLiteral<Optional<Publisher>>() {}));
+      managed
+          .addBinding()
+          .toInstance(
+              new ManagedOutbox(keys.module(), relay::get, () -> publisher.get().orElseThrow()));
+    }
   }
 
   /** Configures an {@link OutboxModule}. Not thread-safe. */

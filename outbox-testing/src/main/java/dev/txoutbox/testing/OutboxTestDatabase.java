@@ -11,6 +11,8 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.UUID;
@@ -53,8 +55,15 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *
  * <p>Each test class gets a uniquely named schema, so classes running in parallel never see each
  * other's rows; tests within a class, and its {@code @Nested} classes, share it ({@link
- * #truncateOutbox()} between them if needed). The time it took to hand over the schema is logged
- * through {@link System.Logger} at INFO and returned by {@link #readyIn()}.
+ * #truncateOutbox()} between them if needed).
+ *
+ * <p>Several outboxes: {@link #migrate(OutboxTables)} (or {@link #migratePrefixed(String)}, {@link
+ * #migrateInNewSchema(String)}) migrates another outbox, prefixed in this schema or in a schema of
+ * its own; {@link #truncateOutbox()} then empties every outbox the kit migrated, {@link
+ * #dsl(OutboxTables)} reads one back, and a schema the kit created is dropped with the class's.
+ *
+ * <p>The time it took to hand over the schema is logged through {@link System.Logger} at INFO and
+ * returned by {@link #readyIn()}.
  *
  * <p>This class is thread-safe once its class's tests run.
  */
@@ -85,6 +94,14 @@ public final class OutboxTestDatabase
   private volatile String schema;
   private volatile DSLContext dsl;
   private volatile Duration readyIn;
+
+  /** Every outbox migrated for the class, its own first; guarded by {@code this}. */
+  private final List<OutboxTables> outboxes = new ArrayList<>();
+
+  /**
+   * Schemas other than the class's that {@link #migrate(OutboxTables)} created; by {@code this}.
+   */
+  private final List<String> createdSchemas = new ArrayList<>();
 
   /** Classes running under this extension: its own and the {@code @Nested} ones inside it. */
   private int depth;
@@ -125,6 +142,9 @@ public final class OutboxTestDatabase
     config.setPoolName("txoutbox-test-" + schema);
     dataSource = new HikariDataSource(config);
     OutboxSchema.migrate(dataSource, schema);
+    outboxes.clear();
+    createdSchemas.clear();
+    outboxes.add(OutboxTables.in(schema));
     dsl =
         DSL.using(dataSource, SQLDialect.POSTGRES, OutboxSchema.withSchema(new Settings(), schema));
     readyIn = Duration.ofNanos(System.nanoTime() - started);
@@ -158,8 +178,14 @@ public final class OutboxTestDatabase
       return;
     }
     try {
-      DSL.using(pool, SQLDialect.POSTGRES).dropSchemaIfExists(schema).cascade().execute();
+      DSLContext plain = DSL.using(pool, SQLDialect.POSTGRES);
+      for (String created : createdSchemas) {
+        plain.dropSchemaIfExists(created).cascade().execute();
+      }
+      plain.dropSchemaIfExists(schema).cascade().execute();
     } finally {
+      outboxes.clear();
+      createdSchemas.clear();
       pool.close();
       dataSource = null;
       dsl = null;
@@ -202,9 +228,101 @@ public final class OutboxTestDatabase
     return require(readyIn);
   }
 
-  /** Deletes every outbox event of this schema, for a fresh start between tests. */
+  /**
+   * Deletes every event of every outbox the kit migrated for this class (its own, and each one
+   * given to {@link #migrate(OutboxTables)}), in one statement, for a fresh start between tests.
+   */
   public void truncateOutbox() {
-    dsl().truncate(OUTBOX_EVENTS).execute();
+    List<OutboxTables> all = outboxes();
+    StringBuilder sql = new StringBuilder("TRUNCATE ");
+    for (int i = 0; i < all.size(); i++) {
+      OutboxTables t = all.get(i);
+      sql.append(i == 0 ? "" : ", ").append(DSL.name(t.schema(), t.eventsTable()).toString());
+    }
+    execute(sql.toString());
+  }
+
+  /**
+   * Deletes every event of the outbox at {@code tables} only.
+   *
+   * @throws IllegalArgumentException if the kit did not migrate that outbox for this class
+   */
+  public void truncateOutbox(OutboxTables tables) {
+    requireMigrated(tables);
+    dsl(tables).truncate(OUTBOX_EVENTS).execute();
+  }
+
+  /**
+   * Migrates another outbox for this class: prefixed tables in {@link #schema()} ({@code
+   * OutboxTables.of(db.schema(), "bill_")}) or tables in another schema. {@link #truncateOutbox()}
+   * empties it from then on; a schema this call creates is dropped after the class, with everything
+   * in it. Migrating an outbox twice is harmless.
+   *
+   * @return {@code tables}
+   * @throws NullPointerException if {@code tables} is null
+   */
+  public synchronized OutboxTables migrate(OutboxTables tables) {
+    Objects.requireNonNull(tables, "tables");
+    DataSource ds = dataSource();
+    boolean existed =
+        DSL.using(ds, SQLDialect.POSTGRES)
+            .fetchExists(
+                DSL.table(DSL.name("information_schema", "schemata")),
+                DSL.field(DSL.name("schema_name")).eq(tables.schema()));
+    OutboxSchema.migrate(ds, tables);
+    if (!existed && !createdSchemas.contains(tables.schema())) {
+      createdSchemas.add(tables.schema());
+    }
+    if (!outboxes.contains(tables)) {
+      outboxes.add(tables);
+    }
+    return tables;
+  }
+
+  /**
+   * Migrates an outbox whose tables carry {@code tablePrefix} in {@link #schema()}; see {@link
+   * #migrate(OutboxTables)}.
+   *
+   * @throws IllegalArgumentException if {@code tablePrefix} is not a valid prefix (the message
+   *     names the limit)
+   */
+  public OutboxTables migratePrefixed(String tablePrefix) {
+    return migrate(OutboxTables.of(schema(), tablePrefix));
+  }
+
+  /**
+   * Migrates an outbox in a new schema of its own, named {@code base} plus a random suffix (so
+   * classes running in parallel never share it), dropped after the class; see {@link
+   * #migrate(OutboxTables)}.
+   */
+  public OutboxTables migrateInNewSchema(String base) {
+    return migrate(OutboxTables.in(schemaName(base)));
+  }
+
+  /** Every outbox migrated for this class, its own ({@code OutboxTables.in(schema())}) first. */
+  public synchronized List<OutboxTables> outboxes() {
+    require(dataSource);
+    return List.copyOf(outboxes);
+  }
+
+  /**
+   * A jOOQ context on {@link #dataSource()} that renders the generated tables into the outbox at
+   * {@code tables} (its schema and prefix), to read its events back.
+   *
+   * @throws IllegalArgumentException if the kit did not migrate that outbox for this class
+   */
+  public DSLContext dsl(OutboxTables tables) {
+    requireMigrated(tables);
+    return DSL.using(dataSource(), SQLDialect.POSTGRES, tables.settings(new Settings()));
+  }
+
+  private void requireMigrated(OutboxTables tables) {
+    Objects.requireNonNull(tables, "tables");
+    if (!outboxes().contains(tables)) {
+      throw new IllegalArgumentException(
+          "tables must be an outbox migrated for this class (by the kit or migrate(...)) but was "
+              + tables);
+    }
   }
 
   /**

@@ -2,9 +2,9 @@ package dev.txoutbox.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.txoutbox.kafka.testing.SharedKafka;
 import dev.txoutbox.spi.BrokerCheck;
 import dev.txoutbox.spi.BrokerCheck.Status;
+import dev.txoutbox.testing.kafka.SharedKafka;
 import java.net.ServerSocket;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

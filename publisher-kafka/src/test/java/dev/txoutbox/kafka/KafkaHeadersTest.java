@@ -2,11 +2,11 @@ package dev.txoutbox.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.txoutbox.kafka.testing.EmbeddedKafka;
-import dev.txoutbox.kafka.testing.SharedKafka;
 import dev.txoutbox.spi.OutboxHeaders;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.testing.kafka.EmbeddedKafka;
+import dev.txoutbox.testing.kafka.SharedKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

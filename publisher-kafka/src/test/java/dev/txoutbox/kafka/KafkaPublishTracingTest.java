@@ -2,10 +2,10 @@ package dev.txoutbox.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.txoutbox.kafka.testing.EmbeddedKafka;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
+import dev.txoutbox.testing.kafka.EmbeddedKafka;
 import dev.txoutbox.tracing.OpenTelemetryHeadersProvider;
 import dev.txoutbox.tracing.OpenTelemetryPublishTracer;
 import dev.txoutbox.tracing.PublishTracer;

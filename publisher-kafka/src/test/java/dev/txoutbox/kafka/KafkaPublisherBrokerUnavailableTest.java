@@ -4,10 +4,10 @@ import static dev.txoutbox.kafka.Messages.message;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.txoutbox.kafka.testing.EmbeddedKafka;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
+import dev.txoutbox.testing.kafka.EmbeddedKafka;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;

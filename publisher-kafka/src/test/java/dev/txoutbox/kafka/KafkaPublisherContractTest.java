@@ -1,10 +1,10 @@
 package dev.txoutbox.kafka;
 
-import dev.txoutbox.kafka.testing.EmbeddedKafka;
-import dev.txoutbox.kafka.testing.SharedKafka;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.testing.contract.RunOrderContractTest;
+import dev.txoutbox.testing.kafka.EmbeddedKafka;
+import dev.txoutbox.testing.kafka.SharedKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;

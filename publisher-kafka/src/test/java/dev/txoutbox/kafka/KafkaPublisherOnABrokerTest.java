@@ -3,13 +3,13 @@ package dev.txoutbox.kafka;
 import static dev.txoutbox.kafka.Messages.message;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.txoutbox.kafka.testing.EmbeddedKafka;
-import dev.txoutbox.kafka.testing.SharedKafka;
 import dev.txoutbox.spi.OutboxHeaders;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
 import dev.txoutbox.spi.RunOrder;
+import dev.txoutbox.testing.kafka.EmbeddedKafka;
+import dev.txoutbox.testing.kafka.SharedKafka;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
-import dev.txoutbox.kafka.testing.EmbeddedKafka;
-import dev.txoutbox.kafka.testing.SharedKafka;
 import dev.txoutbox.spi.OutboxHeaders;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
@@ -15,6 +13,8 @@ import dev.txoutbox.spi.PublisherProvider;
 import dev.txoutbox.spi.PublisherSetting;
 import dev.txoutbox.spi.PublisherSetting.Type;
 import dev.txoutbox.spi.PublisherSettings;
+import dev.txoutbox.testing.kafka.EmbeddedKafka;
+import dev.txoutbox.testing.kafka.SharedKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

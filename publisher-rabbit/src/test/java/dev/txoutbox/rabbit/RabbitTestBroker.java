@@ -1,6 +1,7 @@
 package dev.txoutbox.rabbit;
 
 import com.rabbitmq.client.ConnectionFactory;
+import dev.txoutbox.testing.rabbit.RabbitBroker;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ServerSocket;
@@ -11,14 +12,16 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The RabbitMQ service the tests run against ({@code OUTBOX_TEST_RABBIT_URI}, default the local
- * broker with guest/guest), and the broker-side controls the tests need ({@code rabbitmqctl}).
+ * The RabbitMQ service the tests run against (the testing kit's {@link RabbitBroker}: {@code
+ * txoutbox.test.rabbit-uri}, {@code TXOUTBOX_TEST_RABBIT_URI} or {@code OUTBOX_TEST_RABBIT_URI},
+ * default the local broker with guest/guest), and the broker-side controls the tests need ({@code
+ * rabbitmqctl}).
  */
 final class RabbitTestBroker {
 
-  static final String URI =
-      System.getenv()
-          .getOrDefault("OUTBOX_TEST_RABBIT_URI", "amqp://guest:guest@127.0.0.1:5672/%2F");
+  static final RabbitBroker BROKER = RabbitBroker.fromEnvironment();
+
+  static final String URI = BROKER.uri();
 
   private RabbitTestBroker() {}
 

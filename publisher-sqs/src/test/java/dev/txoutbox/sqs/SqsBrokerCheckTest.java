@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.txoutbox.spi.BrokerCheck;
 import dev.txoutbox.spi.BrokerCheck.Status;
+import dev.txoutbox.testing.sqs.ElasticMq;
 import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;

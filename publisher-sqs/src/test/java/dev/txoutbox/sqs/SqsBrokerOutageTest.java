@@ -15,6 +15,7 @@ import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.spi.OutboxHeaders;
 import dev.txoutbox.testing.TestDatabase;
+import dev.txoutbox.testing.sqs.ElasticMq;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

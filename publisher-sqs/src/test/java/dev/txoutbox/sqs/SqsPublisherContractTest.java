@@ -3,6 +3,7 @@ package dev.txoutbox.sqs;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.testing.contract.RunOrderContractTest;
+import dev.txoutbox.testing.sqs.ElasticMq;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;

@@ -10,6 +10,7 @@ import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.PublisherProvider;
 import dev.txoutbox.spi.PublisherSettings;
+import dev.txoutbox.testing.sqs.ElasticMq;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;

@@ -8,6 +8,7 @@ import dev.txoutbox.spi.OutboxHeaders;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
+import dev.txoutbox.testing.sqs.ElasticMq;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -17,6 +17,7 @@ import dev.txoutbox.spi.OutboxHeaders;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.sqs.guice.SqsPublisherModule;
 import dev.txoutbox.testing.TestDatabase;
+import dev.txoutbox.testing.sqs.ElasticMq;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

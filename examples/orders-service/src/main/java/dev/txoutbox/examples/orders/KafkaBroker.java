@@ -1,6 +1,6 @@
 package dev.txoutbox.examples.orders;
 
-import dev.txoutbox.kafka.testing.EmbeddedKafka;
+import dev.txoutbox.testing.kafka.EmbeddedKafka;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package dev.txoutbox.sqs;
+package dev.txoutbox.testing.sqs;
 
 import java.net.URI;
 import java.time.Duration;
@@ -34,12 +34,27 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequest;
 
 /**
- * An ElasticMQ server in this JVM on a free port of 127.0.0.1, with an SDK client pointed at it
- * that records every {@code SendMessageBatch} request it sends. One per test class. The queues live
- * in an actor of their own, so the HTTP server can be stopped (connections are then refused) and
- * started again on the same port with every queue and message kept.
+ * An ElasticMQ server (an SQS-compatible broker) in this JVM on a free port of 127.0.0.1, with an
+ * SDK client pointed at it that records every {@code SendMessageBatch} request it sends. One per
+ * test class. The queues live in an actor of their own, so the HTTP server can be {@linkplain
+ * #stopServer() stopped} (connections are then refused, as in an outage) and started again on the
+ * same port with every queue and message kept.
+ *
+ * <pre>{@code
+ * try (ElasticMq sqs = ElasticMq.start()) {
+ *   String queue = sqs.createQueue("orders", false);
+ *   SqsAsyncClient client = ...endpointOverride(sqs.endpoint()).region(Region.US_EAST_1)...;
+ *   ... sqs.receive(queue, 1, Duration.ofSeconds(10)) ...
+ * }
+ * }</pre>
+ *
+ * <p>Needs {@code org.elasticmq:elasticmq-rest-sqs_2.13} and {@code software.amazon.awssdk:sqs} on
+ * the test class path: this kit declares both optional, so add them beside it. Any region and any
+ * credentials are accepted; {@link #client()} uses {@code us-east-1} and {@code test}/{@code test}.
+ *
+ * <p>This class is thread-safe.
  */
-final class ElasticMq implements AutoCloseable {
+public final class ElasticMq implements AutoCloseable {
 
   private final ActorSystem actors = ActorSystem.create("elasticmq-test");
   private final ActorRef queues =
@@ -77,12 +92,12 @@ final class ElasticMq implements AutoCloseable {
   }
 
   /** Stops the HTTP server: connecting is refused until {@link #startServer()}; queues are kept. */
-  synchronized void stopServer() {
+  public synchronized void stopServer() {
     server.stopAndWait();
   }
 
   /** Starts the HTTP server again, on the same port, with the queues and messages it had. */
-  synchronized void startServer() {
+  public synchronized void startServer() {
     server = listen(SQSRestServerBuilder.withActorSystem(actors).withPort(port));
   }
 
@@ -90,25 +105,29 @@ final class ElasticMq implements AutoCloseable {
    * Runs {@code action} with the number (from 1) of each {@code SendMessageBatch} request before
    * the client sends it.
    */
-  void beforeBatchRequest(IntConsumer action) {
+  public void beforeBatchRequest(IntConsumer action) {
     this.beforeBatchRequest = action;
   }
 
-  static ElasticMq start() {
+  /**
+   * Starts a server on a free port of 127.0.0.1 and waits until it listens; the caller closes it.
+   */
+  public static ElasticMq start() {
     return new ElasticMq();
   }
 
-  SqsAsyncClient client() {
+  /** The recording client of this server; closed by {@link #close()}. */
+  public SqsAsyncClient client() {
     return client;
   }
 
   /** Where the server listens, for clients of other code (region us-east-1, any credentials). */
-  URI endpoint() {
+  public URI endpoint() {
     return URI.create("http://127.0.0.1:" + port);
   }
 
   /** Every SendMessageBatch request sent through {@link #client()}, in order. */
-  List<SendMessageBatchRequest> batchRequests() {
+  public List<SendMessageBatchRequest> batchRequests() {
     return batchRequests;
   }
 
@@ -117,12 +136,12 @@ final class ElasticMq implements AutoCloseable {
    * marker}: the client appends a control character to such a body after the publisher has checked
    * it, and ElasticMQ answers with a per-entry {@code InvalidMessageContents}. {@code null} stops.
    */
-  void rejectEntriesContaining(String marker) {
+  public void rejectEntriesContaining(String marker) {
     this.rejectMarker = marker;
   }
 
   /** Creates a queue with a unique name starting with {@code prefix}; returns its name. */
-  String createQueue(String prefix, boolean fifo) {
+  public String createQueue(String prefix, boolean fifo) {
     String name =
         prefix + "-" + UUID.randomUUID().toString().substring(0, 8) + (fifo ? ".fifo" : "");
     Map<QueueAttributeName, String> attributes = new HashMap<>();
@@ -133,7 +152,8 @@ final class ElasticMq implements AutoCloseable {
     return name;
   }
 
-  String queueUrl(String name) {
+  /** The URL of queue {@code name}. */
+  public String queueUrl(String name) {
     return client.getQueueUrl(r -> r.queueName(name)).join().queueUrl();
   }
 
@@ -141,7 +161,7 @@ final class ElasticMq implements AutoCloseable {
    * Receives and deletes messages from queue {@code name} until {@code count} arrived or {@code
    * timeout} passed; returns them (at most {@code count}) in the order received.
    */
-  List<Message> receive(String name, int count, Duration timeout) {
+  public List<Message> receive(String name, int count, Duration timeout) {
     String url = queueUrl(name);
     List<Message> received = new ArrayList<>();
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -181,7 +201,7 @@ final class ElasticMq implements AutoCloseable {
   }
 
   /** Messages in queue {@code name}, visible or not, as SQS approximates them. */
-  int approximateDepth(String name) {
+  public int approximateDepth(String name) {
     Map<QueueAttributeName, String> attributes =
         client
             .getQueueAttributes(
@@ -197,6 +217,7 @@ final class ElasticMq implements AutoCloseable {
             attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE));
   }
 
+  /** Closes the client, stops the server and its actors, and drops every queue. */
   @Override
   public void close() {
     try {

@@ -1,4 +1,4 @@
-package dev.txoutbox.kafka.testing;
+package dev.txoutbox.testing.kafka;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -32,7 +32,13 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 /**
  * A real single-node KRaft Kafka broker in a child JVM, for tests: no Docker, no installation. The
  * broker runs {@code kafka.Kafka} from {@code org.apache.kafka:kafka_2.13}, which must be on the
- * test classpath (the child JVM inherits it).
+ * test class path or module path (this kit declares it optional: add it beside the kit, at the
+ * version of your {@code kafka-clients}). The child JVM runs on a class path made of this JVM's
+ * class path and module path, so a test running on the module path can start it too.
+ *
+ * <p>Why a child JVM rather than a broker inside the test's JVM: the broker can be stopped and
+ * started again (an outage test), it never shares the test's heap, threads or logging
+ * configuration, and it dies with the test JVM even after {@code kill -9}.
  *
  * <p>The broker can be {@linkplain #stop() stopped} (SIGTERM, a clean shutdown) and {@linkplain
  * #start() started} again on the same port with the same data, which is what a test of a broker
@@ -142,7 +148,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     command.addAll(jvmOptions);
     command.add("-Dlogback.configurationFile=" + directory.resolve("logback.xml"));
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(childClassPath());
     command.add(EmbeddedKafkaMain.class.getName());
     command.add(serverProperties.toString());
     command.add(clusterId);
@@ -363,6 +369,22 @@ public final class EmbeddedKafka implements AutoCloseable {
     } catch (IOException e) {
       // a leftover temp directory is harmless
     }
+  }
+
+  /** This JVM's class path followed by its module path: the broker jars may be on either. */
+  static String childClassPath() {
+    List<String> entries = new ArrayList<>();
+    for (String property : List.of("java.class.path", "jdk.module.path")) {
+      String value = System.getProperty(property);
+      if (value != null && !value.isEmpty()) {
+        for (String entry : value.split(java.io.File.pathSeparator)) {
+          if (!entry.isEmpty() && !entries.contains(entry)) {
+            entries.add(entry);
+          }
+        }
+      }
+    }
+    return String.join(java.io.File.pathSeparator, entries);
   }
 
   private static int freePort() throws IOException {

@@ -1,4 +1,4 @@
-package dev.txoutbox.kafka.testing;
+package dev.txoutbox.testing.kafka;
 
 /**
  * One {@link EmbeddedKafka} shared by every test class of a test JVM that does not stop it, so the

@@ -1,4 +1,4 @@
-package dev.txoutbox.kafka.testing;
+package dev.txoutbox.testing.kafka;
 
 import java.io.IOException;
 import java.io.InputStream;
