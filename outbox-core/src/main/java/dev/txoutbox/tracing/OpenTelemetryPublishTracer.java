@@ -1,5 +1,6 @@
 package dev.txoutbox.tracing;
 
+import dev.txoutbox.PublishTracer;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.Publisher;
 import io.opentelemetry.api.OpenTelemetry;
@@ -128,7 +129,7 @@ public final class OpenTelemetryPublishTracer implements PublishTracer {
     Objects.requireNonNull(publisher, "publisher");
     Objects.requireNonNull(batch, "batch");
     if (disabled || batch.isEmpty()) {
-      return new Untraced(batch);
+      return PublishTracer.none().begin(relayName, publisher, batch);
     }
     String system = publisher.messagingSystem();
     Span[] spans = new Span[batch.size()];
@@ -138,7 +139,8 @@ public final class OpenTelemetryPublishTracer implements PublishTracer {
       Context stored = TraceHeaders.extract(propagator, Context.root(), message.headers());
       Span span = start(relayName, publisher, system, message, stored, batch.size());
       if (i == 0 && !span.getSpanContext().isValid()) {
-        return new Untraced(batch); // a no-op tracer: nothing will ever be recorded
+        return PublishTracer.none()
+            .begin(relayName, publisher, batch); // a no-op tracer: nothing will ever be recorded
       }
       spans[i] = span;
       if (span.isRecording()) {

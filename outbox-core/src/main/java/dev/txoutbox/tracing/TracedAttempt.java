@@ -1,5 +1,6 @@
 package dev.txoutbox.tracing;
 
+import dev.txoutbox.PublishTracer;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.RunOrder;

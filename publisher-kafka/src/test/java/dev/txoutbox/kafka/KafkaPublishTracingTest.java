@@ -2,13 +2,13 @@ package dev.txoutbox.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.txoutbox.PublishTracer;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
 import dev.txoutbox.testing.kafka.EmbeddedKafka;
 import dev.txoutbox.tracing.OpenTelemetryHeadersProvider;
 import dev.txoutbox.tracing.OpenTelemetryPublishTracer;
-import dev.txoutbox.tracing.PublishTracer;
 import dev.txoutbox.tracing.TraceHeaders;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;

@@ -1,6 +1,7 @@
 package dev.txoutbox.internal.relay;
 
 import dev.txoutbox.Backoff;
+import dev.txoutbox.PublishTracer;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
 import dev.txoutbox.internal.relay.BatchOutcome.Fate;
@@ -9,7 +10,6 @@ import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
-import dev.txoutbox.tracing.PublishTracer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;

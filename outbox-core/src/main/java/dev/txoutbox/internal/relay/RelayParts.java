@@ -1,11 +1,11 @@
 package dev.txoutbox.internal.relay;
 
 import dev.txoutbox.OutboxAdmin;
+import dev.txoutbox.PublishTracer;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.Publisher;
-import dev.txoutbox.tracing.PublishTracer;
 import java.time.Clock;
 import java.util.List;
 import javax.sql.DataSource;

@@ -1,4 +1,4 @@
-package dev.txoutbox.tracing;
+package dev.txoutbox;
 
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;

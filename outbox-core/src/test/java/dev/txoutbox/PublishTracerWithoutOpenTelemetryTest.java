@@ -1,4 +1,4 @@
-package dev.txoutbox.tracing;
+package dev.txoutbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.txoutbox.tracing;
+package dev.txoutbox;
 
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
@@ -24,9 +24,9 @@ import java.util.List;
  * }</pre>
  *
  * <p>This interface names no tracing library, so the relay refers to it whether or not one is on
- * the class path: {@link #none()} when tracing is off, {@link OpenTelemetryPublishTracer} for
- * OpenTelemetry. Implementations must be thread-safe: a relay with several workers begins attempts
- * on several threads at once.
+ * the class path: {@link #none()} when tracing is off, {@link
+ * dev.txoutbox.tracing.OpenTelemetryPublishTracer} for OpenTelemetry. Implementations must be
+ * thread-safe: a relay with several workers begins attempts on several threads at once.
  */
 public interface PublishTracer {
 
