@@ -2,16 +2,11 @@ package dev.txoutbox.cli;
 
 import dev.txoutbox.spi.PublisherProvider;
 import dev.txoutbox.spi.PublisherSetting;
-import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import picocli.CommandLine;
 import picocli.CommandLine.Help;
 import picocli.CommandLine.IHelpSectionRenderer;
@@ -70,7 +65,7 @@ final class PublisherOptions {
   static Map<String, String> given(ParseResult parsed, Path file, PublisherCatalog catalog) {
     Map<String, String> settings = new LinkedHashMap<>();
     if (file != null) {
-      settings.putAll(read(file));
+      settings.putAll(PropertiesFile.read("--publisher-config", file));
     }
     for (PublisherSetting s : catalog.settings()) {
       OptionSpec matched = parsed.matchedOption(flag(s));
@@ -123,19 +118,5 @@ final class PublisherOptions {
 
   private static String flag(PublisherSetting s) {
     return "--" + s.name();
-  }
-
-  private static Map<String, String> read(Path file) {
-    Properties p = new Properties();
-    try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      p.load(r);
-    } catch (IOException e) {
-      throw FlagNames.unreadable("--publisher-config", file, e);
-    }
-    Map<String, String> out = new LinkedHashMap<>();
-    for (String name : p.stringPropertyNames()) {
-      out.put(name.trim(), p.getProperty(name).trim());
-    }
-    return out;
   }
 }

@@ -1,7 +1,6 @@
 package dev.txoutbox.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.txoutbox.Backoff;
 import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.OutboxRelay;
@@ -12,9 +11,6 @@ import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.spi.BrokerCheck;
 import dev.txoutbox.spi.Printable;
 import dev.txoutbox.spi.Publisher;
-import dev.txoutbox.spi.PublisherProvider;
-import dev.txoutbox.spi.PublisherSetting;
-import dev.txoutbox.spi.PublisherSettings;
 import dev.txoutbox.spi.SecretMasking;
 import dev.txoutbox.wal.WalRelay;
 import dev.txoutbox.wal.WalSlot;
@@ -107,47 +103,56 @@ final class RelayCommand extends DatabaseCommand {
                 case DELETE -> "delete";
               });
 
-  /** The flag that sets each option of {@link RelayConfig} and {@link Backoff}. */
+  /**
+   * The flag that sets each option of {@link RelayConfig}; the retry flags are {@link RetryFlags}.
+   */
   private static final Map<String, String> RELAY_FLAGS =
       Map.ofEntries(
           Map.entry("name", "--relay-name"),
           Map.entry("batchSize", "--batch-size"),
           Map.entry("workers", "--workers"),
-          Map.entry("maxAttempts", "--max-attempts"),
           Map.entry("completionMode", "--completion"),
           Map.entry("ordering", "--ordering"),
           Map.entry("minPollInterval", "--min-poll-interval"),
           Map.entry("maxPollInterval", "--max-poll-interval"),
-          Map.entry("initialDelay", "--backoff-initial"),
-          Map.entry("maxDelay", "--backoff-max"),
           Map.entry("shutdownTimeout", "--shutdown-timeout"));
 
   @Option(
       names = "--publisher",
-      required = true,
       paramLabel = "NAME",
-      description = "The broker: one of the publishers listed at the end, with their flags.")
+      description =
+          "The broker: one of the publishers listed at the end, with their flags. Required"
+              + " unless --publisher-config routes events.")
   String publisher;
 
   @Option(
       names = "--publisher-config",
       paramLabel = "FILE",
-      description =
-          "A properties file of publisher settings named like the flags without dashes"
-              + " (amqp-uri=..., topic.order=orders, producer.sasl.jaas.config=...);"
-              + " flags override it.")
+      description = {
+        "A properties file of publisher settings named like the flags without dashes"
+            + " (amqp-uri=..., topic.order=orders, producer.sasl.jaas.config=...);"
+            + " flags override it.",
+        "Or a routed outbox, several publishers chosen per event: route.event-type.TYPE=NAME,"
+            + " route.aggregate-type.TYPE=NAME (an event type's route wins), route.default=NAME"
+            + " (else an unrouted event is a dead letter), and each routed publisher's settings"
+            + " prefixed by its name (kafka.bootstrap-servers=..., sqs.queue.payment=...); no"
+            + " --publisher, no publisher flags then."
+      })
   Path publisherConfig;
 
   @ArgGroup(validate = false, heading = "%nRelay:%n", order = 1)
   RelayFlags relay = new RelayFlags();
 
-  @ArgGroup(validate = false, heading = "%nSource:%n", order = 2)
+  @ArgGroup(validate = false, heading = "%nRetry:%n", order = 2)
+  RetryFlags retry = new RetryFlags();
+
+  @ArgGroup(validate = false, heading = "%nSource:%n", order = 3)
   WalFlags wal = new WalFlags();
 
-  @ArgGroup(validate = false, heading = "%nMetrics and health:%n", order = 3)
+  @ArgGroup(validate = false, heading = "%nMetrics and health:%n", order = 4)
   MetricsFlags metrics = new MetricsFlags();
 
-  @ArgGroup(validate = false, heading = "%nOperations console:%n", order = 4)
+  @ArgGroup(validate = false, heading = "%nOperations console:%n", order = 5)
   RelayConsoleFlags console = new RelayConsoleFlags();
 
   /** The publishers found; their flags are added to this command by {@link PublisherOptions}. */
@@ -177,12 +182,6 @@ final class RelayCommand extends DatabaseCommand {
         paramLabel = "N",
         description = "Concurrent claim-publish-complete loops, 1 to 64. Default: 1.")
     Integer workers;
-
-    @Option(
-        names = "--max-attempts",
-        paramLabel = "N",
-        description = "Publish attempts before an event is a dead letter. Default: 10.")
-    Integer maxAttempts;
 
     @Option(
         names = "--completion",
@@ -216,20 +215,6 @@ final class RelayCommand extends DatabaseCommand {
         converter = Durations.class,
         description = "Longest wait when idle. Default: 1s.")
     Duration maxPollInterval;
-
-    @Option(
-        names = "--backoff-initial",
-        paramLabel = "DURATION",
-        converter = Durations.class,
-        description = "Retry delay after the first failure, doubling. Default: 1s.")
-    Duration backoffInitial;
-
-    @Option(
-        names = "--backoff-max",
-        paramLabel = "DURATION",
-        converter = Durations.class,
-        description = "Longest retry delay. Default: 5m.")
-    Duration backoffMax;
 
     @Option(
         names = "--shutdown-timeout",
@@ -373,7 +358,7 @@ final class RelayCommand extends DatabaseCommand {
     checkSourceFlags(source);
     RelayConfig config = relayConfig();
     WalRelay.Builder walRelay = source == Source.WAL ? walRelay(target) : null;
-    PublisherSettings settings = publisherSettings(config.name());
+    RelayPublishers settings = relayPublishers(config.name());
     int batches = concurrentBatches();
     if (source == Source.WAL && batches > 1 && config.ordering() != Ordering.NONE) {
       throw usageError(
@@ -439,7 +424,7 @@ final class RelayCommand extends DatabaseCommand {
         config.name(),
         target,
         target.relayDefaults(),
-        settings,
+        settings.describe(),
         walRelay == null ? describe(config) : describeWal(config, target),
         poolSize,
         port == null ? "off" : "on " + host + ":" + port,
@@ -559,7 +544,8 @@ final class RelayCommand extends DatabaseCommand {
         + " to "
         + Durations.format(c.maxPollInterval())
         + backoffAndShutdown(c)
-        + (relay.listen ? ", listening for NOTIFY" : "");
+        + (relay.listen ? ", listening for NOTIFY" : "")
+        + RetryPolicyText.perType(c);
   }
 
   /**
@@ -580,6 +566,7 @@ final class RelayCommand extends DatabaseCommand {
         + Durations.format(c.backoff().initialDelay())
         + " to "
         + Durations.format(c.backoff().maxDelay())
+        + RetryPolicyText.defaultExtras(c)
         + ", shutdown timeout "
         + Durations.format(c.shutdownTimeout());
   }
@@ -608,6 +595,7 @@ final class RelayCommand extends DatabaseCommand {
         + concurrentBatches()
         + attemptsAndOrder(c)
         + backoffAndShutdown(c)
+        + RetryPolicyText.perType(c)
         + "; sweeper '"
         + c.name()
         + "-sweeper' every "
@@ -765,9 +753,6 @@ final class RelayCommand extends DatabaseCommand {
       if (relay.workers != null) {
         b.workers(relay.workers);
       }
-      if (relay.maxAttempts != null) {
-        b.maxAttempts(relay.maxAttempts);
-      }
       if (completion != null) {
         b.completionMode(completion);
       }
@@ -780,14 +765,14 @@ final class RelayCommand extends DatabaseCommand {
       if (relay.maxPollInterval != null) {
         b.maxPollInterval(relay.maxPollInterval);
       }
-      if (relay.backoffInitial != null || relay.backoffMax != null) {
-        Backoff d = Backoff.defaults();
-        Duration initial = relay.backoffInitial != null ? relay.backoffInitial : d.initialDelay();
-        Duration max = relay.backoffMax != null ? relay.backoffMax : d.maxDelay();
-        b.backoff(new Backoff(initial, max, d.multiplier(), d.jitter()));
-      }
       if (relay.shutdownTimeout != null) {
         b.shutdownTimeout(relay.shutdownTimeout);
+      }
+      try {
+        retry.applyTo(b);
+      } catch (IllegalArgumentException e) {
+        // In the words of the flags and the file's keys already.
+        throw usageError(e.getMessage());
       }
       return b.build();
     } catch (IllegalArgumentException e) {
@@ -804,40 +789,32 @@ final class RelayCommand extends DatabaseCommand {
     }
   }
 
-  /** The settings of the publisher chosen, from the file and the flags; checked, not yet used. */
-  private PublisherSettings publisherSettings(String relayName) {
+  /**
+   * The publishers of the flags and the {@code --publisher-config} file: one, or several routed by
+   * type; checked, not yet created.
+   */
+  private RelayPublishers relayPublishers(String relayName) {
     try {
-      PublisherProvider provider = publishers.find(publisher);
-      Map<String, String> values =
-          PublisherOptions.given(spec.commandLine().getParseResult(), publisherConfig, publishers);
-      PublisherSettings settings =
-          PublisherSettings.of(provider, CLIENT_NAME_PREFIX + relayName, values);
-      OutputMasking.hideSettings(provider, values);
-      return settings;
+      Map<String, String> file =
+          publisherConfig == null
+              ? Map.of()
+              : PropertiesFile.read("--publisher-config", publisherConfig);
+      return RelayPublishers.of(
+          publisher,
+          file,
+          PublisherOptions.given(spec.commandLine().getParseResult(), null, publishers),
+          publishers,
+          CLIENT_NAME_PREFIX + relayName);
     } catch (IllegalArgumentException e) {
       throw usageError(e.getMessage());
     }
   }
 
-  private Publisher newPublisher(PublisherSettings settings) {
-    PublisherProvider provider = publishers.find(settings.publisher());
+  private Publisher newPublisher(RelayPublishers chosen) {
     try {
-      return provider.create(settings);
-    } catch (IllegalArgumentException | IllegalStateException e) {
-      String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-      if (message.startsWith("--")) {
-        // In the command line's words already (PublisherSettings' own errors): shown as it is,
-        // the value given quoted as it was given.
-        throw usageError(message);
-      }
-      // A builder's: its option names and durations in the words of the flags.
-      message =
-          FlagNames.ofSettings(
-              message, provider.settings().stream().map(PublisherSetting::name).toList());
-      throw usageError(
-          message.startsWith("--")
-              ? message
-              : "--publisher " + settings.publisher() + ": " + message);
+      return chosen.create();
+    } catch (IllegalArgumentException e) {
+      throw usageError(e.getMessage());
     }
   }
 

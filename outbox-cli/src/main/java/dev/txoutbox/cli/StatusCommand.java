@@ -2,23 +2,38 @@ package dev.txoutbox.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.txoutbox.OutboxStatus;
+import dev.txoutbox.RelayConfig;
 import dev.txoutbox.schema.OutboxTables;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code txoutbox status}: the backlog in five numbers; exit code 3 when dead letters exist. */
+/**
+ * {@code txoutbox status}: the backlog in five numbers, and the retry policies that the relay's
+ * retry flags make; exit code 3 when dead letters exist.
+ */
 @Command(
     name = "status",
     mixinStandardHelpOptions = true,
     description = {
       "Shows pending events, those due now, dead letters, the age of the oldest pending event and"
-          + " events processed in the last minute.",
+          + " events processed in the last minute, and the retry policies in effect when given the"
+          + " relay's retry flags (--max-attempts, the backoff, --max-age, --retry-config).",
       "Exit code 0, or 3 when dead letters exist, so it can serve as an alert probe."
     })
 final class StatusCommand extends DatabaseCommand {
 
   @Option(names = "--json", description = "One JSON object on stdout.")
   boolean json;
+
+  @ArgGroup(
+      validate = false,
+      heading = "%nRetry policies shown (give the relay's retry flags):%n",
+      order = 1)
+  RetryFlags retry = new RetryFlags();
 
   StatusCommand(TxoutboxCommand root) {
     super(root);
@@ -27,13 +42,40 @@ final class StatusCommand extends DatabaseCommand {
   @Override
   public Integer call() {
     DatabaseTarget target = target();
+    RelayConfig policies = policies();
     OutboxStatus status = admin(target).status();
-    out().println(json ? json(target.tables(), status) : table(target.tables(), status));
+    out()
+        .println(
+            json
+                ? json(target.tables(), status, policies)
+                : table(target.tables(), status, policies));
     return status.deadLetters() > 0 ? ExitCodes.DEAD_LETTERS : ExitCodes.OK;
   }
 
-  /** The status as one JSON object; {@code table_prefix} only when the outbox has one. */
-  static String json(OutboxTables tables, OutboxStatus status) {
+  /**
+   * A relay configuration holding the retry policies of the retry flags, or null when none is
+   * given: status cannot know a running relay's flags, so it shows no policy it was not told of.
+   *
+   * @throws picocli.CommandLine.ParameterException naming the flag or key (exit code 2)
+   */
+  private @Nullable RelayConfig policies() {
+    if (!retry.given()) {
+      return null;
+    }
+    RelayConfig.Builder b = RelayConfig.builder();
+    try {
+      retry.applyTo(b);
+      return b.build();
+    } catch (IllegalArgumentException e) {
+      throw usageError(e.getMessage());
+    }
+  }
+
+  /**
+   * The status as one JSON object; {@code table_prefix} only when the outbox has one; {@code
+   * retry_policies} those of {@code policies}, when given.
+   */
+  static String json(OutboxTables tables, OutboxStatus status, @Nullable RelayConfig policies) {
     ObjectNode o =
         Json.object()
             .put("schema", tables.schema())
@@ -49,19 +91,30 @@ final class StatusCommand extends DatabaseCommand {
     if (!tables.tablePrefix().isEmpty()) {
       o.put("table_prefix", tables.tablePrefix());
     }
+    if (policies != null) {
+      RetryPolicyText.json(o, policies);
+    }
     return Json.write(o);
   }
 
-  static String table(OutboxTables tables, OutboxStatus status) {
-    return String.join(
-        System.lineSeparator(),
-        row("schema", tables.schema()),
-        row("table prefix", tables.tablePrefix().isEmpty() ? "-" : tables.tablePrefix()),
-        row("pending", Long.toString(status.pending())),
-        row("due now", Long.toString(status.dueNow())),
-        row("dead letters", Long.toString(status.deadLetters())),
-        row("oldest pending age", status.oldestPendingAge().map(Durations::format).orElse("-")),
-        row("processed last minute", Long.toString(status.processedLastMinute())));
+  /** The status as rows; the retry policies of {@code policies} after them, when given. */
+  static String table(OutboxTables tables, OutboxStatus status, @Nullable RelayConfig policies) {
+    List<String> rows =
+        new ArrayList<>(
+            List.of(
+                row("schema", tables.schema()),
+                row("table prefix", tables.tablePrefix().isEmpty() ? "-" : tables.tablePrefix()),
+                row("pending", Long.toString(status.pending())),
+                row("due now", Long.toString(status.dueNow())),
+                row("dead letters", Long.toString(status.deadLetters())),
+                row(
+                    "oldest pending age",
+                    status.oldestPendingAge().map(Durations::format).orElse("-")),
+                row("processed last minute", Long.toString(status.processedLastMinute()))));
+    if (policies != null) {
+      rows.addAll(RetryPolicyText.rows(policies, StatusCommand::row));
+    }
+    return String.join(System.lineSeparator(), rows);
   }
 
   private static String row(String name, String value) {

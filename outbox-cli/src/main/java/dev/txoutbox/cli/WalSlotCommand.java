@@ -66,7 +66,8 @@ final class WalSlotCommand implements Callable<Integer> {
       mixinStandardHelpOptions = true,
       description = {
         "Shows the slot: plugin, database, whether a relay reads it (and its process), the"
-            + " confirmed and restart positions, WAL status, the WAL it holds back (lag), its"
+            + " confirmed and restart positions, WAL status, the WAL not yet confirmed (lag) and"
+            + " the WAL it retains (from its restart position, what a drop releases), its"
             + " publication, and each transaction the relay moved it past because the server"
             + " could not decode it (its events were left to the sweeper).",
         "Exit code 1 when the slot does not exist."
@@ -208,10 +209,56 @@ final class WalSlotCommand implements Callable<Integer> {
     }
   }
 
-  private static String held(WalSlot s) {
-    return s.lagBytes().isPresent()
-        ? "holding " + s.lagBytes().getAsLong() + " bytes of WAL"
-        : "no lag known";
+  /**
+   * What dropping {@code s} releases, in the one figure {@code wal-slot show} calls retained WAL:
+   * {@code retaining N bytes of WAL since restart lsn X}.
+   */
+  static String held(WalSlot s) {
+    OptionalLong retained = retainedBytes(s);
+    return retained.isPresent()
+        ? "retaining "
+            + retained.getAsLong()
+            + " bytes of WAL since restart lsn "
+            + s.restartLsn().orElseThrow()
+        : "retained WAL unknown: no restart or confirmed lsn"
+            + s.walStatus().map(w -> ", wal status " + w).orElse("");
+  }
+
+  /**
+   * The bytes of WAL the server keeps for {@code s}: from its restart lsn, the oldest position it
+   * may still have to decode again, to the server's insert position, as read with {@link
+   * WalSlot#lagBytes()} (one query). Dropping the slot releases them; {@code
+   * max_slot_wal_keep_size} limits them. At least the lag, which counts only from the confirmed
+   * lsn: an open transaction that began before the confirmed position keeps the restart lsn behind
+   * it. Empty when a position is unknown (a physical slot has no confirmed lsn, a lost one no
+   * restart lsn).
+   */
+  static OptionalLong retainedBytes(WalSlot s) {
+    if (s.lagBytes().isEmpty() || s.confirmedFlushLsn().isEmpty() || s.restartLsn().isEmpty()) {
+      return OptionalLong.empty();
+    }
+    return OptionalLong.of(
+        s.lagBytes().getAsLong() + lsn(s.confirmedFlushLsn().get()) - lsn(s.restartLsn().get()));
+  }
+
+  /**
+   * The position {@code text} ({@code 16/B374D848}, as PostgreSQL writes a {@code pg_lsn}) as one
+   * number.
+   *
+   * @throws IllegalArgumentException if {@code text} is not two hexadecimal numbers around a slash
+   */
+  static long lsn(String text) {
+    int slash = text.indexOf('/');
+    try {
+      if (slash < 1 || slash == text.length() - 1) {
+        throw new NumberFormatException();
+      }
+      return (Long.parseLong(text.substring(0, slash), 16) << 32)
+          + Long.parseLong(text.substring(slash + 1), 16);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "an lsn must be two hexadecimal numbers around a slash but was '" + text + "'", e);
+    }
   }
 
   /**
@@ -234,6 +281,7 @@ final class WalSlotCommand implements Callable<Integer> {
     o.put("wal_status", s.walStatus().orElse(null));
     putLong(o, "safe_wal_size", s.safeWalSize());
     putLong(o, "lag_bytes", s.lagBytes());
+    putLong(o, "retained_wal_bytes", retainedBytes(s));
     Optional<WalSlot.Publication> pub = s.publication();
     if (pub.isPresent()) {
       ObjectNode p = o.putObject("publication").put("name", pub.get().name());
@@ -296,6 +344,11 @@ final class WalSlotCommand implements Callable<Integer> {
                 row("wal status", s.walStatus().orElse("-")),
                 row("safe wal size", safeWalSize(s)),
                 row("lag", s.lagBytes().isPresent() ? s.lagBytes().getAsLong() + " bytes" : "-"),
+                row(
+                    "retained wal",
+                    retainedBytes(s).isPresent()
+                        ? retainedBytes(s).getAsLong() + " bytes since restart lsn"
+                        : "-"),
                 row("publication", publication),
                 row("skipped", skipped.isEmpty() ? "none" : skipped.size() + " transaction(s)")))
         + skipped.stream()

@@ -25,7 +25,9 @@ class JsonTest {
   void statusKeepsItsKeyOrderAndWritesAnAbsentAgeAsNull() {
     assertThat(
             StatusCommand.json(
-                OutboxTables.in("billing"), new OutboxStatus(5, 4, 3, Optional.empty(), 1830)))
+                OutboxTables.in("billing"),
+                new OutboxStatus(5, 4, 3, Optional.empty(), 1830),
+                null))
         .isEqualTo(
             "{\"schema\":\"billing\",\"pending\":5,\"due_now\":4,\"dead_letters\":3,"
                 + "\"oldest_pending_age_seconds\":null,\"processed_last_minute\":1830}");
@@ -104,7 +106,8 @@ class JsonTest {
 
   private static String age(Duration age) {
     String json =
-        StatusCommand.json(OutboxTables.in("s"), new OutboxStatus(1, 1, 0, Optional.of(age), 0));
+        StatusCommand.json(
+            OutboxTables.in("s"), new OutboxStatus(1, 1, 0, Optional.of(age), 0), null);
     String key = "\"oldest_pending_age_seconds\":";
     int from = json.indexOf(key) + key.length();
     return json.substring(from, json.indexOf(',', from));

@@ -333,6 +333,7 @@ class WalCommandsTest {
             "wal_status",
             "safe_wal_size",
             "lag_bytes",
+            "retained_wal_bytes",
             "publication",
             "skipped_transactions");
     assertThat(o.get("slot").asText()).isEqualTo(slot);
@@ -357,13 +358,14 @@ class WalCommandsTest {
     CliRunner.Result refused = cli.run(drop);
     assertThat(refused.exitCode()).isEqualTo(ExitCodes.USAGE);
     assertThat(refused.err())
-        .startsWith("txoutbox: refusing to drop replication slot " + slot + " (holding ")
-        .endsWith(" bytes of WAL) without --yes; nothing dropped" + System.lineSeparator());
+        .startsWith("txoutbox: refusing to drop replication slot " + slot + " (retaining ")
+        .contains(" bytes of WAL since restart lsn ")
+        .endsWith(") without --yes; nothing dropped" + System.lineSeparator());
     assertThat(WalSlot.find(LogicalDatabase.dataSource(), slot)).isPresent();
 
     CliRunner.Result dropped = cli.run(with(drop, "--yes"));
     assertThat(dropped.exitCode()).as(dropped.err()).isZero();
-    assertThat(dropped.out()).startsWith("dropped replication slot " + slot + " (holding ");
+    assertThat(dropped.out()).startsWith("dropped replication slot " + slot + " (retaining ");
     assertThat(WalSlot.find(LogicalDatabase.dataSource(), slot)).isEmpty();
     assertThat(cli.run(with(drop, "--yes")).exitCode()).isEqualTo(ExitCodes.FAILURE);
   }
