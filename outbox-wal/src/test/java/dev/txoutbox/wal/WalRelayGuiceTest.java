@@ -66,7 +66,6 @@ class WalRelayGuiceTest {
           OutboxModule.builder()
               .tables(tables)
               .writerOnly() // no polling relay bound: the WAL relay's sweeper is the one
-              .withoutCommitWakeUp() // the WAL relay hears commits from the slot
               .build());
     }
 
