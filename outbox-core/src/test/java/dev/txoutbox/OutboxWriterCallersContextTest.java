@@ -76,6 +76,53 @@ class OutboxWriterCallersContextTest {
   }
 
   @Test
+  void throughTheCallersListenersEveryValueIsStoredAsWithout() {
+    Outbox outbox = fx.writer().build();
+    java.time.Instant notBefore = java.time.Instant.parse("2030-01-02T03:04:05.123456Z");
+    OutboxEvent event =
+        OutboxEvent.builder("order", "o-1", "order.created")
+            .payload("{\"b\":[1,2.50],\"a\":\"é\"}")
+            .header("traceparent", "00-1")
+            .notBefore(notBefore)
+            .build();
+
+    UUID listenedId =
+        listened(new Settings()).transactionResult(tx -> outbox.record(tx.dsl(), event));
+    UUID directId = fx.dsl.transactionResult(tx -> outbox.record(tx.dsl(), event));
+
+    assertThat(executed).hasSize(1);
+    for (var column :
+        List.of(
+            OUTBOX_EVENTS.AGGREGATE_TYPE,
+            OUTBOX_EVENTS.AGGREGATE_ID,
+            OUTBOX_EVENTS.EVENT_TYPE,
+            OUTBOX_EVENTS.PAYLOAD,
+            OUTBOX_EVENTS.HEADERS,
+            OUTBOX_EVENTS.RETRY_AFTER)) {
+      assertThat((Object) fx.stored(column, listenedId))
+          .as(column.getName())
+          .isNotNull()
+          .isEqualTo(fx.stored(column, directId));
+    }
+    assertThat(fx.stored(OUTBOX_EVENTS.RETRY_AFTER, directId).toInstant()).isEqualTo(notBefore);
+    assertThat(fx.payload(directId)).isEqualTo("{\"a\": \"é\", \"b\": [1, 2.50]}");
+  }
+
+  @Test
+  void withoutListenersAFailingInsertIsADataAccessExceptionNamingTheStatement() {
+    Outbox outbox = Outbox.builder().schema("no_such_schema").build();
+
+    assertThatThrownBy(
+            () ->
+                fx.dsl.transaction(
+                    tx -> outbox.record(tx.dsl(), "order", "o-1", "order.created", "{}")))
+        .isInstanceOf(DataAccessException.class)
+        .hasMessageContaining("SQL [insert into \"no_such_schema\".\"outbox_events\"")
+        .hasMessageContaining("does not exist")
+        .satisfies(e -> assertThat(((DataAccessException) e).sqlState()).isEqualTo("42P01"));
+  }
+
+  @Test
   void theCallersStaticStatementSettingInlinesTheValuesAndTheyAreStoredUnchanged() {
     Outbox outbox = fx.writer().build();
     DSLContext caller = listened(new Settings().withStatementType(StatementType.STATIC_STATEMENT));

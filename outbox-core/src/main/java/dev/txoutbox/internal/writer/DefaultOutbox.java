@@ -102,7 +102,7 @@ public final class DefaultOutbox implements Outbox {
         DSL.using(tx.configuration().derive(new DefaultConnectionProvider(connection)));
     if (!connection.getAutoCommit()) {
       requireBoundToTransaction(tx);
-      List<UUID> ids = insert(dsl, rows);
+      List<UUID> ids = insert(dsl, connection, rows);
       wakeUp.eventsWritten();
       return ids;
     }
@@ -114,7 +114,7 @@ public final class DefaultOutbox implements Outbox {
     }
     List<UUID> ids =
         locks == null && statementEnd(rows, 0) == rows.size()
-            ? insert(dsl, rows)
+            ? insert(dsl, connection, rows)
             : insertInOwnTransaction(connection, dsl, rows);
     wakeUp.committed();
     return ids;
@@ -147,7 +147,7 @@ public final class DefaultOutbox implements Outbox {
       Connection connection, DSLContext dsl, List<EventRow> rows) throws SQLException {
     connection.setAutoCommit(false);
     try {
-      List<UUID> ids = insert(dsl, rows);
+      List<UUID> ids = insert(dsl, connection, rows);
       connection.commit();
       return ids;
     } catch (RuntimeException | SQLException e) {
@@ -162,7 +162,8 @@ public final class DefaultOutbox implements Outbox {
     }
   }
 
-  private List<UUID> insert(DSLContext dsl, List<EventRow> rows) {
+  private List<UUID> insert(DSLContext dsl, Connection connection, List<EventRow> rows)
+      throws SQLException {
     if (locks != null) {
       locks.lock(dsl, rows);
     }
@@ -170,14 +171,12 @@ public final class DefaultOutbox implements Outbox {
     List<UUID> ids = new ArrayList<>(rows.size());
     for (int from = 0, to; from < rows.size(); from = to) {
       to = statementEnd(rows, from);
-      Object[] values = new Object[(to - from) * InsertSql.COLUMNS];
-      for (int i = from; i < to; i++) {
-        UUID id = UuidV7.next(now);
-        ids.add(id);
-        InsertSql.bind(values, (i - from) * InsertSql.COLUMNS, id, rows.get(i));
+      UUID[] chunk = new UUID[to - from];
+      for (int i = 0; i < chunk.length; i++) {
+        chunk[i] = UuidV7.next(now);
+        ids.add(chunk[i]);
       }
-      // Plain SQL here is jOOQ's own rendering of the INSERT, kept; see InsertSql.
-      dsl.query(insertSql.sql(to - from), values).execute();
+      insertSql.execute(dsl, connection, rows.subList(from, to), chunk);
     }
     return ids;
   }

@@ -3,8 +3,17 @@ package dev.txoutbox.internal.writer;
 import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 
 import dev.txoutbox.schema.OutboxTables;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
+import org.jooq.Configuration;
 import org.jooq.DSLContext;
 import org.jooq.DataType;
 import org.jooq.Field;
@@ -12,14 +21,23 @@ import org.jooq.InsertValuesStep7;
 import org.jooq.JSONB;
 import org.jooq.Record;
 import org.jooq.SQLDialect;
+import org.jooq.conf.Settings;
+import org.jooq.conf.StatementType;
+import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 
 /**
  * The writer's INSERT for one outbox table, rendered by jOOQ once and reused for every call: jOOQ
- * rendering the statement on each call cost several times the CPU of the JDBC insert itself in a
- * fresh JVM. The SQL names the table with its schema, so the caller's {@code RenderMapping} cannot
- * move it; a statement of {@code n} rows repeats the one row's {@code values} tuple. Values are
- * bound with the generated model's column types ({@link #bind}). Immutable and thread-safe.
+ * building and rendering the statement on each call cost about twice the CPU of a plain JDBC insert
+ * in a fresh JVM (benchmarks' {@code WriterFreshJvm}). The SQL names the table with its schema, so
+ * the caller's {@code RenderMapping} cannot move it; a statement of {@code n} rows repeats the one
+ * row's {@code values} tuple.
+ *
+ * <p>It runs on the caller's connection, in the caller's transaction, as a JDBC prepared statement
+ * when the caller's configuration has no execute listener and no setting that changes execution
+ * ({@link #direct}); otherwise as jOOQ plain SQL with the values bound with the generated model's
+ * column types, so the caller's listeners (loggers, tracers, Spring's exception translator) see it.
+ * A failure is a jOOQ {@code DataAccessException} either way. Immutable and thread-safe.
  */
 final class InsertSql {
 
@@ -36,6 +54,9 @@ final class InsertSql {
   private static final DataType<JSONB> HEADERS = OUTBOX_EVENTS.HEADERS.getDataType();
   private static final DataType<OffsetDateTime> RETRY_AFTER =
       OUTBOX_EVENTS.RETRY_AFTER.getDataType();
+
+  private static final DateTimeFormatter TIME =
+      DateTimeFormatter.ofPattern("MM-dd HH:mm:ss.SSSSSS", Locale.ROOT);
 
   private final String head;
   private final String row;
@@ -70,6 +91,81 @@ final class InsertSql {
       sql.append(row);
     }
     return sql.toString();
+  }
+
+  /**
+   * Inserts {@code rows} with the ids {@code ids} (one each) in one statement, on {@code
+   * connection}, the connection of {@code dsl}. When nothing in the caller's configuration would
+   * see or change the statement ({@link #direct}), it runs as a JDBC prepared statement; otherwise
+   * it runs through jOOQ, so the caller's execute listeners see it and its settings apply.
+   *
+   * @throws DataAccessException if the INSERT fails
+   */
+  void execute(DSLContext dsl, Connection connection, List<EventRow> rows, UUID[] ids) {
+    String sql = sql(rows.size());
+    if (!direct(dsl.configuration())) {
+      Object[] values = new Object[rows.size() * COLUMNS];
+      for (int i = 0; i < ids.length; i++) {
+        bind(values, i * COLUMNS, ids[i], rows.get(i));
+      }
+      // Plain SQL here is jOOQ's own rendering of the INSERT, kept; see the class comment.
+      dsl.query(sql, values).execute();
+      return;
+    }
+    try (PreparedStatement insert = connection.prepareStatement(sql)) {
+      int p = 0;
+      for (int i = 0; i < ids.length; i++) {
+        EventRow row = rows.get(i);
+        insert.setObject(++p, ids[i]);
+        insert.setString(++p, row.aggregateType());
+        insert.setString(++p, row.aggregateId());
+        insert.setString(++p, row.eventType());
+        insert.setString(++p, row.payload().data()); // cast(? as jsonb), as jOOQ binds it
+        insert.setString(++p, row.headers().data());
+        OffsetDateTime notBefore = row.notBefore();
+        if (notBefore == null) {
+          insert.setNull(++p, Types.TIMESTAMP_WITH_TIMEZONE);
+        } else {
+          insert.setString(++p, timestamptz(notBefore)); // cast(? as timestamp with time zone)
+        }
+      }
+      insert.executeUpdate();
+    } catch (SQLException e) {
+      // What jOOQ would throw, naming the statement (its first row only: it may have thousands).
+      throw new DataAccessException(
+          "SQL ["
+              + (rows.size() == 1 ? sql : sql(1) + " and " + (rows.size() - 1) + " more rows")
+              + "]; "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  /**
+   * PostgreSQL's text of a UTC time, to the microsecond, BC years included: pgjdbc binds an {@code
+   * OffsetDateTime} near either end of timestamptz's range as {@code ±infinity}.
+   */
+  static String timestamptz(OffsetDateTime time) {
+    OffsetDateTime utc = time.withOffsetSameInstant(ZoneOffset.UTC);
+    int year = utc.getYear();
+    String text =
+        String.format(Locale.ROOT, "%04d-", year > 0 ? year : 1 - year)
+            + TIME.format(utc.toLocalDateTime())
+            + "+00";
+    return year > 0 ? text : text + " BC";
+  }
+
+  /**
+   * Whether the INSERT may bypass jOOQ's execution: the caller's configuration has no execute
+   * listener, which would expect to see it, and no setting that changes how jOOQ runs it (static
+   * statements, a query timeout). jOOQ's own DEBUG log of executed SQL misses it then.
+   */
+  static boolean direct(Configuration configuration) {
+    Settings settings = configuration.settings();
+    Integer timeout = settings.getQueryTimeout();
+    return configuration.executeListenerProviders().length == 0
+        && settings.getStatementType() != StatementType.STATIC_STATEMENT
+        && (timeout == null || timeout == 0);
   }
 
   /** Puts the bind values of one row at {@code values[offset..offset + COLUMNS)}. */

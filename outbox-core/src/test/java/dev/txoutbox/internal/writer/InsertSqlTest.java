@@ -56,6 +56,39 @@ class InsertSqlTest {
         .isEqualTo(OUTBOX_EVENTS.RETRY_AFTER.getDataType());
   }
 
+  @Test
+  void runsDirectlyOnlyWhenNoListenerOrSettingOfTheCallerWouldMiss() {
+    assertThat(InsertSql.direct(new org.jooq.impl.DefaultConfiguration())).isTrue();
+    assertThat(
+            InsertSql.direct(
+                new org.jooq.impl.DefaultConfiguration().set(new org.jooq.ExecuteListener() {})))
+        .isFalse();
+    assertThat(
+            InsertSql.direct(
+                new org.jooq.impl.DefaultConfiguration()
+                    .set(
+                        new org.jooq.conf.Settings()
+                            .withStatementType(org.jooq.conf.StatementType.STATIC_STATEMENT))))
+        .isFalse();
+    assertThat(
+            InsertSql.direct(
+                new org.jooq.impl.DefaultConfiguration()
+                    .set(new org.jooq.conf.Settings().withQueryTimeout(5))))
+        .isFalse();
+  }
+
+  @Test
+  void writesTimesAsPostgresqlTextWithBcYears() {
+    assertThat(InsertSql.timestamptz(OffsetDateTime.parse("2030-01-02T05:04:05.123456+02:00")))
+        .isEqualTo("2030-01-02 03:04:05.123456+00");
+    assertThat(InsertSql.timestamptz(OffsetDateTime.parse("-4713-11-24T00:00:00Z")))
+        .isEqualTo("4714-11-24 00:00:00.000000+00 BC");
+    assertThat(InsertSql.timestamptz(OffsetDateTime.parse("+294276-12-31T23:59:59.999999Z")))
+        .isEqualTo("294276-12-31 23:59:59.999999+00");
+    assertThat(InsertSql.timestamptz(OffsetDateTime.parse("0005-03-04T00:00:00Z")))
+        .isEqualTo("0005-03-04 00:00:00.000000+00");
+  }
+
   /** What the writer rendered on every call before: a jOOQ insert of {@code rows} rows. */
   private String jooq(OutboxTables tables, int rows) {
     InsertValuesStep7<Record, UUID, String, String, String, JSONB, JSONB, OffsetDateTime> insert =
