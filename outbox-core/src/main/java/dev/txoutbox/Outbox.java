@@ -54,6 +54,12 @@ public interface Outbox {
    * U+0000 or an unpaired UTF-16 surrogate. A refused call throws before it touches the database,
    * so the caller's transaction stays usable.
    *
+   * <p>The INSERT is rendered once per writer and runs on {@code tx}'s connection. If {@code tx}'s
+   * configuration has execute listeners, a static statement type or a query timeout, it runs
+   * through jOOQ, so those listeners (loggers, tracers, Spring's exception translator) see it and
+   * those settings apply; otherwise it runs as a JDBC prepared statement, and jOOQ's DEBUG log of
+   * executed SQL does not show it. The caller's render mapping never moves the outbox table.
+   *
    * @param tx the caller's transactional context, such as {@code configuration.dsl()} inside {@code
    *     dsl.transaction(...)}
    * @param event the event

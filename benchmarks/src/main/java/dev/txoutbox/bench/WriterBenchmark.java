@@ -37,6 +37,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link Case#ALONE nothing more},
  *   <li>{@link Case#PLAIN_INSERT a plain jOOQ insert} of the same outbox-shaped row (same payload,
  *       same {@code traceparent} header) into a copy of the outbox table, the reference,
+ *   <li>{@link Case#PLAIN_JDBC a plain JDBC insert} of the same row, the bound of any writer,
  *   <li>{@link Case#OUTBOX outbox.record(...)},
  *   <li>{@link Case#OUTBOX_NOTIFY outbox.record(...)} into an outbox with the NOTIFY trigger.
  * </ol>
@@ -84,6 +85,7 @@ public final class WriterBenchmark {
   enum Case {
     ALONE("alone", "business row alone"),
     PLAIN_INSERT("plain", "+ plain jOOQ insert of the row"),
+    PLAIN_JDBC("jdbc", "+ plain JDBC insert of the row"),
     OUTBOX("outbox", "+ outbox.record"),
     OUTBOX_NOTIFY("notify", "+ outbox.record, NOTIFY trigger");
 
@@ -102,7 +104,7 @@ public final class WriterBenchmark {
         }
       }
       throw new IllegalArgumentException(
-          "--cases must name alone, plain, outbox or notify but had " + key);
+          "--cases must name alone, plain, jdbc, outbox or notify but had " + key);
     }
   }
 
@@ -412,8 +414,15 @@ public final class WriterBenchmark {
     return median(runs, r -> percentile(r.sortedNanos(), p) / 1e6);
   }
 
+  /** {@link Case#PLAIN_JDBC}'s statement: the outbox row's columns, the values bound. */
+  static final String JDBC_INSERT =
+      "insert into "
+          + SCHEMA
+          + ".outbox_copy (id, aggregate_type, aggregate_id, event_type, payload, headers,"
+          + " retry_after) values (?, ?, ?, ?, ?::jsonb, ?::jsonb, ?)";
+
   /** The writer threads of one case. */
-  private static final class Writers {
+  static final class Writers {
     private final DSLContext dsl;
     private final Case kase;
     private final Outbox outbox;
@@ -519,6 +528,20 @@ public final class WriterBenchmark {
                     JSONB.valueOf("{\"traceparent\":\"" + TRACEPARENT + "\"}"),
                     null)
                 .execute();
+        case PLAIN_JDBC ->
+            t.connection(
+                c -> {
+                  try (java.sql.PreparedStatement insert = c.prepareStatement(JDBC_INSERT)) {
+                    insert.setObject(1, UUID.randomUUID());
+                    insert.setString(2, "order");
+                    insert.setString(3, aggregate);
+                    insert.setString(4, "order.created");
+                    insert.setString(5, String.format(PAYLOAD, order));
+                    insert.setString(6, "{\"traceparent\":\"" + TRACEPARENT + "\"}");
+                    insert.setNull(7, java.sql.Types.TIMESTAMP_WITH_TIMEZONE);
+                    insert.executeUpdate();
+                  }
+                });
         case OUTBOX, OUTBOX_NOTIFY ->
             outbox.record(
                 t,
@@ -530,7 +553,7 @@ public final class WriterBenchmark {
     }
   }
 
-  private static void createSchemas(HikariDataSource pool, DSLContext dsl) {
+  static void createSchemas(HikariDataSource pool, DSLContext dsl) {
     for (String schema : List.of(SCHEMA, NOTIFY_SCHEMA)) {
       dsl.dropSchemaIfExists(schema).cascade().execute();
       OutboxSchema.migrate(pool, schema);
@@ -546,7 +569,7 @@ public final class WriterBenchmark {
             + ".outbox_events INCLUDING ALL)");
   }
 
-  private static void truncate(DSLContext dsl) {
+  static void truncate(DSLContext dsl) {
     dsl.truncate(
             DSL.table(DSL.name(SCHEMA, "orders")),
             DSL.table(DSL.name(SCHEMA, "outbox_copy")),
@@ -555,7 +578,7 @@ public final class WriterBenchmark {
         .execute();
   }
 
-  private static HikariDataSource pool(String url, String user, String password, int size) {
+  static HikariDataSource pool(String url, String user, String password, int size) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url);
     config.setUsername(user);

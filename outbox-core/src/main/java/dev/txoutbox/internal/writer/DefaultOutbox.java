@@ -1,7 +1,5 @@
 package dev.txoutbox.internal.writer;
 
-import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
-
 import dev.txoutbox.HeadersProvider;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxEvent;
@@ -9,20 +7,12 @@ import dev.txoutbox.PayloadSerializer;
 import dev.txoutbox.schema.OutboxTables;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
-import org.jooq.Configuration;
 import org.jooq.DSLContext;
-import org.jooq.Field;
-import org.jooq.InsertValuesStep7;
-import org.jooq.JSONB;
-import org.jooq.Record;
-import org.jooq.Table;
 import org.jooq.TransactionListener;
-import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 import org.jooq.impl.DataSourceConnectionProvider;
 import org.jooq.impl.DefaultConnectionProvider;
@@ -50,21 +40,7 @@ public final class DefaultOutbox implements Outbox {
    */
   public static final int MAX_PAYLOAD_BYTES_LIMIT = 40 * 1024 * 1024;
 
-  /*
-   * The columns by name with the generated model's types, and the table by its schema-qualified
-   * name: rendering the generated, render-mapped table took most of the writer's CPU (copying the
-   * caller's Settings for the mapping, checking all 13 generated columns for computed ones), and
-   * this renders the same INSERT as a plain jOOQ insert does.
-   */
-  private static final Field<UUID> ID = column(OUTBOX_EVENTS.ID);
-  private static final Field<String> AGGREGATE_TYPE = column(OUTBOX_EVENTS.AGGREGATE_TYPE);
-  private static final Field<String> AGGREGATE_ID = column(OUTBOX_EVENTS.AGGREGATE_ID);
-  private static final Field<String> EVENT_TYPE = column(OUTBOX_EVENTS.EVENT_TYPE);
-  private static final Field<JSONB> PAYLOAD = column(OUTBOX_EVENTS.PAYLOAD);
-  private static final Field<JSONB> HEADERS = column(OUTBOX_EVENTS.HEADERS);
-  private static final Field<OffsetDateTime> RETRY_AFTER = column(OUTBOX_EVENTS.RETRY_AFTER);
-
-  private final Table<Record> table;
+  private final InsertSql insertSql;
   private final EventValidator validator;
   private final boolean allowAutoCommit;
   private final boolean externallyManagedTransactions;
@@ -80,7 +56,7 @@ public final class DefaultOutbox implements Outbox {
       boolean lockPerAggregate,
       int maxPayloadBytes,
       List<Runnable> afterCommit) {
-    this.table = DSL.table(DSL.name(tables.schema(), tables.eventsTable()));
+    this.insertSql = new InsertSql(tables);
     this.validator = new EventValidator(serializer, headersProvider, maxPayloadBytes);
     this.allowAutoCommit = allowAutoCommit;
     this.externallyManagedTransactions = externallyManagedTransactions;
@@ -121,18 +97,12 @@ public final class DefaultOutbox implements Outbox {
 
   private List<UUID> write(DSLContext tx, Connection connection, List<EventRow> rows)
       throws SQLException {
-    Configuration configuration =
-        tx.configuration().derive(new DefaultConnectionProvider(connection));
-    Settings settings = configuration.settings();
-    if (settings.getRenderMapping() != null || Boolean.FALSE.equals(settings.isRenderSchema())) {
-      // The table is named with its schema: the caller's mapping must not move it (rare: a copy).
-      configuration.set(
-          ((Settings) settings.clone()).withRenderMapping(null).withRenderSchema(true));
-    }
-    DSLContext dsl = DSL.using(configuration);
+    // The caller's configuration on this one connection: its listeners and settings still apply.
+    DSLContext dsl =
+        DSL.using(tx.configuration().derive(new DefaultConnectionProvider(connection)));
     if (!connection.getAutoCommit()) {
       requireBoundToTransaction(tx);
-      List<UUID> ids = insert(dsl, rows);
+      List<UUID> ids = insert(dsl, connection, rows);
       wakeUp.eventsWritten();
       return ids;
     }
@@ -144,7 +114,7 @@ public final class DefaultOutbox implements Outbox {
     }
     List<UUID> ids =
         locks == null && statementEnd(rows, 0) == rows.size()
-            ? insert(dsl, rows)
+            ? insert(dsl, connection, rows)
             : insertInOwnTransaction(connection, dsl, rows);
     wakeUp.committed();
     return ids;
@@ -177,7 +147,7 @@ public final class DefaultOutbox implements Outbox {
       Connection connection, DSLContext dsl, List<EventRow> rows) throws SQLException {
     connection.setAutoCommit(false);
     try {
-      List<UUID> ids = insert(dsl, rows);
+      List<UUID> ids = insert(dsl, connection, rows);
       connection.commit();
       return ids;
     } catch (RuntimeException | SQLException e) {
@@ -192,7 +162,8 @@ public final class DefaultOutbox implements Outbox {
     }
   }
 
-  private List<UUID> insert(DSLContext dsl, List<EventRow> rows) {
+  private List<UUID> insert(DSLContext dsl, Connection connection, List<EventRow> rows)
+      throws SQLException {
     if (locks != null) {
       locks.lock(dsl, rows);
     }
@@ -200,29 +171,14 @@ public final class DefaultOutbox implements Outbox {
     List<UUID> ids = new ArrayList<>(rows.size());
     for (int from = 0, to; from < rows.size(); from = to) {
       to = statementEnd(rows, from);
-      InsertValuesStep7<Record, UUID, String, String, String, JSONB, JSONB, OffsetDateTime> insert =
-          dsl.insertInto(
-              table, ID, AGGREGATE_TYPE, AGGREGATE_ID, EVENT_TYPE, PAYLOAD, HEADERS, RETRY_AFTER);
-      for (EventRow row : rows.subList(from, to)) {
-        UUID id = UuidV7.next(now);
-        ids.add(id);
-        insert =
-            insert.values(
-                id,
-                row.aggregateType(),
-                row.aggregateId(),
-                row.eventType(),
-                row.payload(),
-                row.headers(),
-                row.notBefore());
+      UUID[] chunk = new UUID[to - from];
+      for (int i = 0; i < chunk.length; i++) {
+        chunk[i] = UuidV7.next(now);
+        ids.add(chunk[i]);
       }
-      insert.execute();
+      insertSql.execute(dsl, connection, rows.subList(from, to), chunk);
     }
     return ids;
-  }
-
-  private static <T> Field<T> column(Field<T> generated) {
-    return DSL.field(DSL.name(generated.getName()), generated.getDataType());
   }
 
   /**
