@@ -88,7 +88,14 @@ class WalRelayConcurrentBatchesTest {
                 .concurrentBatches(2));
     relay.start();
     await().atMost(WAIT).until(() -> relay.slotLagSeconds() == 0);
-    long before = relay.confirmedLsn();
+    // The server's insert position just before the held event: the relay may still confirm what
+    // was written before it (its own heartbeat row, every few seconds), never anything after.
+    long before =
+        org.postgresql.replication.LogSequenceNumber.valueOf(
+                String.valueOf(
+                    LogicalServer.dsl(tables)
+                        .fetchValue("SELECT pg_current_wal_insert_lsn()::text")))
+            .asLong();
     UUID held = write(tables, outbox, "held", 1).get(0);
     assertThat(publisher.holding.await(30, TimeUnit.SECONDS)).isTrue();
     UUID free = write(tables, outbox, "free", 1).get(0);
@@ -105,7 +112,7 @@ class WalRelayConcurrentBatchesTest {
     await()
         .during(Duration.ofMillis(500))
         .atMost(WAIT)
-        .until(() -> relay.confirmedLsn() == run.before() && relay.slotLagSeconds() > 0);
+        .until(() -> relay.confirmedLsn() <= run.before() && relay.slotLagSeconds() > 0);
 
     run.publisher().release();
     await().atMost(WAIT).until(() -> pending(run.tables()) == 0);
@@ -118,7 +125,7 @@ class WalRelayConcurrentBatchesTest {
   void aCrashWhileAnEarlierBatchIsOutPublishesItAgainAndNotTheLaterOne() throws Exception {
     Run run = heldThenFree("cc_");
     run.relay().abort(); // the held batch is interrupted and rolls back; nothing more is confirmed
-    assertThat(run.relay().confirmedLsn()).isEqualTo(run.before());
+    assertThat(run.relay().confirmedLsn()).isLessThanOrEqualTo(run.before());
     assertThat(
             LogicalServer.dsl(run.tables())
                 .fetchCount(
