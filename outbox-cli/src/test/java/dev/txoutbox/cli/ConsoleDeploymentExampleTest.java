@@ -5,16 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 import picocli.CommandLine.ParseResult;
 
 /**
@@ -41,20 +36,6 @@ class ConsoleDeploymentExampleTest {
     return deployments.get(0);
   }
 
-  private static ParseResult parse(List<String> args) {
-    CommandLine cli =
-        Cli.commandLine(
-            new TxoutboxCommand(
-                new CliContext(
-                    Map.of(),
-                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                    t -> true)));
-    ParseResult root = cli.parseArgs(args.toArray(String[]::new));
-    assertThat(root.subcommand()).as("a command in " + args).isNotNull();
-    return root.subcommand();
-  }
-
   @Test
   void theConsoleRunsOnLoopbackWithItsAdminSecretFromAMountedSecretFile() throws Exception {
     JsonNode deployment = deployment();
@@ -64,7 +45,7 @@ class ConsoleDeploymentExampleTest {
     List<String> args = new ArrayList<>();
     container.path("args").forEach(a -> args.add(a.asText()));
 
-    ParseResult console = parse(args);
+    ParseResult console = DeploymentExampleTest.parse(args);
     assertThat(console.commandSpec().name()).isEqualTo("console");
     assertThat(console.<String>matchedOptionValue("--bind", null)).isEqualTo("127.0.0.1");
     assertThat(console.<Integer>matchedOptionValue("--port", -1)).isEqualTo(8089);

@@ -59,8 +59,11 @@ class DeploymentExampleTest {
     return args;
   }
 
-  /** The parse of {@code args} by the CLI's own command tree: the subcommand's result. */
-  private static ParseResult parse(List<String> args) {
+  /**
+   * The parse of {@code args} by the CLI's own command tree: the subcommand's result. Also read by
+   * {@link ConsoleDeploymentExampleTest}.
+   */
+  static ParseResult parse(List<String> args) {
     CommandLine cli =
         Cli.commandLine(
             new TxoutboxCommand(
