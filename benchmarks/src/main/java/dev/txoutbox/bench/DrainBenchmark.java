@@ -3,6 +3,7 @@ package dev.txoutbox.bench;
 import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.OutboxRelay;
+import dev.txoutbox.PublishTracer;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
 import dev.txoutbox.spi.OutboxMessage;
@@ -34,8 +35,13 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.DrainBenchmark \
- *     [--events 100000] [--rounds 3] [--targets ceiling,jdbc,per-row,noop,ordered,kafka,rabbit,sqs]
+ *     [--events 100000] [--rounds 3] [--targets ceiling,jdbc,per-row,noop,ordered,kafka,rabbit,sqs] \
+ *     [--shapes 1x100,2x100,1x500,2x500]
  * </pre>
+ *
+ * <p>{@code --shapes} picks the workers × batch of the no-op and baseline cases (default all four);
+ * {@code --targets jdbc,noop --shapes 1x100,2x500 --rounds 5} measures the relay against the plain
+ * JDBC relay in the shapes issue 33 must not regress.
  *
  * <p>Database from {@code OUTBOX_BENCH_JDBC_URL} (default {@code
  * jdbc:postgresql://127.0.0.1:5432/txoutbox_bench}, user {@code postgres}); RabbitMQ from {@code
@@ -166,14 +172,41 @@ public final class DrainBenchmark {
       }
     }
     List<Case> cases = new ArrayList<>();
+    int[][] shapes = options.containsKey("shapes") ? shapes(options.get("shapes")) : SHAPES;
     for (String target : targets) {
-      cases.addAll(cases(target, SHAPES));
+      cases.addAll(cases(target, shapes));
     }
     try (BenchDatabase db = BenchDatabase.fromEnvironment();
         Targets started = Targets.start(targets)) {
       Map<Case, List<Measurement>> runs = measure(db, started, cases, c -> events, rounds, 0);
       writeReport("drain", report(runs, events, rounds, db.serverVersion()));
     }
+  }
+
+  /**
+   * The workers × batch shapes of {@code text}, such as {@code 1x100,2x500}.
+   *
+   * @throws IllegalArgumentException naming {@code --shapes} if a shape is not {@code <n>x<n>}
+   */
+  static int[][] shapes(String text) {
+    String[] items = text.split(",");
+    int[][] shapes = new int[items.length][];
+    for (int i = 0; i < items.length; i++) {
+      String[] wb = items[i].trim().split("x");
+      try {
+        shapes[i] = new int[] {Integer.parseInt(wb[0]), Integer.parseInt(wb[1])};
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(
+            "--shapes takes workers x batch such as 1x100,2x500, but got '" + items[i] + "'");
+      }
+      if (wb.length != 2 || shapes[i][0] < 1 || shapes[i][1] < 1) {
+        throw new IllegalArgumentException(
+            "--shapes takes positive workers x batch such as 1x100,2x500, but got '"
+                + items[i]
+                + "'");
+      }
+    }
+    return shapes;
   }
 
   /** The cases of {@code target} ({@link #TARGETS}) for the workers × batch {@code shapes}. */
@@ -259,7 +292,7 @@ public final class DrainBenchmark {
         } else {
           Target target = targets.get(c.target());
           // From relay.start() to the last commit: not the publisher's creation nor the close.
-          nanos = relayDrain(db, target, c, n);
+          nanos = relayDrain(db, target, c, n, PublishTracer.none());
           target.afterRun();
           drained = n;
         }
@@ -319,10 +352,11 @@ public final class DrainBenchmark {
   }
 
   /**
-   * Starts a relay on the seeded outbox and returns the nanoseconds from {@code relay.start()}
-   * until the batch holding the last event committed ({@link DrainClock}).
+   * Starts a relay tracing its publishes with {@code tracer} on the seeded outbox and returns the
+   * nanoseconds from {@code relay.start()} until the batch holding the last event committed ({@link
+   * DrainClock}).
    */
-  private static long relayDrain(BenchDatabase db, Target target, Case c, int events)
+  static long relayDrain(BenchDatabase db, Target target, Case c, int events, PublishTracer tracer)
       throws InterruptedException {
     DrainClock clock = new DrainClock(events);
     try (Publisher publisher = target.publisher()) {
@@ -332,6 +366,7 @@ public final class DrainBenchmark {
               .schema(BenchDatabase.SCHEMA)
               .publisher(publisher)
               .listener(clock)
+              .publishTracer(tracer)
               .config(
                   RelayConfig.builder()
                       .name("bench")
@@ -539,7 +574,7 @@ public final class DrainBenchmark {
         throw new IllegalArgumentException(
             "usage: DrainBenchmark [--events N] [--rounds N] [--targets "
                 + String.join(",", TARGETS)
-                + "]");
+                + "] [--shapes 1x100,2x500]");
       }
       options.put(args[i].substring(2), args[++i]);
     }

@@ -26,6 +26,12 @@ final class NoopTarget implements Target {
       public String name() {
         return "no-op";
       }
+
+      /** Its aggregate type, as a plugin's router names a destination (read when tracing only). */
+      @Override
+      public String destinationName(OutboxMessage message) {
+        return message.aggregateType();
+      }
     };
   }
 }

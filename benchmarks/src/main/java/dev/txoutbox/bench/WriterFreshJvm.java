@@ -1,10 +1,6 @@
 package dev.txoutbox.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
-import java.io.BufferedReader;
-import java.io.File;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -38,18 +34,10 @@ import org.jooq.impl.DSL;
  */
 public final class WriterFreshJvm {
 
-  private static final String RESULT = "RESULT ";
-
   private WriterFreshJvm() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> options = DrainBenchmark.parse(args);
-    if (options.containsKey("child")) {
-      child(options);
-    } else {
-      drive(options);
-    }
-    System.exit(0);
+    ChildJvm.main(args, WriterFreshJvm::drive, WriterFreshJvm::child);
   }
 
   /** One case in this JVM: prints the fresh and the warm run on one line. */
@@ -66,7 +54,7 @@ public final class WriterFreshJvm {
       WriterBenchmark.Run fresh = writers.flatOut(threads, seconds(options, "fresh-seconds"), cpu);
       writers.flatOut(threads, seconds(options, "warmup-seconds"), cpu);
       WriterBenchmark.Run warm = writers.flatOut(threads, seconds(options, "warm-seconds"), cpu);
-      System.out.println(RESULT + line(fresh) + " " + line(warm));
+      ChildJvm.result(line(fresh) + " " + line(warm));
     }
   }
 
@@ -120,8 +108,8 @@ public final class WriterFreshJvm {
         int at = c.indexOf('@');
         String classPath =
             at < 0
-                ? System.getProperty("java.class.path")
-                : replaceCore(jars.get(c.substring(at + 1)));
+                ? ChildJvm.classPath()
+                : ChildJvm.classPathReplacing("outbox-core-", jars.get(c.substring(at + 1)));
         Child child =
             runChild(
                 classPath,
@@ -148,34 +136,15 @@ public final class WriterFreshJvm {
             + Runtime.version());
   }
 
-  /** This JVM's class path with outbox-core's jar replaced by {@code jar}. */
-  private static String replaceCore(String jar) {
-    List<String> entries = new ArrayList<>();
-    boolean replaced = false;
-    for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
-      String name = new File(e).getName();
-      if (name.startsWith("outbox-core-") && name.endsWith(".jar")) {
-        entries.add(jar);
-        replaced = true;
-      } else {
-        entries.add(e);
-      }
-    }
-    if (!replaced) {
-      throw new IllegalStateException("the class path must hold outbox-core's jar but did not");
-    }
-    return String.join(File.pathSeparator, entries);
-  }
-
   private static Child runChild(
       String classPath, String kase, String threads, String fresh, String warmup, String warm)
       throws Exception {
-    Process p =
-        new ProcessBuilder(
-                new File(System.getProperty("java.home"), "bin/java").getPath(),
-                "-cp",
-                classPath,
-                WriterFreshJvm.class.getName(),
+    String result =
+        ChildJvm.run(
+            classPath,
+            WriterFreshJvm.class,
+            "case " + kase,
+            List.of(
                 "--child",
                 kase,
                 "--threads",
@@ -185,21 +154,7 @@ public final class WriterFreshJvm {
                 "--warmup-seconds",
                 warmup,
                 "--warm-seconds",
-                warm)
-            .redirectError(ProcessBuilder.Redirect.DISCARD)
-            .start();
-    String result = null;
-    try (BufferedReader out =
-        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-      for (String line; (line = out.readLine()) != null; ) {
-        if (line.startsWith(RESULT)) {
-          result = line.substring(RESULT.length());
-        }
-      }
-    }
-    if (p.waitFor() != 0 || result == null) {
-      throw new IllegalStateException("the child JVM of case " + kase + " failed");
-    }
+                warm));
     double[] all = Arrays.stream(result.split(" ")).mapToDouble(Double::parseDouble).toArray();
     return new Child(
         Arrays.copyOfRange(all, 0, 5),

@@ -1,6 +1,7 @@
 package dev.txoutbox.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
@@ -42,6 +43,18 @@ class DrainTableTest {
     assertThat(rows.get(4).get(4)).isEmpty();
     assertThat(rows.get(1).get(5)).isEqualTo("2.0");
     assertThat(rows.get(1).get(6)).isEqualTo("9.0");
+  }
+
+  @Test
+  void shapesAreReadAsWorkersTimesBatchAndABadOneIsRefusedByName() {
+    assertThat(DrainBenchmark.shapes("1x100, 2x500"))
+        .isDeepEqualTo(new int[][] {{1, 100}, {2, 500}});
+    for (String bad : List.of("2", "2x", "0x100", "2x500x1", "twoxten")) {
+      assertThatThrownBy(() -> DrainBenchmark.shapes(bad))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("--shapes")
+          .hasMessageContaining("'" + bad + "'");
+    }
   }
 
   @Test
