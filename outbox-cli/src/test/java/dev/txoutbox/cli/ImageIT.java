@@ -37,7 +37,7 @@ class ImageIT {
   private static final String VERSION = System.getProperty("txoutbox.version", "0.1.0-SNAPSHOT");
 
   @TempDir static Path dir;
-  private static Path blobs;
+  private static ImageRoot image;
   private static JsonNode index;
   private static JsonNode manifest;
   private static JsonNode config;
@@ -50,13 +50,10 @@ class ImageIT {
   @BeforeAll
   static void readImage() throws Exception {
     Path tar = Paths.get(System.getProperty("txoutbox.image", "target/txoutbox-image.tar"));
-    Path image = Files.createDirectories(dir.resolve("image"));
-    run(List.of("tar", "-xf", tar.toString(), "-C", image.toString()));
-    blobs = image.resolve("blobs/sha256");
-    index = JSON.readTree(image.resolve("index.json").toFile());
-    assertThat(index.path("manifests")).hasSize(1);
-    manifest = JSON.readTree(blob(index.path("manifests").get(0).path("digest").asText()));
-    config = JSON.readTree(blob(manifest.path("config").path("digest").asText()));
+    image = ImageRoot.read(tar, dir);
+    index = image.index();
+    manifest = image.manifest();
+    config = image.config();
     for (JsonNode layer : manifest.path("layers")) {
       try (InputStream in =
           new GZIPInputStream(Files.newInputStream(blobPath(layer.path("digest").asText())))) {
@@ -86,13 +83,18 @@ class ImageIT {
     assertThat(config.path("os").asText()).isEqualTo("linux");
     assertThat(config.path("architecture").asText()).isEqualTo("amd64");
     JsonNode c = config.path("config");
-    assertThat(strings(c.path("Entrypoint")))
+    assertThat(ImageRoot.strings(c.path("Entrypoint")))
         .containsExactly(
-            "/opt/java/bin/java", "-cp", "@/app/jib-classpath-file", "@/app/jib-main-class-file");
-    assertThat(strings(c.path("Cmd"))).containsExactly("--help");
+            "/opt/java/bin/java",
+            "-XX:SharedArchiveFile=" + ImageClassArchive.ARCHIVE,
+            "-cp",
+            "@/app/jib-classpath-file",
+            "@/app/jib-main-class-file");
+    assertThat(ImageRoot.strings(c.path("Cmd"))).containsExactly("--help");
     assertThat(iterable(c.path("ExposedPorts").fieldNames())).containsExactly("9400/tcp");
     assertThat(c.path("User").asText()).isEqualTo("65532:65532");
-    assertThat(strings(c.path("Env"))).contains("JAVA_HOME=/opt/java", "PATH=/opt/java/bin");
+    assertThat(ImageRoot.strings(c.path("Env")))
+        .contains("JAVA_HOME=/opt/java", "PATH=/opt/java/bin");
     assertThat(c.path("Labels").path("org.opencontainers.image.version").asText())
         .isEqualTo(VERSION);
   }
@@ -102,9 +104,10 @@ class ImageIT {
   void everyLayerMatchesItsDigest() throws Exception {
     JsonNode layers = manifest.path("layers");
     // Released dependencies, the reactor's own (snapshot) jars, the CLI's jar, the class path
-    // files, and the two extra directories (/etc; the Java runtime with its libraries): a new
-    // version of the CLI changes only the small layers.
-    assertThat(layers).hasSize(6);
+    // files, and the three extra directories (/etc; the Java runtime with its libraries; the
+    // class-data sharing archive): a new version of the CLI changes only the small layers and the
+    // archive's.
+    assertThat(layers).hasSize(7);
     assertThat(config.path("rootfs").path("diff_ids")).hasSize(layers.size());
     for (JsonNode layer : layers) {
       assertThat(layer.path("mediaType").asText())
@@ -153,22 +156,13 @@ class ImageIT {
    */
   @Test
   void theEntrypointRunsInTheImagesFileSystem() throws Exception {
-    Path root = Files.createDirectories(dir.resolve("rootfs"));
-    for (JsonNode layer : manifest.path("layers")) {
-      run(
-          List.of(
-              "tar", "-xzf", blobPath(layer.path("digest").asText()).toString(), "-C", "" + root));
-    }
+    unpacked();
     try (TestDatabase db = TestDatabase.create("cli_image");
-        JarProcess version = inImage(root, Map.of(), "--version");
+        JarProcess version = image.run(Map.of(), image.entrypoint("--version"));
         JarProcess status =
-            inImage(
-                root,
+            image.run(
                 Map.of("OUTBOX_JDBC_URL", TestDatabase.jdbcUrl(), "OUTBOX_DB_USER", "postgres"),
-                "--schema",
-                db.schema(),
-                "status",
-                "--json")) {
+                image.entrypoint("--schema", db.schema(), "status", "--json"))) {
       assertThat(version.exitCode()).as(version.err()).isZero();
       assertThat(version.out()).isEqualTo("txoutbox " + VERSION + "\n");
       assertThat(status.exitCode()).as(status.err()).isZero();
@@ -177,67 +171,54 @@ class ImageIT {
   }
 
   /**
-   * The image's entrypoint and {@code args} in {@code root}: as root, chroot to user 65532 in new
-   * mount and PID namespaces (with a /proc of their own, as a container has); otherwise in a user
-   * namespace too, as the mapped root.
+   * The trained class-data sharing archive maps with the entrypoint's class path ({@code
+   * -Xshare:on} refuses to start otherwise), and the classes a command loads, the CLI's, jOOQ's and
+   * the driver's, come from it rather than from the jars.
    */
-  private static JarProcess inImage(Path root, Map<String, String> env, String... args)
-      throws Exception {
-    boolean isRoot = "root".equals(System.getProperty("user.name"));
-    List<String> command = new ArrayList<>();
-    command.add(tool("unshare"));
-    if (!isRoot) {
-      command.add("--map-root-user");
+  @Test
+  void theEntrypointLoadsItsClassesFromTheTrainedArchive() throws Exception {
+    assertThat(files).containsKey(ImageClassArchive.ARCHIVE.substring(1));
+    Path root = unpacked();
+    Path log = root.resolve("tmp/class-load.log");
+    Files.deleteIfExists(log);
+    try (TestDatabase db = TestDatabase.create("cli_image_cds");
+        JarProcess status =
+            image.run(
+                Map.of(
+                    "OUTBOX_JDBC_URL",
+                    TestDatabase.jdbcUrl(),
+                    "OUTBOX_DB_USER",
+                    "postgres",
+                    "JAVA_TOOL_OPTIONS",
+                    "-Xshare:on -Xlog:class+load=info:file=/tmp/class-load.log"),
+                image.entrypoint("--schema", db.schema(), "status", "--json"))) {
+      assertThat(status.exitCode()).as(status.err()).isZero();
     }
-    command.addAll(List.of("--mount", "--pid", "--fork", "--mount-proc=" + root.resolve("proc")));
-    command.add(tool("chroot"));
-    if (isRoot) {
-      command.add("--userspec=" + config.path("config").path("User").asText());
-    }
-    command.add(root.toString());
-    command.addAll(strings(config.path("config").path("Entrypoint")));
-    command.addAll(List.of(args));
-    Map<String, String> environment = new HashMap<>(env);
-    for (String variable : strings(config.path("config").path("Env"))) {
-      int eq = variable.indexOf('=');
-      environment.put(variable.substring(0, eq), variable.substring(eq + 1));
-    }
-    return JarProcess.runCommand(command, environment);
+    List<String> loaded = Files.readAllLines(log);
+    assertThat(loaded)
+        .anyMatch(l -> l.contains(" dev.txoutbox.cli.Main source: shared objects file"))
+        .anyMatch(l -> l.contains(" org.jooq.impl.DSL source: shared objects file"))
+        .anyMatch(l -> l.contains(" org.postgresql.Driver source: shared objects file"));
+    long shared = loaded.stream().filter(l -> l.contains("source: shared objects file")).count();
+    assertThat(shared).as("classes from the archive").isGreaterThan(loaded.size() * 3L / 4);
   }
 
-  /** The absolute path of a system tool (the image's PATH, given to the child, has none). */
-  private static String tool(String name) {
-    return Stream.of("/usr/bin/", "/usr/sbin/", "/bin/", "/sbin/")
-        .map(d -> Paths.get(d + name))
-        .filter(Files::isExecutable)
-        .findFirst()
-        .orElseThrow(() -> new IllegalStateException(name + " is not installed"))
-        .toString();
-  }
+  private static Path unpackedRoot;
 
-  private static void run(List<String> command) throws Exception {
-    try (JarProcess p = JarProcess.runCommand(command, Map.of())) {
-      assertThat(p.exitCode()).as(command + ": " + p.err()).isZero();
+  /** The layers unpacked in order, once for the class. */
+  private static synchronized Path unpacked() throws Exception {
+    if (unpackedRoot == null) {
+      unpackedRoot = image.unpack(Files.createDirectories(dir.resolve("rootfs")));
     }
+    return unpackedRoot;
   }
 
   private static Path blobPath(String digest) {
-    assertThat(digest).startsWith("sha256:");
-    return blobs.resolve(digest.substring("sha256:".length()));
-  }
-
-  private static byte[] blob(String digest) throws IOException {
-    return Files.readAllBytes(blobPath(digest));
+    return image.blob(digest);
   }
 
   private static byte[] sha256(byte[] bytes) throws Exception {
     return MessageDigest.getInstance("SHA-256").digest(bytes);
-  }
-
-  private static List<String> strings(JsonNode array) {
-    List<String> values = new ArrayList<>();
-    array.forEach(v -> values.add(v.asText()));
-    return values;
   }
 
   private static <T> List<T> iterable(Iterator<T> it) {

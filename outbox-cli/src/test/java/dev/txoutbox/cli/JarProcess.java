@@ -55,8 +55,14 @@ final class JarProcess implements AutoCloseable {
    * before {@code env} is added.
    */
   static JarProcess runCommand(List<String> command, Map<String, String> env) throws Exception {
+    return runCommand(command, env, Duration.ofSeconds(60));
+  }
+
+  /** As {@link #runCommand(List, Map)}, waiting up to {@code within} for the exit. */
+  static JarProcess runCommand(List<String> command, Map<String, String> env, Duration within)
+      throws Exception {
     JarProcess p = exec(command, env);
-    p.waitFor();
+    p.waitFor(within);
     return p;
   }
 
@@ -113,9 +119,15 @@ final class JarProcess implements AutoCloseable {
 
   /** Waits up to a minute for the exit code. */
   int waitFor() throws InterruptedException, IOException {
-    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+    return waitFor(Duration.ofSeconds(60));
+  }
+
+  /** Waits up to {@code within} for the exit code. */
+  int waitFor(Duration within) throws InterruptedException, IOException {
+    if (!process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS)) {
       process.destroyForcibly();
-      throw new IllegalStateException("txoutbox did not exit within 60 s; stderr:\n" + err());
+      throw new IllegalStateException(
+          "txoutbox did not exit within " + within.toSeconds() + " s; stderr:\n" + err());
     }
     return process.exitValue();
   }
