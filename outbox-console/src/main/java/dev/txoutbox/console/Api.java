@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.ToLongFunction;
 import org.jooq.exception.DataAccessException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +45,7 @@ final class Api {
   private final Clock clock;
   private final Sampler sampler;
   private final BulkJobs jobs = new BulkJobs();
+  private final @Nullable FleetPage fleet;
 
   Api(
       Map<String, ConsoleOutbox> outboxes,
@@ -51,13 +53,15 @@ final class Api {
       Assets assets,
       Duration statementTimeout,
       Clock clock,
-      Sampler sampler) {
+      Sampler sampler,
+      @Nullable FleetPage fleet) {
     this.outboxes = outboxes;
     this.guard = guard;
     this.assets = assets;
     this.statementTimeout = statementTimeout;
     this.clock = clock;
     this.sampler = sampler;
+    this.fleet = fleet;
   }
 
   Sampler sampler() {
@@ -124,6 +128,14 @@ final class Api {
         yield assets.file(parts.length == 3 ? parts[2] : "");
       }
       case "o" -> page(request, parts);
+      case "fleet" -> {
+        requireRead(request);
+        fleet();
+        if (parts.length > 3 || (parts.length == 3 && !parts[2].isEmpty())) {
+          throw Refusal.notFound("no page " + Text.quoted(request.path()));
+        }
+        yield assets.shell(request.mountPath());
+      }
       case "api" -> api(request, parts);
       default -> throw Refusal.notFound("no page " + Text.quoted(request.path()));
     };
@@ -149,6 +161,11 @@ final class Api {
     if (parts.length == 3 && parts[2].equals("session")) {
       requireRead(request);
       return ConsoleResponse.json(200, session());
+    }
+    if (parts.length == 3 && parts[2].equals("fleet")) {
+      requireRead(request);
+      Params.parse(request.rawQuery(), Set.of());
+      return ConsoleResponse.json(200, fleet().json());
     }
     if (parts.length < 5 || !parts[2].equals("o")) {
       throw Refusal.notFound("no API " + Text.quoted(request.path()));
@@ -224,6 +241,7 @@ final class Api {
     json.put("csrfToken", guard.csrfToken());
     json.put("csrfHeader", Guard.CSRF_HEADER);
     json.put("outboxes", List.copyOf(outboxes.keySet()));
+    json.put("fleet", fleet != null);
     json.put("statementTimeoutMillis", statementTimeout.toMillis());
     return json;
   }
@@ -349,6 +367,14 @@ final class Api {
             });
     // Done within the wait: its result. Still running: 202 and the job to poll.
     return ConsoleResponse.json(job.state.equals("running") ? 202 : 200, job.json());
+  }
+
+  private FleetPage fleet() {
+    if (fleet == null) {
+      throw Refusal.notFound(
+          "no fleet in this console: it was started without a fleet control database");
+    }
+    return fleet;
   }
 
   private ConsoleOutbox outbox(String name) {

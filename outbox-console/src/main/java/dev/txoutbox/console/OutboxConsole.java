@@ -151,6 +151,8 @@ public final class OutboxConsole implements AutoCloseable {
     private Duration sampleInterval = DEFAULT_SAMPLE_INTERVAL;
     private Duration countsMaxAge = DEFAULT_COUNTS_MAX_AGE;
     private Clock clock = Clock.systemUTC();
+    private @Nullable DataSource fleetDataSource;
+    private @Nullable String fleetSchema;
 
     private Builder() {}
 
@@ -205,6 +207,23 @@ public final class OutboxConsole implements AutoCloseable {
             "outbox name must be unique but " + Text.quoted(name) + " was given twice");
       }
       outboxes.put(name, new OutboxSpec(dataSource, tables));
+      return this;
+    }
+
+    /**
+     * Also shows a relay fleet at {@code /fleet}: its registry of outboxes, its nodes, and which
+     * node serves which outbox under which lease term, with the last renewal, read from the fleet's
+     * control tables in {@code schema} of {@code controlDataSource} (outbox-fleet's {@code
+     * FleetSchema}). Needs outbox-fleet on the class path, which the console declares as an
+     * optional dependency: a console without a fleet never loads it. Read-only, under the statement
+     * timeout. Defaults to none.
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code schema} is not a valid schema name
+     */
+    public Builder fleet(DataSource controlDataSource, String schema) {
+      this.fleetDataSource = Objects.requireNonNull(controlDataSource, "controlDataSource");
+      this.fleetSchema = dev.txoutbox.schema.OutboxSchema.requireSchemaName(schema);
       return this;
     }
 
@@ -356,7 +375,8 @@ public final class OutboxConsole implements AutoCloseable {
      * Checks the settings and makes the console. Nothing is started and no connection is made.
      *
      * @throws IllegalStateException if no outbox was added, or one was added without a data source
-     *     and no {@link #dataSource(DataSource)} was given
+     *     and no {@link #dataSource(DataSource)} was given, or {@link #fleet(DataSource, String)}
+     *     was given without outbox-fleet on the class path
      */
     public OutboxConsole build() {
       if (outboxes.isEmpty()) {
@@ -385,6 +405,7 @@ public final class OutboxConsole implements AutoCloseable {
                     Sampler.capacity(sampleInterval),
                     countsMaxAge));
           });
+      FleetPage fleet = fleetDataSource == null ? null : fleetPage();
       Api api =
           new Api(
               Collections.unmodifiableMap(built),
@@ -392,7 +413,8 @@ public final class OutboxConsole implements AutoCloseable {
               new Assets(),
               statementTimeout,
               clock,
-              new Sampler(List.copyOf(built.values()), sampleInterval, clock));
+              new Sampler(List.copyOf(built.values()), sampleInterval, clock),
+              fleet);
       String description =
           "outboxes "
               + built.values().stream()
@@ -402,8 +424,24 @@ public final class OutboxConsole implements AutoCloseable {
               + "; statement timeout "
               + dev.txoutbox.spi.DurationText.of(statementTimeout)
               + "; allowed hosts "
-              + (allowedHosts.isEmpty() ? "any" : new java.util.TreeSet<>(allowedHosts));
+              + (allowedHosts.isEmpty() ? "any" : new java.util.TreeSet<>(allowedHosts))
+              + (fleet == null ? "" : "; fleet of control schema " + fleet.schema());
       return new OutboxConsole(api, bindAddress, port, description);
+    }
+
+    private FleetPage fleetPage() {
+      try {
+        Class.forName(FleetPage.FLEET_CLASS, false, OutboxConsole.class.getClassLoader());
+      } catch (ClassNotFoundException e) {
+        throw new IllegalStateException(
+            "fleet(...) needs outbox-fleet on the class path (the console's optional dependency"
+                + " dev.txoutbox:outbox-fleet) but it is not",
+            e);
+      }
+      return new FleetPage(
+          java.util.Objects.requireNonNull(fleetDataSource),
+          java.util.Objects.requireNonNull(fleetSchema),
+          statementTimeout);
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.txoutbox.fleet;
 
 import dev.txoutbox.RelayConfig;
+import dev.txoutbox.fleet.internal.ChangeListener;
 import dev.txoutbox.fleet.internal.Coordinator;
 import dev.txoutbox.fleet.internal.FleetMeters;
 import dev.txoutbox.fleet.internal.LeaseStore;
@@ -33,6 +34,11 @@ import org.slf4j.LoggerFactory;
  * partitioned) loses its outboxes after {@link Builder#leaseTtl}, and another node starts serving
  * them at its next scan: <b>within lease TTL + scan interval</b> (plus the relay's start). A WAL
  * outbox starts on its new owner only once its replication slot is inactive.
+ *
+ * <p><b>Registry changes.</b> The node LISTENs for the registry's change notifications ({@link
+ * Builder#listenForChanges(boolean)}) and scans at once when told of one, so an added outbox is
+ * served within one scan plus the relay's start; the periodic scan is the safety net when a
+ * notification is missed (listening connection lost, a pooler in transaction mode).
  *
  * <pre>{@code
  * FleetNode node = FleetNode.builder()
@@ -80,6 +86,7 @@ public final class FleetNode implements AutoCloseable {
 
   private final String nodeId;
   private final Coordinator coordinator;
+  private final @Nullable ChangeListener changes;
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final String description;
@@ -113,6 +120,16 @@ public final class FleetNode implements AutoCloseable {
             b.scanInterval,
             b.controlLossPolicy,
             b.relayConfig.shutdownTimeout());
+    DataSource listenOn = b.listenDataSource != null ? b.listenDataSource : b.controlDataSource();
+    this.changes =
+        b.listen
+            ? new ChangeListener(
+                listenOn,
+                FleetSchema.CHANGE_CHANNEL,
+                b.controlSchema,
+                nodeId,
+                coordinator::scanSoon)
+            : null;
     this.description =
         "fleet node "
             + nodeId
@@ -124,6 +141,7 @@ public final class FleetNode implements AutoCloseable {
             + renewInterval
             + ", scan every "
             + b.scanInterval
+            + (b.listen ? " and at each registry change" : " (not listening for changes)")
             + ", on control loss "
             + b.controlLossPolicy
             + ", pool size "
@@ -155,9 +173,12 @@ public final class FleetNode implements AutoCloseable {
     }
     log.info("starting {}", description);
     coordinator.start();
+    if (changes != null) {
+      changes.start();
+    }
   }
 
-  /** Makes the node read the registry at its next renewal instead of waiting for the scan. */
+  /** Makes the node read the registry now instead of waiting for the scan. */
   public void scanNow() {
     coordinator.scanSoon();
   }
@@ -176,6 +197,9 @@ public final class FleetNode implements AutoCloseable {
   public void close() {
     if (closed.compareAndSet(false, true)) {
       log.info("closing fleet node {}", nodeId);
+      if (changes != null) {
+        changes.close();
+      }
       coordinator.close();
     }
   }
@@ -197,6 +221,8 @@ public final class FleetNode implements AutoCloseable {
     private Duration minBackoff = DEFAULT_MIN_BACKOFF;
     private Duration maxBackoff = DEFAULT_MAX_BACKOFF;
     private Duration walSweepInterval = DEFAULT_WAL_SWEEP_INTERVAL;
+    private boolean listen = true;
+    private @Nullable DataSource listenDataSource;
 
     private Builder() {}
 
@@ -243,6 +269,34 @@ public final class FleetNode implements AutoCloseable {
      */
     public Builder scanInterval(Duration scanInterval) {
       this.scanInterval = Objects.requireNonNull(scanInterval, "scanInterval");
+      return this;
+    }
+
+    /**
+     * Whether the node LISTENs on {@value FleetSchema#CHANGE_CHANNEL} of the control database,
+     * where the registry announces every change at commit, and scans at once when told of one: an
+     * added, changed, disabled or removed outbox is then acted on within a scan and the relay's
+     * start, not a {@link #scanInterval}. One connection of the control data source stays open for
+     * it; after a lost connection it reconnects with backoff and the scan interval remains the
+     * bound meanwhile. Defaults to true.
+     */
+    public Builder listenForChanges(boolean listen) {
+      this.listen = listen;
+      this.listenDataSource = null;
+      return this;
+    }
+
+    /**
+     * As {@link #listenForChanges(boolean) listenForChanges(true)}, LISTENing on a connection of
+     * {@code listener} instead of the control data source: for a control database reached through a
+     * pooler in transaction mode (PgBouncer), which cannot carry a LISTEN, give a session-mode or
+     * direct data source here.
+     *
+     * @throws NullPointerException if {@code listener} is null
+     */
+    public Builder listenForChanges(DataSource listener) {
+      this.listen = true;
+      this.listenDataSource = Objects.requireNonNull(listener, "listener");
       return this;
     }
 

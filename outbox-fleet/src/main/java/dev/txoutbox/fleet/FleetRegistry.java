@@ -107,6 +107,15 @@ public final class FleetRegistry {
   }
 
   /**
+   * The members and every entry's lease, as the control database sees them now.
+   *
+   * @throws FleetException if the control database cannot be read
+   */
+  public FleetStatus status() {
+    return call(c -> FleetStatus.read(c, schema), "read the fleet's status");
+  }
+
+  /**
    * Adds {@code outbox}, with a free lease, in one transaction.
    *
    * @return the entry as stored (version 1)

@@ -1,15 +1,14 @@
 package dev.txoutbox.fleet;
 
-import dev.txoutbox.schema.OutboxSchema;
-import java.util.Objects;
+import dev.txoutbox.schema.SchemaMigrations;
 import javax.sql.DataSource;
-import org.flywaydb.core.Flyway;
 
 /**
  * The fleet's control tables: the registry of outboxes, the nodes and the leases, created by a
  * Flyway migration shipped in this module ({@value #LOCATION}) in a schema of their own, with their
  * own history table ({@value #HISTORY_TABLE}), so they never collide with an application's
- * migrations or with an outbox's.
+ * migrations or with an outbox's; the Flyway set-up is the one every txoutbox table set uses
+ * ({@link SchemaMigrations}).
  *
  * <p>Why a table rather than a directory of files (a ConfigMap): a change is transactional (an
  * entry and its lease row appear together, or not at all), every node sees the same registry at
@@ -43,19 +42,7 @@ public final class FleetSchema {
    * @throws IllegalArgumentException if {@code schema} is not a valid schema name
    */
   public static int migrate(DataSource dataSource, String schema) {
-    Objects.requireNonNull(dataSource, "dataSource");
-    OutboxSchema.requireSchemaName(schema);
-    return Flyway.configure(FleetSchema.class.getClassLoader())
-        .dataSource(dataSource)
-        .locations(LOCATION)
-        .table(HISTORY_TABLE)
-        .schemas(schema)
-        .defaultSchema(schema)
-        .createSchemas(true)
-        .baselineOnMigrate(true)
-        .baselineVersion("0")
-        .load()
-        .migrate()
-        .migrationsExecuted;
+    return SchemaMigrations.migrate(
+        dataSource, schema, LOCATION, HISTORY_TABLE, FleetSchema.class.getClassLoader());
   }
 }

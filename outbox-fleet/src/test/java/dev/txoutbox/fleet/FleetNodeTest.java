@@ -90,13 +90,18 @@ class FleetNodeTest {
   }
 
   private FleetNode node(String id, DataSource controlDataSource, ControlLossPolicy policy) {
+    return node(id, controlDataSource, policy, SCAN);
+  }
+
+  private FleetNode node(
+      String id, DataSource controlDataSource, ControlLossPolicy policy, Duration scan) {
     FleetNode node =
         FleetNode.builder()
             .controlDataSource(controlDataSource)
             .controlSchema(controlSchema)
             .nodeId(id)
             .leaseTtl(TTL)
-            .scanInterval(SCAN)
+            .scanInterval(scan)
             .controlLossPolicy(policy)
             .poolSize(2)
             .metrics(meters)
@@ -297,6 +302,47 @@ class FleetNodeTest {
     // nothing serves a removed outbox: its new events stay pending
     assertThat(publishers.get("a").publishedIds()).hasSize(before);
     assertThat(pending(tenantUrl, "a")).isEqualTo(2);
+  }
+
+  /** The outboxes whose relay runs on {@code node}. */
+  private static Set<String> running(FleetNode node) {
+    return node.assignments().stream()
+        .filter(a -> a.state() == Assignment.State.RUNNING)
+        .map(Assignment::outbox)
+        .collect(Collectors.toSet());
+  }
+
+  @Test
+  void registryChangesAreActedOnAtTheirNotificationNotAtTheNextScan() throws Exception {
+    // A scan every ten minutes: within the test's bounds only the change notification can make
+    // the node act. The first scan runs at start, so "a" is served at once.
+    Duration tenMinutes = Duration.ofMinutes(10);
+    add("a", tenantUrl, "a");
+    FleetNode one = node("one", control(), ControlLossPolicy.KEEP_POLLING, tenMinutes);
+    await().atMost(BOUND).until(() -> running(one).contains("a"));
+    List<Long> millis = new ArrayList<>();
+    for (String s : List.of("d", "e")) {
+      long before = System.nanoTime();
+      add(s, tenantUrl, s);
+      await().atMost(BOUND).until(() -> running(one).contains(s));
+      millis.add(Duration.ofNanos(System.nanoTime() - before).toMillis());
+      List<UUID> ids = FleetDatabases.insertEvents(tenantUrl, s, 2);
+      await().atMost(BOUND).until(() -> publishers.get(s).publishedIds().containsAll(ids));
+    }
+    long before = System.nanoTime();
+    assertThat(registry.setEnabled("d", false)).isTrue();
+    assertThat(registry.remove("e")).isTrue();
+    await().atMost(BOUND).until(() -> heldBy(one).keySet().equals(Set.of("a")));
+    long dropped = Duration.ofNanos(System.nanoTime() - before).toMillis();
+    assertThat(liveOwners()).containsOnlyKeys("a");
+    System.out.println(
+        "registry change to relay running, through LISTEN (scan interval "
+            + tenMinutes
+            + "): "
+            + millis
+            + " ms; disable + remove to both relays stopped: "
+            + dropped
+            + " ms");
   }
 
   @Test

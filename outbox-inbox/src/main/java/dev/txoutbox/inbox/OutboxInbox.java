@@ -6,6 +6,7 @@ import static org.jooq.impl.DSL.select;
 
 import dev.txoutbox.inbox.model.tables.InboxProcessedEvents;
 import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.schema.SchemaMigrations;
 import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
@@ -14,7 +15,6 @@ import java.time.ZoneOffset;
 import java.util.Objects;
 import java.util.UUID;
 import javax.sql.DataSource;
-import org.flywaydb.core.Flyway;
 import org.jooq.DSLContext;
 import org.jooq.conf.MappedSchema;
 import org.jooq.conf.RenderMapping;
@@ -118,21 +118,8 @@ public final class OutboxInbox {
    * @throws IllegalArgumentException if {@code schema} is not a valid schema name
    */
   public static int migrate(DataSource dataSource, String schema) {
-    Objects.requireNonNull(dataSource, "dataSource");
-    OutboxSchema.requireSchemaName(schema);
-    return Flyway.configure(OutboxInbox.class.getClassLoader())
-        .dataSource(dataSource)
-        .locations(LOCATION)
-        .table(HISTORY_TABLE)
-        .schemas(schema)
-        .defaultSchema(schema)
-        .createSchemas(true)
-        // The schema may already hold the consumer's tables: start our history at zero.
-        .baselineOnMigrate(true)
-        .baselineVersion("0")
-        .load()
-        .migrate()
-        .migrationsExecuted;
+    return SchemaMigrations.migrate(
+        dataSource, schema, LOCATION, HISTORY_TABLE, OutboxInbox.class.getClassLoader());
   }
 
   /**

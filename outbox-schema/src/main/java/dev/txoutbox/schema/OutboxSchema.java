@@ -383,20 +383,15 @@ public final class OutboxSchema {
       DataSource dataSource, OutboxTables tables, String location, String historyTable) {
     Objects.requireNonNull(dataSource, "dataSource");
     Objects.requireNonNull(tables, "tables");
-    return Flyway.configure(OutboxSchema.class.getClassLoader())
-        .dataSource(dataSource)
-        .locations(location)
-        .table(historyTable)
-        .schemas(tables.schema())
-        .defaultSchema(tables.schema())
-        .createSchemas(true)
+    return SchemaMigrations.configure(
+            dataSource,
+            tables.schema(),
+            location,
+            historyTable,
+            OutboxSchema.class.getClassLoader())
         .placeholderPrefix("/*{")
         .placeholderSuffix("}*/")
         .placeholders(Map.of(TABLE_PREFIX_PLACEHOLDER, tables.tablePrefix()))
-        // The schema may already hold the application's tables: start our history at zero
-        // instead of refusing a non-empty schema.
-        .baselineOnMigrate(true)
-        .baselineVersion("0")
         .load();
   }
 }

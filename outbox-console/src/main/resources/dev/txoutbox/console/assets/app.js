@@ -33,6 +33,7 @@
   // Where we are: /o/<outbox>/<page>[/<id>] below the mount point.
   function place() {
     const parts = location.pathname.slice(mount.length).split('/');
+    if (parts[1] === 'fleet') return { fleet: true, outbox: '', page: '', id: '' };
     return { outbox: decodeURIComponent(parts[2] || ''), page: parts[3] || '', id: parts[4] || '' };
   }
   const pageUrl = (outbox, page, query) =>
@@ -85,7 +86,8 @@
     const here = place();
     const nav = el('nav', {},
       [['', 'Overview'], ['events', 'Events'], ['dead-letters', 'Dead letters'], ['relays', 'Relays']].map(([page, label]) =>
-        el('a', { href: pageUrl(here.outbox, page), class: here.page === page ? 'current' : null }, label)));
+        el('a', { href: pageUrl(here.outbox || session.outboxes[0], page), class: !here.fleet && here.page === page ? 'current' : null }, label)),
+      session.fleet ? el('a', { href: mount + '/fleet', id: 'fleet-link', class: here.fleet ? 'current' : null }, 'Fleet') : null);
     const select = el('select', { 'aria-label': 'Outbox', onchange: (e) => { location.href = pageUrl(e.target.value, here.page); } },
       session.outboxes.map((name) => el('option', { value: name, selected: name === here.outbox }, name)));
     let auth;
@@ -333,6 +335,37 @@
         ' of its intervals (it stopped without closing, or cannot reach the database). Stopped: it closed. Rows not seen for 7 days are deleted by the relays.'));
   }
 
+  // The relay fleet: its nodes, and which node serves which outbox of its registry.
+  async function fleet() {
+    const f = await api('fleet');
+    const ago = (s) => s === null || s === undefined ? '—' : age(s) + ' ago';
+    const nodes = f.nodes.map((n) => el('tr', { 'data-node': n.nodeId },
+      el('td', { class: 'mono' }, n.nodeId), el('td', {}, el('span', { class: 'badge fleet-' + (n.alive ? 'alive' : 'gone') }, n.alive ? 'alive' : 'gone')),
+      el('td', { class: 'num held' }, number(n.outboxes)), el('td', {}, time(n.startedAt)),
+      el('td', { class: 'num beat' }, ago(n.heartbeatAgeSeconds)), el('td', {}, time(n.expiresAt))));
+    const outboxes = f.outboxes.map((o) => el('tr', { 'data-outbox': o.name },
+      el('td', {}, o.name), el('td', {}, el('span', { class: 'badge fleet-' + o.state }, o.state)),
+      el('td', { class: 'mono owner' }, o.owner || (o.lastOwner ? 'none (last: ' + o.lastOwner + ')' : 'none')),
+      el('td', { class: 'num term' }, number(o.term)), el('td', { class: 'num renewal' }, ago(o.lastRenewalAgeSeconds)),
+      el('td', { class: 'num' }, o.expiresInSeconds === null ? '—' : age(Math.max(0, o.expiresInSeconds))),
+      el('td', {}, o.kind || '—'), el('td', { class: 'mono' }, o.database || o.invalid || '—'), el('td', { class: 'mono' }, o.tables || '—'),
+      el('td', {}, o.publisher || '—'), el('td', { class: 'num' }, number(o.weight))));
+    show(
+      el('h1', {}, 'Fleet'),
+      el('p', { id: 'fleet-summary' }, number(f.aliveNodes) + ' nodes alive; ' + number(f.served) + ' outboxes served, ' + number(f.unserved) + ' unserved (control schema ' + f.controlSchema + ').'),
+      el('h2', {}, 'Nodes'),
+      f.nodes.length
+        ? el('table', { id: 'fleet-nodes' }, el('thead', {}, el('tr', {}, ['Node', 'State', 'Outboxes', 'Started', 'Last heartbeat', 'Expires'].map((h) => el('th', {}, h)))), el('tbody', {}, nodes))
+        : el('p', { class: 'muted', id: 'fleet-nodes' }, 'No node has joined the fleet (or none in the last day).'),
+      el('h2', {}, 'Outboxes'),
+      f.outboxes.length
+        ? el('table', { id: 'fleet-outboxes' }, el('thead', {}, el('tr', {}, ['Outbox', 'State', 'Served by', 'Term', 'Last renewal', 'Lease left', 'Kind', 'Database', 'Tables', 'Publisher', 'Weight'].map((h) => el('th', {}, h)))), el('tbody', {}, outboxes))
+        : el('p', { class: 'muted', id: 'fleet-outboxes' }, 'The registry is empty.'),
+      el('p', { class: 'footnote' }, 'Read at ' + time(f.readAt) + ' on the control database\'s clock; refreshed every ' + REFRESH_MS / 1000 +
+        ' s. A node renews its leases with each heartbeat: the last renewal is its owner\'s last heartbeat. Unserved: no live lease; another node takes it at its next scan. The term grows at each takeover.'));
+    refresh = setTimeout(render, REFRESH_MS);
+  }
+
   const pages = { '': overview, events: events, 'dead-letters': deadLetters, relays: relays };
 
   async function render() {
@@ -341,7 +374,7 @@
       session = session || await api('session');
       header();
       const here = place();
-      await (here.page === 'events' && here.id ? detail : pages[here.page] || overview)();
+      await (here.fleet ? fleet : here.page === 'events' && here.id ? detail : pages[here.page] || overview)();
     } catch (e) {
       show(failure(e));
     }

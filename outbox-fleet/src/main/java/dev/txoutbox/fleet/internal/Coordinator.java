@@ -16,18 +16,21 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A node's loop, on one thread ({@code txoutbox-fleet-<node>-coordinator}): every renew interval
  * (or scan interval, if shorter) it heartbeats and renews the leases it holds (one transaction);
- * every scan interval it reads the registry and the leases, starts, restarts or stops runners,
- * takes free or expired outboxes and hands back one if it holds more than its share ({@link
- * Balancer}). It never waits for a relay: runners start and stop on their own threads, so a slow
- * tenant cannot delay a renewal.
+ * every scan interval, and at once when told of a registry change ({@link #scanSoon()}, called by
+ * the {@link ChangeListener}), it reads the registry and the leases, starts, restarts or stops
+ * runners, takes free or expired outboxes and hands back one if it holds more than its share
+ * ({@link Balancer}). It never waits for a relay: runners start and stop on their own threads, so a
+ * slow tenant cannot delay a renewal.
  *
  * <p>Like River's elector, it trusts a renewal only until {@code start of the attempt + TTL -
  * margin} on its own monotonic clock; past that without a successful renewal it applies the {@link
@@ -56,6 +59,7 @@ public final class Coordinator {
 
   private final Map<String, OutboxRunner> runners = new ConcurrentHashMap<>();
   private final Map<String, Long> releasing = new ConcurrentHashMap<>();
+  private final AtomicBoolean scanQueued = new AtomicBoolean();
 
   // Owned by the coordinator's thread.
   private long trustedUntil;
@@ -101,9 +105,24 @@ public final class Coordinator {
     thread.scheduleWithFixedDelay(this::tick, 0, period, TimeUnit.MILLISECONDS);
   }
 
-  /** Makes the next tick scan the registry. */
+  /**
+   * Runs a tick that scans the registry now, on the coordinator's thread; calls made while one is
+   * queued share it. Does nothing once closed.
+   */
   public void scanSoon() {
-    thread.execute(() -> nextScan = System.nanoTime());
+    if (!scanQueued.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      thread.execute(
+          () -> {
+            scanQueued.set(false);
+            nextScan = System.nanoTime();
+            tick();
+          });
+    } catch (RejectedExecutionException e) {
+      // closed
+    }
   }
 
   /** The outboxes held now, by name. */
