@@ -6,6 +6,7 @@ import dev.txoutbox.PublishTracer;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
+import dev.txoutbox.testing.TestMessages;
 import dev.txoutbox.testing.kafka.EmbeddedKafka;
 import dev.txoutbox.tracing.OpenTelemetryHeadersProvider;
 import dev.txoutbox.tracing.OpenTelemetryPublishTracer;
@@ -31,7 +32,6 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.AfterAll;
@@ -106,29 +106,18 @@ class KafkaPublishTracingTest {
     try (Scope ignored = writer.makeCurrent()) {
       headers = new OpenTelemetryHeadersProvider().headers();
     }
-    return new OutboxMessage(
-        UUID.randomUUID(),
-        1,
-        aggregateType,
-        aggregateId,
-        aggregateType + ".placed",
-        payload,
-        headers,
-        Instant.parse("2026-12-06T10:00:00Z"),
-        1);
+    return TestMessages.message()
+        .aggregateType(aggregateType)
+        .aggregateId(aggregateId)
+        .eventType(aggregateType + ".placed")
+        .payload(payload)
+        .headers(headers)
+        .createdAt(Instant.parse("2026-12-06T10:00:00Z"))
+        .build();
   }
 
   private static OutboxMessage retry(OutboxMessage message) {
-    return new OutboxMessage(
-        message.id(),
-        message.sequence(),
-        message.aggregateType(),
-        message.aggregateId(),
-        message.eventType(),
-        message.payload(),
-        message.headers(),
-        message.createdAt(),
-        message.attempt() + 1);
+    return message.toBuilder().attempt(message.attempt() + 1).build();
   }
 
   private SpanData span(String name) {
