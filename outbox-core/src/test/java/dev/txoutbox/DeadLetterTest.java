@@ -3,8 +3,10 @@ package dev.txoutbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.reflect.Modifier;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
@@ -16,9 +18,45 @@ class DeadLetterTest {
   private static final Instant CREATED = Instant.parse("2026-01-01T00:00:00Z");
   private static final Instant DEAD = Instant.parse("2026-01-01T00:05:00Z");
 
+  private static DeadLetter.Builder complete() {
+    return DeadLetter.builder()
+        .id(ID)
+        .aggregateType("order")
+        .aggregateId("o-1")
+        .eventType("order.paid")
+        .payload("{}")
+        .attempts(3)
+        .createdAt(CREATED)
+        .deadLetteredAt(DEAD)
+        .lastError("no route");
+  }
+
   private static DeadLetter letter(Map<String, String> headers) {
-    return new DeadLetter(
-        ID, "order", "o-1", "order.paid", "{}", headers, 3, CREATED, DEAD, "no route");
+    return complete().headers(headers).build();
+  }
+
+  @Test
+  void aFinalClassWithNoPublicConstructorSoAFieldCanBeAddedWithoutBreakingCallers() {
+    assertThat(DeadLetter.class.isRecord()).isFalse();
+    assertThat(Modifier.isFinal(DeadLetter.class.getModifiers())).isTrue();
+    assertThat(DeadLetter.class.getConstructors()).isEmpty();
+  }
+
+  @Test
+  void readsBackEveryFieldItWasBuiltWith() {
+    DeadLetter d = letter(Map.of("tenant", "t-1"));
+
+    assertThat(d.id()).isEqualTo(ID);
+    assertThat(d.aggregateType()).isEqualTo("order");
+    assertThat(d.aggregateId()).isEqualTo("o-1");
+    assertThat(d.eventType()).isEqualTo("order.paid");
+    assertThat(d.payload()).isEqualTo("{}");
+    assertThat(d.headers()).containsExactly(Map.entry("tenant", "t-1"));
+    assertThat(d.rawHeaders()).isNull();
+    assertThat(d.attempts()).isEqualTo(3);
+    assertThat(d.createdAt()).isEqualTo(CREATED);
+    assertThat(d.deadLetteredAt()).isEqualTo(DEAD);
+    assertThat(d.lastError()).isEqualTo("no route");
   }
 
   @Test
@@ -34,24 +72,48 @@ class DeadLetterTest {
   }
 
   @Test
+  void buildingWithoutARequiredFieldFailsNamingIt() {
+    Map<String, UnaryOperator<DeadLetter.Builder>> setters = new LinkedHashMap<>();
+    setters.put("id", b -> b.id(ID));
+    setters.put("aggregateType", b -> b.aggregateType("order"));
+    setters.put("aggregateId", b -> b.aggregateId("o-1"));
+    setters.put("eventType", b -> b.eventType("order.paid"));
+    setters.put("attempts", b -> b.attempts(3));
+    setters.put("createdAt", b -> b.createdAt(CREATED));
+    setters.put("deadLetteredAt", b -> b.deadLetteredAt(DEAD));
+    for (String missing : setters.keySet()) {
+      DeadLetter.Builder b = DeadLetter.builder();
+      setters.forEach(
+          (field, set) -> {
+            if (!field.equals(missing)) {
+              set.apply(b);
+            }
+          });
+      assertThatThrownBy(b::build)
+          .as(missing)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage(missing + " must be set but was not");
+    }
+  }
+
+  @Test
   void rejectsEachMissingComponentNamingIt() {
-    Map<String, UnaryOperator<Object[]>> nulled =
+    DeadLetter.Builder b = DeadLetter.builder();
+    Map<String, Runnable> nulled =
         Map.of(
-            "id", a -> set(a, 0),
-            "aggregateType", a -> set(a, 1),
-            "aggregateId", a -> set(a, 2),
-            "eventType", a -> set(a, 3),
-            "headers", a -> set(a, 5),
-            "createdAt", a -> set(a, 7),
-            "deadLetteredAt", a -> set(a, 8));
+            "id", () -> b.id(null),
+            "aggregateType", () -> b.aggregateType(null),
+            "aggregateId", () -> b.aggregateId(null),
+            "eventType", () -> b.eventType(null),
+            "headers", () -> b.headers(null),
+            "createdAt", () -> b.createdAt(null),
+            "deadLetteredAt", () -> b.deadLetteredAt(null));
     nulled.forEach(
-        (component, nulling) -> {
-          Object[] a = nulling.apply(components());
-          assertThatThrownBy(() -> create(a))
-              .as(component)
-              .isInstanceOf(NullPointerException.class)
-              .hasMessage(component);
-        });
+        (component, call) ->
+            assertThatThrownBy(call::run)
+                .as(component)
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage(component));
   }
 
   @Test
@@ -66,10 +128,7 @@ class DeadLetterTest {
     assertThatThrownBy(() -> letter(nullName))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("headers must not hold a null name");
-    assertThatThrownBy(
-            () ->
-                new DeadLetter(
-                    ID, "order", "o-1", "order.paid", "{}", Map.of(), -1, CREATED, DEAD, null))
+    assertThatThrownBy(() -> complete().attempts(-1))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("attempts must not be negative but was -1");
   }
@@ -77,59 +136,56 @@ class DeadLetterTest {
   @Test
   void rawHeadersComeOnlyWithEmptyHeadersAndAPayloadMayBeMissing() {
     DeadLetter unreadable =
-        new DeadLetter(
-            ID, "order", "o-1", "order.paid", null, Map.of(), "[]", 0, CREATED, DEAD, "unreadable");
+        complete().payload(null).rawHeaders("[]").attempts(0).lastError("unreadable").build();
     assertThat(unreadable.rawHeaders()).isEqualTo("[]");
     assertThat(unreadable.payload()).isNull();
     assertThat(letter(Map.of()).rawHeaders()).isNull();
     assertThatThrownBy(
             () ->
-                new DeadLetter(
-                    ID,
-                    "order",
-                    "o-1",
-                    "order.paid",
-                    "{}",
-                    Map.of("tenant", "t-1"),
-                    "[]",
-                    0,
-                    CREATED,
-                    DEAD,
-                    null))
+                complete()
+                    .headers(Map.of("tenant", "t-1"))
+                    .rawHeaders("[]")
+                    .lastError(null)
+                    .build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("headers must be empty when rawHeaders is given but held 1");
   }
 
   @Test
   void aLastErrorMayBeMissing() {
-    DeadLetter byHand =
-        new DeadLetter(ID, "order", "o-1", "order.paid", "{}", Map.of(), 0, CREATED, DEAD, null);
+    DeadLetter byHand = complete().attempts(0).lastError(null).build();
     assertThat(byHand.lastError()).isNull();
   }
 
-  private static Object[] components() {
-    return new Object[] {
-      ID, "order", "o-1", "order.paid", "{}", Map.of(), 3, CREATED, DEAD, "no route"
-    };
+  @Test
+  void equalWhenEveryFieldIsEqual() {
+    DeadLetter d = complete().build();
+    Map<String, UnaryOperator<DeadLetter.Builder>> changes = new LinkedHashMap<>();
+    changes.put("id", b -> b.id(UUID.randomUUID()));
+    changes.put("aggregateType", b -> b.aggregateType("customer"));
+    changes.put("aggregateId", b -> b.aggregateId("o-2"));
+    changes.put("eventType", b -> b.eventType("order.created"));
+    changes.put("payload", b -> b.payload(null));
+    changes.put("headers", b -> b.headers(Map.of("tenant", "t-1")));
+    changes.put("rawHeaders", b -> b.rawHeaders("[]"));
+    changes.put("attempts", b -> b.attempts(4));
+    changes.put("createdAt", b -> b.createdAt(CREATED.plusMillis(1)));
+    changes.put("deadLetteredAt", b -> b.deadLetteredAt(DEAD.plusMillis(1)));
+    changes.put("lastError", b -> b.lastError(null));
+
+    assertThat(complete().build()).isEqualTo(d).hasSameHashCodeAs(d);
+    changes.forEach(
+        (field, change) -> assertThat(change.apply(complete()).build()).as(field).isNotEqualTo(d));
+    assertThat(d).isNotEqualTo(null).isNotEqualTo("DeadLetter");
   }
 
-  private static Object[] set(Object[] a, int index) {
-    a[index] = null;
-    return a;
-  }
-
-  @SuppressWarnings("unchecked")
-  private static DeadLetter create(Object[] a) {
-    return new DeadLetter(
-        (UUID) a[0],
-        (String) a[1],
-        (String) a[2],
-        (String) a[3],
-        (String) a[4],
-        (Map<String, String>) a[5],
-        (Integer) a[6],
-        (Instant) a[7],
-        (Instant) a[8],
-        (String) a[9]);
+  @Test
+  void toStringShowsEveryFieldAsTheRecordDid() {
+    assertThat(letter(Map.of("tenant", "t-1")))
+        .hasToString(
+            "DeadLetter[id=00000000-0000-0000-0000-000000000001, aggregateType=order,"
+                + " aggregateId=o-1, eventType=order.paid, payload={}, headers={tenant=t-1},"
+                + " rawHeaders=null, attempts=3, createdAt=2026-01-01T00:00:00Z,"
+                + " deadLetteredAt=2026-01-01T00:05:00Z, lastError=no route]");
   }
 }

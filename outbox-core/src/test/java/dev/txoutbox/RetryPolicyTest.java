@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.testing.TestMessages;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 class RetryPolicyTest {
@@ -24,8 +24,13 @@ class RetryPolicyTest {
       RetryPolicy.of(20, Backoff.exponential(Duration.ofSeconds(1), Duration.ofMinutes(5)));
 
   private static OutboxMessage message(String aggregateType, String eventType, int attempt) {
-    return new OutboxMessage(
-        UUID.randomUUID(), 1, aggregateType, "a-1", eventType, "{}", Map.of(), CREATED, attempt);
+    return TestMessages.message()
+        .aggregateType(aggregateType)
+        .aggregateId("a-1")
+        .eventType(eventType)
+        .createdAt(CREATED)
+        .attempt(attempt)
+        .build();
   }
 
   @Test

@@ -8,11 +8,9 @@ import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.RunOrder;
-import java.time.Instant;
+import dev.txoutbox.testing.TestMessages;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
@@ -20,19 +18,12 @@ import org.junit.jupiter.api.Test;
 /** The routing logic of {@link RoutingPublisher}, with fake delegates. */
 class RoutingPublisherTest {
 
-  private long sequence;
-
   private OutboxMessage message(String aggregateType, String aggregateId, String eventType) {
-    return new OutboxMessage(
-        UUID.randomUUID(),
-        ++sequence,
-        aggregateType,
-        aggregateId,
-        eventType,
-        "{}",
-        Map.of(),
-        Instant.EPOCH,
-        1);
+    return TestMessages.message()
+        .aggregateType(aggregateType)
+        .aggregateId(aggregateId)
+        .eventType(eventType)
+        .build();
   }
 
   /** Records each batch it gets and answers each message as its script says. */

@@ -9,15 +9,14 @@ import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.sqs.SqsPublisher;
+import dev.txoutbox.testing.TestMessages;
 import dev.txoutbox.testing.kafka.EmbeddedKafka;
 import dev.txoutbox.testing.rabbit.RabbitBroker;
 import dev.txoutbox.testing.sqs.ElasticMq;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.sqs.model.Message;
@@ -94,15 +93,11 @@ class BrokerFixturesTest {
   }
 
   private static OutboxMessage event(String aggregateType, String eventType) {
-    return new OutboxMessage(
-        UUID.randomUUID(),
-        1,
-        aggregateType,
-        "i-1",
-        eventType,
-        "{\"total\": 42}",
-        Map.of(),
-        Instant.now(),
-        1);
+    return TestMessages.message()
+        .aggregateType(aggregateType)
+        .aggregateId("i-1")
+        .eventType(eventType)
+        .payload("{\"total\": 42}")
+        .build();
   }
 }

@@ -40,17 +40,18 @@ class JsonTest {
   @Test
   void deadLettersEscapeEveryControlCharacterInLowerCaseHexAndKeepThePayloadAsItIs() {
     DeadLetter d =
-        new DeadLetter(
-            ID,
-            "order",
-            "o-1\r\u009b2J",
-            "order\u001b[31m.paid\nforged-line\u007f\u202e é ✓",
-            "{\"n\": [1, 2.50]}",
-            Map.of("trace", "a/b\u2028"),
-            3,
-            Instant.parse("2024-05-01T10:00:00.123456Z"),
-            Instant.parse("2024-05-01T10:05:00Z"),
-            "say \"hi\" \\ \t\b\f\u0000");
+        DeadLetter.builder()
+            .id(ID)
+            .aggregateType("order")
+            .aggregateId("o-1\r\u009b2J")
+            .eventType("order\u001b[31m.paid\nforged-line\u007f\u202e é ✓")
+            .payload("{\"n\": [1, 2.50]}")
+            .headers(Map.of("trace", "a/b\u2028"))
+            .attempts(3)
+            .createdAt(Instant.parse("2024-05-01T10:00:00.123456Z"))
+            .deadLetteredAt(Instant.parse("2024-05-01T10:05:00Z"))
+            .lastError("say \"hi\" \\ \t\b\f\u0000")
+            .build();
 
     assertThat(DeadLetterFormat.json(List.of(d)))
         .isEqualTo(
@@ -67,18 +68,19 @@ class JsonTest {
   @Test
   void anUnreadableDeadLetterHasNullsWhereNothingCouldBeRead() {
     DeadLetter d =
-        new DeadLetter(
-            ID,
-            "order",
-            "o-1",
-            "order.paid",
-            null,
-            Map.of(),
-            "[1,2]",
-            0,
-            Instant.parse("2024-05-01T10:00:00Z"),
-            Instant.parse("2024-05-01T10:05:00Z"),
-            null);
+        DeadLetter.builder()
+            .id(ID)
+            .aggregateType("order")
+            .aggregateId("o-1")
+            .eventType("order.paid")
+            .payload(null)
+            .headers(Map.of())
+            .rawHeaders("[1,2]")
+            .attempts(0)
+            .createdAt(Instant.parse("2024-05-01T10:00:00Z"))
+            .deadLetteredAt(Instant.parse("2024-05-01T10:05:00Z"))
+            .lastError(null)
+            .build();
 
     assertThat(DeadLetterFormat.json(List.of(d)))
         .endsWith(

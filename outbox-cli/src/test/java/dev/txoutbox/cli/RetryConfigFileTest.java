@@ -7,13 +7,13 @@ import dev.txoutbox.Backoff;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RetryPolicy;
 import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.testing.TestMessages;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -209,7 +209,11 @@ class RetryConfigFileTest {
   }
 
   private static OutboxMessage message(String aggregateType, String eventType) {
-    return new OutboxMessage(
-        UUID.randomUUID(), 1, aggregateType, "a-1", eventType, "{}", Map.of(), Instant.EPOCH, 1);
+    return TestMessages.message()
+        .aggregateType(aggregateType)
+        .aggregateId("a-1")
+        .eventType(eventType)
+        .createdAt(Instant.EPOCH)
+        .build();
   }
 }

@@ -206,16 +206,7 @@ public final class OpenTelemetryPublishTracer implements PublishTracer {
               }
             });
     propagator.inject(context, headers, Map::put);
-    return new OutboxMessage(
-        message.id(),
-        message.sequence(),
-        message.aggregateType(),
-        message.aggregateId(),
-        message.eventType(),
-        message.payload(),
-        headers,
-        message.createdAt(),
-        message.attempt());
+    return message.toBuilder().headers(headers).build();
   }
 
   /** The publisher's destination; null if it has none or breaks its promise not to throw. */

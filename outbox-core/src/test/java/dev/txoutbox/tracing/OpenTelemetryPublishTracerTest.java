@@ -8,6 +8,7 @@ import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.RunOrder;
+import dev.txoutbox.testing.TestMessages;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.baggage.Baggage;
 import io.opentelemetry.api.baggage.propagation.W3CBaggagePropagator;
@@ -25,10 +26,8 @@ import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.opentelemetry.sdk.trace.samplers.Sampler;
 import java.io.IOException;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -76,16 +75,13 @@ class OpenTelemetryPublishTracerTest {
   }
 
   private static OutboxMessage message(String aggregateType, Map<String, String> headers) {
-    return new OutboxMessage(
-        UUID.randomUUID(),
-        1,
-        aggregateType,
-        "a-1",
-        aggregateType + ".created",
-        "{}",
-        headers,
-        Instant.parse("2026-12-06T10:00:00Z"),
-        3);
+    return TestMessages.message()
+        .aggregateType(aggregateType)
+        .aggregateId("a-1")
+        .eventType(aggregateType + ".created")
+        .headers(headers)
+        .attempt(3)
+        .build();
   }
 
   private Map<String, String> writerHeaders(Span writer) {

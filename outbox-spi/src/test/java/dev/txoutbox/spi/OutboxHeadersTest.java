@@ -16,8 +16,17 @@ class OutboxHeadersTest {
   private static final UUID ID = UUID.fromString("0f8fad5b-d9cb-469f-a165-70867728950e");
 
   private static OutboxMessage message(Map<String, String> stored, Instant createdAt) {
-    return new OutboxMessage(
-        ID, 7, "order", "order-42", "order.created", "{}", stored, createdAt, 1);
+    return OutboxMessage.builder()
+        .id(ID)
+        .sequence(7)
+        .aggregateType("order")
+        .aggregateId("order-42")
+        .eventType("order.created")
+        .payload("{}")
+        .headers(stored)
+        .createdAt(createdAt)
+        .attempt(1)
+        .build();
   }
 
   @Test

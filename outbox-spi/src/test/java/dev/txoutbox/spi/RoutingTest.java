@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.txoutbox.spi.PublishResult.Status;
 import java.time.Instant;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -14,8 +13,16 @@ import org.junit.jupiter.api.Test;
 class RoutingTest {
 
   private static final OutboxMessage ORDER =
-      new OutboxMessage(
-          UUID.randomUUID(), 1, "order", "o-1", "order.created", "{}", Map.of(), Instant.EPOCH, 1);
+      OutboxMessage.builder()
+          .id(UUID.randomUUID())
+          .sequence(1)
+          .aggregateType("order")
+          .aggregateId("o-1")
+          .eventType("order.created")
+          .payload("{}")
+          .createdAt(Instant.EPOCH)
+          .attempt(1)
+          .build();
 
   @Test
   void aNamedDestinationIsRouted() {

@@ -7,7 +7,6 @@ import dev.txoutbox.spi.PublishResult.Status;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -20,16 +19,16 @@ class RunOrderTest {
   private static final AtomicLong SEQUENCE = new AtomicLong();
 
   private static OutboxMessage message(String aggregateType, String aggregateId) {
-    return new OutboxMessage(
-        UUID.randomUUID(),
-        SEQUENCE.incrementAndGet(),
-        aggregateType,
-        aggregateId,
-        aggregateType + ".changed",
-        "{}",
-        Map.of(),
-        Instant.EPOCH,
-        1);
+    return OutboxMessage.builder()
+        .id(UUID.randomUUID())
+        .sequence(SEQUENCE.incrementAndGet())
+        .aggregateType(aggregateType)
+        .aggregateId(aggregateId)
+        .eventType(aggregateType + ".changed")
+        .payload("{}")
+        .createdAt(Instant.EPOCH)
+        .attempt(1)
+        .build();
   }
 
   /** One {@code order} message per aggregate id given, in order. */

@@ -6,29 +6,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.RunOrder;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class RecordingPublisherTest {
 
-  private final AtomicLong seq = new AtomicLong();
-
   private OutboxMessage message(String aggregateId, String eventType) {
-    return new OutboxMessage(
-        UUID.randomUUID(),
-        seq.incrementAndGet(),
-        "order",
-        aggregateId,
-        eventType,
-        "{}",
-        Map.of("traceparent", "00-abc-01"),
-        Instant.parse("2026-01-01T00:00:00Z"),
-        1);
+    return TestMessages.message()
+        .aggregateId(aggregateId)
+        .eventType(eventType)
+        .headers(Map.of("traceparent", "00-abc-01"))
+        .build();
   }
 
   @Test

@@ -167,16 +167,17 @@ final class OutboxInserts {
     try {
       String headers = required(v, at[6], "headers");
       current.add(
-          new OutboxMessage(
-              UUID.fromString(required(v, at[0], "id")),
-              Long.parseLong(required(v, at[1], "seq")),
-              required(v, at[2], "aggregate_type"),
-              required(v, at[3], "aggregate_id"),
-              required(v, at[4], "event_type"),
-              required(v, at[5], "payload"),
-              RelayStore.headers(headers),
-              TimestamptzText.parse(required(v, at[8], "created_at")),
-              Integer.parseInt(required(v, at[7], "attempts")) + 1));
+          OutboxMessage.builder()
+              .id(UUID.fromString(required(v, at[0], "id")))
+              .sequence(Long.parseLong(required(v, at[1], "seq")))
+              .aggregateType(required(v, at[2], "aggregate_type"))
+              .aggregateId(required(v, at[3], "aggregate_id"))
+              .eventType(required(v, at[4], "event_type"))
+              .payload(required(v, at[5], "payload"))
+              .headers(RelayStore.headers(headers))
+              .createdAt(TimestamptzText.parse(required(v, at[8], "created_at")))
+              .attempt(Integer.parseInt(required(v, at[7], "attempts")) + 1)
+              .build());
     } catch (RuntimeException e) {
       // One row the relay cannot read must not stop the stream: it stays pending, and the polling
       // relay dead-letters it as unreadable. Only an unreadable id (a uuid primary key) is fatal.

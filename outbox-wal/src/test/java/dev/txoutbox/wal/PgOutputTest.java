@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.testing.TestMessages;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -230,16 +231,17 @@ class PgOutputTest {
     assertThat(t.delayed()).isEqualTo(1);
     assertThat(t.events())
         .containsExactly(
-            new OutboxMessage(
-                ours,
-                7,
-                "order",
-                "o-1",
-                "order.created",
-                "{\"a\": \"é ☃\"}",
-                Map.of("k", "v \"q\" é"),
-                Instant.parse("2026-12-01T13:04:01.123456Z"),
-                1));
+            TestMessages.message()
+                .id(ours)
+                .sequence(7)
+                .aggregateType("order")
+                .aggregateId("o-1")
+                .eventType("order.created")
+                .payload("{\"a\": \"é ☃\"}")
+                .headers(Map.of("k", "v \"q\" é"))
+                .createdAt(Instant.parse("2026-12-01T13:04:01.123456Z"))
+                .attempt(1)
+                .build());
   }
 
   @Test

@@ -19,6 +19,7 @@ import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.testing.TestClock;
+import dev.txoutbox.testing.TestMessages;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -205,16 +206,13 @@ class WalRelayOrderingTest {
             .orderBy(OUTBOX_EVENTS.SEQ)
             .fetch(
                 r ->
-                    new OutboxMessage(
-                        r.get(OUTBOX_EVENTS.ID),
-                        r.get(OUTBOX_EVENTS.SEQ),
-                        r.get(OUTBOX_EVENTS.AGGREGATE_TYPE),
-                        r.get(OUTBOX_EVENTS.AGGREGATE_ID),
-                        r.get(OUTBOX_EVENTS.EVENT_TYPE),
-                        "{}",
-                        java.util.Map.of(),
-                        java.time.Instant.now(),
-                        1));
+                    TestMessages.message()
+                        .id(r.get(OUTBOX_EVENTS.ID))
+                        .sequence(r.get(OUTBOX_EVENTS.SEQ))
+                        .aggregateType(r.get(OUTBOX_EVENTS.AGGREGATE_TYPE))
+                        .aggregateId(r.get(OUTBOX_EVENTS.AGGREGATE_ID))
+                        .eventType(r.get(OUTBOX_EVENTS.EVENT_TYPE))
+                        .build());
     List<OutboxMessage> batch = whole.stream().filter(m -> !m.id().equals(a.get(1))).toList();
     assertThat(batch).hasSize(4);
     assertThat(WalStore.blocked(dsl, batch, ordering))
@@ -258,16 +256,11 @@ class WalRelayOrderingTest {
         IntStream.range(0, 50)
             .mapToObj(
                 i ->
-                    new OutboxMessage(
-                        UUID.randomUUID(),
-                        30_000L + i,
-                        "order",
-                        "o" + i,
-                        "e",
-                        "{}",
-                        java.util.Map.of(),
-                        java.time.Instant.now(),
-                        1))
+                    TestMessages.message()
+                        .sequence(30_000L + i)
+                        .aggregateId("o" + i)
+                        .eventType("e")
+                        .build())
             .toList();
     DSLContext dsl = LogicalServer.dsl(tables);
     String plan = dsl.explain(WalStore.blockedQuery(dsl, batch, ordering)).plan();

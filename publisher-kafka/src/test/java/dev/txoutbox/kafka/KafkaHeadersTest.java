@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.txoutbox.spi.OutboxHeaders;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.testing.TestMessages;
 import dev.txoutbox.testing.kafka.EmbeddedKafka;
 import dev.txoutbox.testing.kafka.SharedKafka;
 import java.nio.charset.StandardCharsets;
@@ -13,7 +14,6 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
@@ -30,16 +30,13 @@ class KafkaHeadersTest {
     stored.put("tenant", "ÄÖÜ – ünïcødé ✓");
     stored.put(OutboxHeaders.EVENT_ID, "a stored header cannot shadow the identity");
     OutboxMessage message =
-        new OutboxMessage(
-            UUID.randomUUID(),
-            1,
-            "parcel",
-            "p-1",
-            "parcel.sent",
-            "{}",
-            stored,
-            Instant.parse("2026-11-30T06:50:38.123456Z"),
-            1);
+        TestMessages.message()
+            .aggregateType("parcel")
+            .aggregateId("p-1")
+            .eventType("parcel.sent")
+            .headers(stored)
+            .createdAt(Instant.parse("2026-11-30T06:50:38.123456Z"))
+            .build();
     kafka.createTopic("inbox.parcel", 1, Map.of());
 
     try (KafkaPublisher publisher =

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.txoutbox.spi.OutboxHeaders;
 import dev.txoutbox.spi.OutboxMessage;
+import dev.txoutbox.testing.TestMessages;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -50,16 +51,11 @@ class KafkaMessageMapperTest {
   void storedHeadersCannotShadowTheEventIdentity() {
     UUID id = UUID.randomUUID();
     OutboxMessage message =
-        new OutboxMessage(
-            id,
-            1,
-            "order",
-            "o-1",
-            "order.created",
-            "{}",
-            Map.of(OutboxHeaders.EVENT_ID, "forged", "tenant", "acme"),
-            Instant.parse("2026-01-01T00:00:00Z"),
-            1);
+        TestMessages.message()
+            .id(id)
+            .headers(Map.of(OutboxHeaders.EVENT_ID, "forged", "tenant", "acme"))
+            .createdAt(Instant.parse("2026-01-01T00:00:00Z"))
+            .build();
 
     List<String> headers = headers(KafkaMessageMapper.toRecord("order", message));
 

@@ -61,7 +61,9 @@ class KafkaPublisherContractTest extends RunOrderContractTest {
 
   @Override
   protected OutboxMessage permanentlyFailing(OutboxMessage message) {
-    return withPayload(message, "{\"padding\":\"" + "x".repeat(2 * MAX_MESSAGE_BYTES) + "\"}");
+    return message.toBuilder()
+        .payload("{\"padding\":\"" + "x".repeat(2 * MAX_MESSAGE_BYTES) + "\"}")
+        .build();
   }
 
   /**
@@ -70,6 +72,6 @@ class KafkaPublisherContractTest extends RunOrderContractTest {
    */
   @Override
   protected OutboxMessage oversized(OutboxMessage message) {
-    return withPayload(message, "{\"padding\":\"" + "x".repeat(1024 * 1024) + "\"}");
+    return message.toBuilder().payload("{\"padding\":\"" + "x".repeat(1024 * 1024) + "\"}").build();
   }
 }

@@ -7,6 +7,7 @@ import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.testing.TestMessages;
 import dev.txoutbox.tracing.OpenTelemetryHeadersProvider;
 import dev.txoutbox.tracing.OpenTelemetryPublishTracer;
 import dev.txoutbox.tracing.TraceHeaders;
@@ -24,7 +25,6 @@ import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
 /**
  * Core's publish spans around one broker's publisher, for the plugins' tracing tests against their
@@ -64,16 +64,14 @@ public final class PublishSpans implements AutoCloseable {
     try (Scope ignored = writer.makeCurrent()) {
       headers = new OpenTelemetryHeadersProvider().headers();
     }
-    return new OutboxMessage(
-        UUID.randomUUID(),
-        1,
-        aggregateType,
-        aggregateId,
-        aggregateType + ".placed",
-        payload,
-        headers,
-        Instant.parse("2026-12-06T10:00:00Z"),
-        1);
+    return TestMessages.message()
+        .aggregateType(aggregateType)
+        .aggregateId(aggregateId)
+        .eventType(aggregateType + ".placed")
+        .payload(payload)
+        .headers(headers)
+        .createdAt(Instant.parse("2026-12-06T10:00:00Z"))
+        .build();
   }
 
   /**
@@ -92,16 +90,7 @@ public final class PublishSpans implements AutoCloseable {
 
   /** {@code message} as the relay hands it over on its next attempt. */
   public static OutboxMessage retry(OutboxMessage message) {
-    return new OutboxMessage(
-        message.id(),
-        message.sequence(),
-        message.aggregateType(),
-        message.aggregateId(),
-        message.eventType(),
-        message.payload(),
-        message.headers(),
-        message.createdAt(),
-        message.attempt() + 1);
+    return message.toBuilder().attempt(message.attempt() + 1).build();
   }
 
   /** What the relay does with a batch: trace the attempt around the publisher's one call. */

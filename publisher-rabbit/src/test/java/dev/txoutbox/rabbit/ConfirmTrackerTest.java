@@ -29,7 +29,7 @@ class ConfirmTrackerTest {
   private static List<OutboxMessage> batch(String... aggregateIds) {
     List<OutboxMessage> batch = new ArrayList<>();
     for (String id : aggregateIds) {
-      batch.add(TestMessages.event("order", id, "order.created", "{}"));
+      batch.add(Messages.event("order", id, "order.created", "{}"));
     }
     return batch;
   }
@@ -254,9 +254,9 @@ class ConfirmTrackerTest {
     tracker.returned("id-2", 312, "NO_ROUTE", "exchange 'x', routing key 'y'");
     tracker.confirmed(2, false, false);
 
-    OutboxMessage laterOfA = TestMessages.event("order", "a", "order.paid", "{}");
-    OutboxMessage laterOfB = TestMessages.event("order", "b", "order.paid", "{}");
-    OutboxMessage laterOfC = TestMessages.event("order", "c", "order.paid", "{}");
+    OutboxMessage laterOfA = Messages.event("order", "a", "order.paid", "{}");
+    OutboxMessage laterOfB = Messages.event("order", "b", "order.paid", "{}");
+    OutboxMessage laterOfC = Messages.event("order", "c", "order.paid", "{}");
     assertThat(tracker.heldBack(laterOfA)).as("a: message 2 returned").isNotNull();
     assertThat(tracker.heldBack(laterOfB)).as("b: message 1 nacked").isNotNull();
     assertThat(tracker.heldBack(laterOfC)).as("c: not answered yet").isNull();
@@ -275,7 +275,7 @@ class ConfirmTrackerTest {
 
     tracker.failedBeforeSending(batch.get(0), PublishResult.permanent("too large"));
 
-    assertThat(tracker.heldBack(TestMessages.event("order", "a", "order.paid", "{}"))).isNotNull();
+    assertThat(tracker.heldBack(Messages.event("order", "a", "order.paid", "{}"))).isNotNull();
     assertThat(tracker.heldBack(batch.get(1))).isNull();
   }
 

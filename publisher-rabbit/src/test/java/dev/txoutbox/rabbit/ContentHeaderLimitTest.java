@@ -7,7 +7,6 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.txoutbox.rabbit.RabbitMessageMapper.Prepared;
 import dev.txoutbox.spi.OutboxMessage;
-import dev.txoutbox.testing.contract.PublisherContractTest;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -95,18 +94,18 @@ class ContentHeaderLimitTest {
    * and values of mixed UTF-8 widths, then one ASCII header padded to the exact size.
    */
   private static OutboxMessage nearSize(Random random, RabbitMessageMapper mapper, int target) {
-    OutboxMessage event = TestMessages.event("order", "o-1", "order.created", "{}");
+    OutboxMessage event = Messages.event("order", "o-1", "order.created", "{}");
     Map<String, String> headers = new LinkedHashMap<>();
     int count = 1 + random.nextInt(63);
     int budget = Math.max(0, target * 9 / 10 / count - 60);
     for (int i = 0; i < count; i++) {
       headers.put("h" + i + "-" + text(random, random.nextInt(20)), text(random, budget / 3));
     }
-    int size = frameSize(mapper, PublisherContractTest.withHeaders(event, headers));
+    int size = frameSize(mapper, event.toBuilder().headers(headers).build());
     String pad = "pad";
     int entry = 1 + pad.length() + 1 + 4;
     headers.put(pad, "p".repeat(Math.max(0, target - size - entry)));
-    return PublisherContractTest.withHeaders(event, headers);
+    return event.toBuilder().headers(headers).build();
   }
 
   private static int frameSize(RabbitMessageMapper mapper, OutboxMessage message) {

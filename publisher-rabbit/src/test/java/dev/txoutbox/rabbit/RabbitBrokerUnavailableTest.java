@@ -1,7 +1,7 @@
 package dev.txoutbox.rabbit;
 
-import static dev.txoutbox.rabbit.TestMessages.events;
-import static dev.txoutbox.rabbit.TestMessages.ids;
+import static dev.txoutbox.rabbit.Messages.events;
+import static dev.txoutbox.rabbit.Messages.ids;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -151,7 +151,7 @@ class RabbitBrokerUnavailableTest {
       assertThat(twoExchanges.publish(events(1, "order.created")))
           .allMatch(PublishResult::isPublished);
       List<OutboxMessage> toOther =
-          List.of(TestMessages.event("order", "other", "order.created", "{}"));
+          List.of(Messages.event("order", "other", "order.created", "{}"));
 
       proxy.stall();
       CompletableFuture<List<PublishResult>> checking =

@@ -8,13 +8,13 @@ import com.rabbitmq.client.impl.LongStringHelper;
 import dev.txoutbox.spi.OutboxHeaders;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.testing.TestMessages;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,16 +41,13 @@ class RabbitHeadersTest {
     stored.put("tenant", "ÄÖÜ – ünïcødé ✓");
     stored.put(OutboxHeaders.EVENT_ID, "a stored header cannot shadow the identity");
     OutboxMessage message =
-        new OutboxMessage(
-            UUID.randomUUID(),
-            1,
-            "parcel",
-            "p-1",
-            "parcel.sent",
-            "{}",
-            stored,
-            Instant.parse("2026-11-30T06:50:38.123456Z"),
-            1);
+        TestMessages.message()
+            .aggregateType("parcel")
+            .aggregateId("p-1")
+            .eventType("parcel.sent")
+            .headers(stored)
+            .createdAt(Instant.parse("2026-11-30T06:50:38.123456Z"))
+            .build();
 
     try (RabbitPublisher publisher =
         RabbitPublisher.builder()

@@ -46,16 +46,7 @@ class RabbitPublisherContractTest extends RunOrderContractTest {
 
   @Override
   protected OutboxMessage permanentlyFailing(OutboxMessage message) {
-    return new OutboxMessage(
-        message.id(),
-        message.sequence(),
-        message.aggregateType(),
-        message.aggregateId(),
-        "unbound.nowhere",
-        message.payload(),
-        message.headers(),
-        message.createdAt(),
-        message.attempt());
+    return message.toBuilder().eventType("unbound.nowhere").build();
   }
 
   /**
@@ -68,7 +59,7 @@ class RabbitPublisherContractTest extends RunOrderContractTest {
     for (int i = 0; i < 20; i++) {
       headers.put("large-" + i, "v".repeat(8 * 1024));
     }
-    return withHeaders(message, headers);
+    return message.toBuilder().headers(headers).build();
   }
 
   static ReceivedMessage received(Delivery delivery) {

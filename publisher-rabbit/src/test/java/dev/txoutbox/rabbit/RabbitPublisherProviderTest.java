@@ -1,6 +1,6 @@
 package dev.txoutbox.rabbit;
 
-import static dev.txoutbox.rabbit.TestMessages.event;
+import static dev.txoutbox.rabbit.Messages.event;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,8 +1,8 @@
 package dev.txoutbox.rabbit;
 
-import static dev.txoutbox.rabbit.TestMessages.event;
-import static dev.txoutbox.rabbit.TestMessages.events;
-import static dev.txoutbox.rabbit.TestMessages.ids;
+import static dev.txoutbox.rabbit.Messages.event;
+import static dev.txoutbox.rabbit.Messages.events;
+import static dev.txoutbox.rabbit.Messages.ids;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -15,7 +15,7 @@ import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
 import dev.txoutbox.spi.RunOrder;
-import dev.txoutbox.testing.contract.PublisherContractTest;
+import dev.txoutbox.testing.TestMessages;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -69,16 +69,16 @@ class RabbitPublisherTest {
   void setsAmqpPropertiesAndIdentityHeadersOnEveryMessage() throws Exception {
     RabbitPublisher publisher = publisher(builder());
     OutboxMessage sent =
-        new OutboxMessage(
-            UUID.randomUUID(),
-            42,
-            "order",
-            "o-7",
-            "order.created",
-            "{\"total\":12.5}",
-            Map.of("traceparent", "00-abc-def-01", OutboxHeaders.EVENT_ID, "forged"),
-            Instant.parse("2026-11-30T06:50:38.123Z"),
-            2);
+        TestMessages.message()
+            .sequence(42)
+            .aggregateType("order")
+            .aggregateId("o-7")
+            .eventType("order.created")
+            .payload("{\"total\":12.5}")
+            .headers(Map.of("traceparent", "00-abc-def-01", OutboxHeaders.EVENT_ID, "forged"))
+            .createdAt(Instant.parse("2026-11-30T06:50:38.123Z"))
+            .attempt(2)
+            .build();
 
     assertThat(publisher.publish(List.of(sent))).containsExactly(PublishResult.published());
 
@@ -111,9 +111,7 @@ class RabbitPublisherTest {
     stored.put("outbox-stored-x-death", "a header already named like a renamed one");
     stored.put("X-Request-Id", "r-1");
     stored.put("tenant", "t-1");
-    OutboxMessage withReserved =
-        new OutboxMessage(
-            UUID.randomUUID(), 1, "order", "o-1", "order.created", "{}", stored, Instant.now(), 1);
+    OutboxMessage withReserved = TestMessages.message().headers(stored).build();
     List<OutboxMessage> batch =
         List.of(event("order.created"), withReserved, event("order.created"));
 
@@ -288,7 +286,7 @@ class RabbitPublisherTest {
     for (int i = 0; i < 11; i++) {
       batch.add(event("order", "o-" + i, "order.created", "{\"n\":" + i + "}"));
     }
-    batch.set(3, PublisherContractTest.withHeaders(batch.get(3), huge));
+    batch.set(3, batch.get(3).toBuilder().headers(huge).build());
     RabbitPublisher publisher = publisher(builder());
 
     List<PublishResult> results = publisher.publish(batch);

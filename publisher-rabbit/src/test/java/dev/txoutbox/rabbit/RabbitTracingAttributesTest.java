@@ -17,7 +17,7 @@ class RabbitTracingAttributesTest {
 
   @Test
   void namesTheSystemTheExchangeAndTheRoutingKey() {
-    OutboxMessage event = TestMessages.event("order.created");
+    OutboxMessage event = Messages.event("order.created");
     try (RabbitPublisher publisher =
         RabbitPublisher.builder().uri("amqp://127.0.0.1:1").exchange("shop").build()) {
       assertThat(publisher.messagingSystem()).isEqualTo("rabbitmq");
@@ -29,7 +29,7 @@ class RabbitTracingAttributesTest {
 
   @Test
   void theDefaultExchangeIsTheEmptyNameAndAnEmptyRoutingKeyIsLeftOut() {
-    OutboxMessage event = TestMessages.event("order.created");
+    OutboxMessage event = Messages.event("order.created");
     try (RabbitPublisher toQueue =
             publisher(m -> Optional.of(new RabbitRouter.Route("", "orders")));
         RabbitPublisher fanout =
@@ -44,7 +44,7 @@ class RabbitTracingAttributesTest {
 
   @Test
   void aRouterThatFailsOrNamesNoRouteGivesNoDestination() {
-    OutboxMessage event = TestMessages.event("order.created");
+    OutboxMessage event = Messages.event("order.created");
     try (RabbitPublisher throwing =
             publisher(
                 m -> {

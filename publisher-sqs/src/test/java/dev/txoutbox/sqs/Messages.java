@@ -1,18 +1,13 @@
 package dev.txoutbox.sqs;
 
 import dev.txoutbox.spi.OutboxMessage;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
+import dev.txoutbox.testing.TestMessages;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.atomic.AtomicLong;
 
 /** Outbox messages for tests. */
 final class Messages {
-
-  private static final AtomicLong SEQUENCE = new AtomicLong();
 
   private Messages() {}
 
@@ -22,16 +17,13 @@ final class Messages {
 
   static OutboxMessage message(
       String aggregateType, String aggregateId, String payload, Map<String, String> headers) {
-    return new OutboxMessage(
-        UUID.randomUUID(),
-        SEQUENCE.incrementAndGet(),
-        aggregateType,
-        aggregateId,
-        aggregateType + ".happened",
-        payload,
-        headers,
-        Instant.now().truncatedTo(ChronoUnit.MILLIS),
-        1);
+    return TestMessages.message()
+        .aggregateType(aggregateType)
+        .aggregateId(aggregateId)
+        .eventType(aggregateType + ".happened")
+        .payload(payload)
+        .headers(headers)
+        .build();
   }
 
   /** {@code count} events of one aggregate, payload {@code {"i":n}}. */

@@ -52,12 +52,14 @@ class SqsPublisherContractTest extends RunOrderContractTest {
    */
   @Override
   protected OutboxMessage permanentlyFailing(OutboxMessage m) {
-    return withPayload(m, "{\"" + REFUSED_MARKER + "\":" + m.sequence() + "}");
+    return m.toBuilder().payload("{\"" + REFUSED_MARKER + "\":" + m.sequence() + "}").build();
   }
 
   /** A payload over SQS's message size of 1 MiB, refused before sending. */
   @Override
   protected OutboxMessage oversized(OutboxMessage m) {
-    return withPayload(m, "{\"padding\":\"" + "x".repeat(SqsPublisher.SQS_MAX_BYTES) + "\"}");
+    return m.toBuilder()
+        .payload("{\"padding\":\"" + "x".repeat(SqsPublisher.SQS_MAX_BYTES) + "\"}")
+        .build();
   }
 }

@@ -240,18 +240,19 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
         raw = headers.data();
       }
     }
-    return new DeadLetter(
-        r.get(OUTBOX_EVENTS.ID),
-        r.get(OUTBOX_EVENTS.AGGREGATE_TYPE),
-        r.get(OUTBOX_EVENTS.AGGREGATE_ID),
-        r.get(OUTBOX_EVENTS.EVENT_TYPE),
-        payload == null ? null : payload.data(),
-        read,
-        raw,
-        r.get(OUTBOX_EVENTS.ATTEMPTS),
-        r.get(OUTBOX_EVENTS.CREATED_AT).toInstant(),
-        r.get(OUTBOX_EVENTS.DEAD_LETTERED_AT).toInstant(),
-        r.get(OUTBOX_EVENTS.LAST_ERROR));
+    return DeadLetter.builder()
+        .id(r.get(OUTBOX_EVENTS.ID))
+        .aggregateType(r.get(OUTBOX_EVENTS.AGGREGATE_TYPE))
+        .aggregateId(r.get(OUTBOX_EVENTS.AGGREGATE_ID))
+        .eventType(r.get(OUTBOX_EVENTS.EVENT_TYPE))
+        .payload(payload == null ? null : payload.data())
+        .headers(read)
+        .rawHeaders(raw)
+        .attempts(r.get(OUTBOX_EVENTS.ATTEMPTS))
+        .createdAt(r.get(OUTBOX_EVENTS.CREATED_AT).toInstant())
+        .deadLetteredAt(r.get(OUTBOX_EVENTS.DEAD_LETTERED_AT).toInstant())
+        .lastError(r.get(OUTBOX_EVENTS.LAST_ERROR))
+        .build();
   }
 
   @Override

@@ -71,16 +71,17 @@ final class BatchStatements {
 
   /** A row of the claim, whose columns are {@link RelayStore#MESSAGE_COLUMNS} in their order. */
   private static OutboxMessage read(ResultSet rs) throws SQLException {
-    return new OutboxMessage(
-        rs.getObject(1, UUID.class),
-        rs.getLong(2),
-        rs.getString(3),
-        rs.getString(4),
-        rs.getString(5),
-        rs.getString(6),
-        RelayStore.headers(rs.getString(7)),
-        rs.getObject(8, OffsetDateTime.class).toInstant(),
-        rs.getInt(9) + 1);
+    return OutboxMessage.builder()
+        .id(rs.getObject(1, UUID.class))
+        .sequence(rs.getLong(2))
+        .aggregateType(rs.getString(3))
+        .aggregateId(rs.getString(4))
+        .eventType(rs.getString(5))
+        .payload(rs.getString(6))
+        .headers(RelayStore.headers(rs.getString(7)))
+        .createdAt(rs.getObject(8, OffsetDateTime.class).toInstant())
+        .attempt(rs.getInt(9) + 1)
+        .build();
   }
 
   /** Runs {@link RelayStore#pinPlansById}: sequential scans off for the rest of the transaction. */

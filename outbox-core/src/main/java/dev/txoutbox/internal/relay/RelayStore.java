@@ -291,16 +291,17 @@ public final class RelayStore {
    * position: looking fields up by name costs more than the rest of the claim's Java work.
    */
   static OutboxMessage toMessage(Record r, int[] at) {
-    return new OutboxMessage(
-        (UUID) r.get(at[0]),
-        (Long) r.get(at[1]),
-        (String) r.get(at[2]),
-        (String) r.get(at[3]),
-        (String) r.get(at[4]),
-        ((JSONB) r.get(at[5])).data(),
-        headers(((JSONB) r.get(at[6])).data()),
-        ((OffsetDateTime) r.get(at[7])).toInstant(),
-        (Integer) r.get(at[8]) + 1);
+    return OutboxMessage.builder()
+        .id((UUID) r.get(at[0]))
+        .sequence((Long) r.get(at[1]))
+        .aggregateType((String) r.get(at[2]))
+        .aggregateId((String) r.get(at[3]))
+        .eventType((String) r.get(at[4]))
+        .payload(((JSONB) r.get(at[5])).data())
+        .headers(headers(((JSONB) r.get(at[6])).data()))
+        .createdAt(((OffsetDateTime) r.get(at[7])).toInstant())
+        .attempt((Integer) r.get(at[8]) + 1)
+        .build();
   }
 
   /**

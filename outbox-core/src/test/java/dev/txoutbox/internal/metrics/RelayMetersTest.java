@@ -12,6 +12,7 @@ import dev.txoutbox.OutboxStatus;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.testing.TestMessages;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -19,14 +20,11 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -60,16 +58,7 @@ class RelayMetersTest {
   }
 
   private static OutboxMessage message(String eventType, int attempt) {
-    return new OutboxMessage(
-        UUID.randomUUID(),
-        1,
-        "order",
-        "o-1",
-        eventType,
-        "{}",
-        Map.of(),
-        Instant.parse("2026-01-01T00:00:00Z"),
-        attempt);
+    return TestMessages.message().eventType(eventType).attempt(attempt).build();
   }
 
   /** Three published, three retries, two dead letters, two batches and one failed cycle. */

@@ -8,13 +8,13 @@ import dev.txoutbox.internal.relay.BatchOutcome.Fate;
 import dev.txoutbox.internal.relay.RelayStore.Failure;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.testing.TestMessages;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.Test;
@@ -38,16 +38,13 @@ class BatchOutcomeTest {
 
   private OutboxMessage message(String aggregateId, int attempt) {
     seq++;
-    return new OutboxMessage(
-        new UUID(0, seq),
-        seq,
-        "order",
-        aggregateId,
-        "order.created",
-        "{}",
-        Map.of(),
-        Instant.parse("2026-03-01T11:00:00Z"),
-        attempt);
+    return TestMessages.message()
+        .id(new UUID(0, seq))
+        .sequence(seq)
+        .aggregateId(aggregateId)
+        .createdAt(Instant.parse("2026-03-01T11:00:00Z"))
+        .attempt(attempt)
+        .build();
   }
 
   private static BatchOutcome outcome(List<OutboxMessage> batch, PublishResult... results) {
@@ -175,16 +172,14 @@ class BatchOutcomeTest {
   void anAggregateIsItsTypeAndItsIdTogether() {
     OutboxMessage order = message("7", 1);
     OutboxMessage customer =
-        new OutboxMessage(
-            new UUID(1, 1),
-            99,
-            "customer",
-            "7",
-            "customer.created",
-            "{}",
-            Map.of(),
-            Instant.EPOCH,
-            1);
+        TestMessages.message()
+            .id(new UUID(1, 1))
+            .sequence(99)
+            .aggregateType("customer")
+            .aggregateId("7")
+            .eventType("customer.created")
+            .createdAt(Instant.EPOCH)
+            .build();
 
     BatchOutcome o =
         outcome(List.of(order, customer), PublishResult.retryable("x"), PublishResult.published());

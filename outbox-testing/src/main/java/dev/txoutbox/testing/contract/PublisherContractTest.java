@@ -8,13 +8,11 @@ import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.PublishResult.Status;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.testing.TestMessages;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -90,20 +88,19 @@ public abstract class PublisherContractTest {
 
   /** A contract message with a stored trace header and a payload naming its index. */
   protected static OutboxMessage message(int index, String aggregateId) {
-    return new OutboxMessage(
-        UUID.randomUUID(),
-        index,
-        AGGREGATE_TYPE,
-        aggregateId,
-        "contract.happened",
-        "{\"index\":" + index + ",\"text\":\"caf\u00e9 \u2713\"}",
-        Map.of(
-            "traceparent",
-            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
-            "tenant",
-            "t-" + index),
-        Instant.now().truncatedTo(ChronoUnit.MILLIS),
-        1);
+    return TestMessages.message()
+        .sequence(index)
+        .aggregateType(AGGREGATE_TYPE)
+        .aggregateId(aggregateId)
+        .eventType("contract.happened")
+        .payload("{\"index\":" + index + ",\"text\":\"caf\u00e9 \u2713\"}")
+        .headers(
+            Map.of(
+                "traceparent",
+                "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                "tenant",
+                "t-" + index))
+        .build();
   }
 
   @Test
@@ -204,43 +201,17 @@ public abstract class PublisherContractTest {
         .containsExactlyInAnyOrderElementsOf(healthy.stream().map(m -> m.id().toString()).toList());
   }
 
-  /** {@code message} with {@code payload} instead of its own. */
-  public static OutboxMessage withPayload(OutboxMessage message, String payload) {
-    return copy(message, payload, message.headers());
-  }
-
-  /** {@code message} with {@code headers} as its stored headers instead of its own. */
-  public static OutboxMessage withHeaders(OutboxMessage message, Map<String, String> headers) {
-    return copy(message, message.payload(), headers);
-  }
-
-  private static OutboxMessage copy(
-      OutboxMessage message, String payload, Map<String, String> headers) {
-    return new OutboxMessage(
-        message.id(),
-        message.sequence(),
-        message.aggregateType(),
-        message.aggregateId(),
-        message.eventType(),
-        payload,
-        headers,
-        message.createdAt(),
-        message.attempt());
-  }
-
   @Test
   void messagesWithoutStoredHeadersStillCarryTheirIdentity() throws Exception {
     OutboxMessage plain =
-        new OutboxMessage(
-            UUID.randomUUID(),
-            1,
-            AGGREGATE_TYPE,
-            "plain",
-            "contract.plain",
-            "{}",
-            Map.of(),
-            Instant.now().truncatedTo(ChronoUnit.MILLIS),
-            3);
+        TestMessages.message()
+            .sequence(1)
+            .aggregateType(AGGREGATE_TYPE)
+            .aggregateId("plain")
+            .eventType("contract.plain")
+            .payload("{}")
+            .attempt(3)
+            .build();
 
     assertThat(publisher.publish(List.of(plain)))
         .extracting(PublishResult::isPublished)

@@ -77,15 +77,6 @@ final class InMemoryBroker {
   }
 
   static OutboxMessage refused(OutboxMessage m) {
-    return new OutboxMessage(
-        m.id(),
-        m.sequence(),
-        m.aggregateType(),
-        m.aggregateId(),
-        REFUSED,
-        m.payload(),
-        m.headers(),
-        m.createdAt(),
-        m.attempt());
+    return m.toBuilder().eventType(REFUSED).build();
   }
 }

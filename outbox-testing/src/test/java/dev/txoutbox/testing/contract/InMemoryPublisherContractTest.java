@@ -37,7 +37,9 @@ class InMemoryPublisherContractTest extends RunOrderContractTest {
 
   @Override
   protected OutboxMessage oversized(OutboxMessage message) {
-    return withPayload(message, "\"" + "x".repeat(InMemoryBroker.MAX_PAYLOAD_BYTES) + "\"");
+    return message.toBuilder()
+        .payload("\"" + "x".repeat(InMemoryBroker.MAX_PAYLOAD_BYTES) + "\"")
+        .build();
   }
 
   private void breakRule(Flaw rule) throws Exception {

@@ -1,38 +1,29 @@
 package dev.txoutbox.rabbit;
 
 import dev.txoutbox.spi.OutboxMessage;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
+import dev.txoutbox.testing.TestMessages;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.atomic.AtomicLong;
 
 /** Outbox messages for the tests. */
-final class TestMessages {
+final class Messages {
 
-  private static final AtomicLong SEQUENCE = new AtomicLong();
-
-  private TestMessages() {}
+  private Messages() {}
 
   /** An {@code order} event of {@code eventType} with a small JSON payload. */
   static OutboxMessage event(String eventType) {
-    return event("order", "o-1", eventType, "{\"n\":" + SEQUENCE.get() + "}");
+    OutboxMessage event = TestMessages.message().eventType(eventType).build();
+    return event.toBuilder().payload("{\"n\":" + event.sequence() + "}").build();
   }
 
   static OutboxMessage event(
       String aggregateType, String aggregateId, String eventType, String payload) {
-    return new OutboxMessage(
-        UUID.randomUUID(),
-        SEQUENCE.incrementAndGet(),
-        aggregateType,
-        aggregateId,
-        eventType,
-        payload,
-        Map.of(),
-        Instant.now().truncatedTo(ChronoUnit.MILLIS),
-        1);
+    return TestMessages.message()
+        .aggregateType(aggregateType)
+        .aggregateId(aggregateId)
+        .eventType(eventType)
+        .payload(payload)
+        .build();
   }
 
   /** {@code count} events of {@code eventType}. */
