@@ -18,8 +18,11 @@ import org.jspecify.annotations.Nullable;
  * makes its flags and {@code --help} from it and checks the values it reads with the same rule in
  * its own words ({@link Spelling}), and the option table of {@code docs/configuration.md} is made
  * from it, so none of them can say something the others do not. {@link RelayOptions} holds the
- * options every relay shares; a relay module with options of its own declares them the same way.
- * Immutable and thread-safe.
+ * options every relay shares; a relay module with options of its own declares them the same way,
+ * with the public factories ({@link #integer}, {@link #positiveDuration}, {@link #text}, …), which
+ * throw {@code IllegalArgumentException} if a name is not camel case ({@code batchSize}), a key not
+ * lower case words joined by dashes ({@code batch-size}), or a description blank or ending with a
+ * period. Immutable and thread-safe.
  *
  * @param <T> the type of the value: {@code Integer}, {@code Double}, {@code Duration}, {@code
  *     String}, {@code Boolean}, an enum, or {@code Backoff}
@@ -135,10 +138,15 @@ public final class RelayOption<T> {
     return text;
   }
 
-  // ---------------------------------------------------------------- definitions, for RelayOptions
+  // ------------------------------------------------------------------------------- definitions
+  // Public, so that a relay module (outbox-wal) declares its own options the same way.
 
-  /** A whole number from {@code min} to {@code max}. */
-  static RelayOption<Integer> integer(
+  /**
+   * A whole number from {@code min} to {@code max}, set by the builder method {@code name}.
+   *
+   * @param key the flag without its dashes, or null when no tool sets it
+   */
+  public static RelayOption<Integer> integer(
       String name, @Nullable String key, int defaultValue, int min, int max, String description) {
     return new RelayOption<>(
         name,
@@ -163,8 +171,13 @@ public final class RelayOption<T> {
         Map.of());
   }
 
-  /** A positive duration; with {@code atLeast}, at least that option's value. */
-  static RelayOption<Duration> positiveDuration(
+  /**
+   * A positive duration; with {@code atLeast}, at least that option's value instead.
+   *
+   * @param setter the builder method that sets it: {@code name}, or the whole it is part of
+   * @param defaultValue null for "none"
+   */
+  public static RelayOption<Duration> positiveDuration(
       String name,
       String setter,
       @Nullable String key,
@@ -202,7 +215,7 @@ public final class RelayOption<T> {
   }
 
   /** A duration of zero or more. */
-  static RelayOption<Duration> duration(
+  public static RelayOption<Duration> duration(
       String name, @Nullable String key, Duration defaultValue, String description) {
     return new RelayOption<>(
         name,
@@ -228,7 +241,7 @@ public final class RelayOption<T> {
   }
 
   /** A finite number from {@code min} up to {@code max} (none when infinite). */
-  static RelayOption<Double> number(
+  public static RelayOption<Double> number(
       String name,
       String setter,
       @Nullable String key,
@@ -267,7 +280,7 @@ public final class RelayOption<T> {
   }
 
   /** Text matching {@code pattern}, which {@code rule} says in words. */
-  static RelayOption<String> text(
+  public static RelayOption<String> text(
       String name,
       @Nullable String key,
       String label,
@@ -299,7 +312,7 @@ public final class RelayOption<T> {
   }
 
   /** One constant of {@code type}, each written on the command line as {@code word} gives. */
-  static <E extends Enum<E>> RelayOption<E> choice(
+  public static <E extends Enum<E>> RelayOption<E> choice(
       String name,
       @Nullable String key,
       Class<E> type,
@@ -324,13 +337,15 @@ public final class RelayOption<T> {
   }
 
   /** A switch, off unless given. */
-  static RelayOption<Boolean> onOff(String name, String setter, String key, String description) {
+  public static RelayOption<Boolean> onOff(
+      String name, String setter, String key, String description) {
     return new RelayOption<>(
         name, setter, key, Type.SWITCH, "", false, description, none(), null, Map.of());
   }
 
   /** A backoff, set as a whole in code; no flag. */
-  static RelayOption<Backoff> backoff(String name, Backoff defaultValue, String description) {
+  public static RelayOption<Backoff> backoff(
+      String name, Backoff defaultValue, String description) {
     return new RelayOption<>(
         name, name, null, Type.BACKOFF, "", defaultValue, description, none(), null, Map.of());
   }
