@@ -1,6 +1,7 @@
 package dev.txoutbox.cli;
 
 import dev.txoutbox.RelayConfig;
+import dev.txoutbox.RelayOption;
 import dev.txoutbox.RelayOptions;
 import dev.txoutbox.spi.SecretMasking;
 import dev.txoutbox.wal.WalRelay;
@@ -170,8 +171,7 @@ final class WalFlags {
     }
   }
 
-  private static IllegalArgumentException notForWal(
-      dev.txoutbox.RelayOption<?> option, String why) {
+  private static IllegalArgumentException notForWal(RelayOption<?> option, String why) {
     return new IllegalArgumentException(
         OptionFlags.flag(option) + " does not apply to --source wal: " + why);
   }
