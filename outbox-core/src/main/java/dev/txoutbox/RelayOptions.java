@@ -155,9 +155,10 @@ public final class RelayOptions {
           Ordering.class,
           Ordering.NONE,
           o -> o.name().toLowerCase(Locale.ROOT).replace('_', '-'),
-          "none: best-effort order; per-aggregate: an aggregate's next event waits until the"
-              + " previous one is acknowledged, a dead letter halts its aggregate;"
-              + " per-aggregate-skip-dead-letters: the same, but dead letters are parked."
+          "how each aggregate's events are kept in order: none, best-effort order;"
+              + " per-aggregate: an aggregate's next event waits until the previous one is"
+              + " acknowledged, a dead letter halts its aggregate;"
+              + " per-aggregate-skip-dead-letters, the same, but dead letters are parked."
               + " The per-aggregate modes need the ordering indexes");
 
   /** {@link RelayConfig.Builder#shutdownTimeout}. */

@@ -79,8 +79,7 @@ final class RelayFlags {
                 .build(),
             OptionFlags.option(
                 RelayOptions.LISTEN,
-                "The trigger is installed by 'migrate --with-notify-trigger'; the relay holds one"
-                    + " pool connection for it.")));
+                "The trigger is installed by 'migrate --with-notify-trigger'.")));
   }
 
   /** Whether the flag of {@code option} was given. */
