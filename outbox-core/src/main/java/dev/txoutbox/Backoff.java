@@ -1,7 +1,6 @@
 package dev.txoutbox;
 
 import java.time.Duration;
-import java.util.Objects;
 import java.util.random.RandomGenerator;
 
 /**
@@ -34,21 +33,11 @@ public record Backoff(Duration initialDelay, Duration maxDelay, double multiplie
    * @throws IllegalArgumentException if a value is out of its range (the message names it)
    */
   public Backoff {
-    Objects.requireNonNull(initialDelay, "initialDelay");
-    Objects.requireNonNull(maxDelay, "maxDelay");
-    if (initialDelay.isNegative() || initialDelay.isZero()) {
-      throw new IllegalArgumentException("initialDelay must be positive but was " + initialDelay);
-    }
-    if (maxDelay.compareTo(initialDelay) < 0) {
-      throw new IllegalArgumentException(
-          "maxDelay must be at least initialDelay (" + initialDelay + ") but was " + maxDelay);
-    }
-    if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
-      throw new IllegalArgumentException("multiplier must be at least 1 but was " + multiplier);
-    }
-    if (!(jitter >= 0.0 && jitter <= 1.0)) {
-      throw new IllegalArgumentException("jitter must be between 0 and 1 but was " + jitter);
-    }
+    // Each rule is its option's definition, which the command line checks its flags with too.
+    RelayOptions.BACKOFF_INITIAL.check(initialDelay);
+    RelayOptions.BACKOFF_MAX.check(maxDelay, initialDelay);
+    RelayOptions.BACKOFF_MULTIPLIER.check(multiplier);
+    RelayOptions.BACKOFF_JITTER.check(jitter);
   }
 
   /** The defaults: 1 s, doubling, capped at 5 min, 20% jitter. */

@@ -5,6 +5,7 @@ import dev.txoutbox.internal.admin.DefaultOutboxAdmin;
 import dev.txoutbox.internal.metrics.RelayMeters;
 import dev.txoutbox.internal.relay.DefaultOutboxRelay;
 import dev.txoutbox.internal.relay.RelayParts;
+import dev.txoutbox.internal.relay.RelayThreads;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.ThreadFactory;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jspecify.annotations.Nullable;
@@ -62,12 +64,13 @@ public interface OutboxRelay extends AutoCloseable {
   }
 
   /**
-   * Starts the worker threads ({@code outbox-relay-<name>-worker-<n>}) and returns.
+   * Starts the worker threads ({@code outbox-relay-<name>-worker-<n>}, or those of {@link
+   * Builder#threadFactory}) and returns.
    *
-   * <p>The workers are daemon threads: they never keep the JVM alive, so a JVM that exits without
-   * {@link #close()} does not hang on them (an unfinished batch rolls back with its connection, and
-   * nothing is lost). A {@code main} whose only work is the relay must therefore wait for it
-   * itself, or it exits at once:
+   * <p>Unless a thread factory says otherwise, the workers are daemon threads: they never keep the
+   * JVM alive, so a JVM that exits without {@link #close()} does not hang on them (an unfinished
+   * batch rolls back with its connection, and nothing is lost). A {@code main} whose only work is
+   * the relay must therefore wait for it itself, or it exits at once:
    *
    * <pre>{@code
    * relay.closeOnShutdown(); // SIGTERM or Ctrl-C closes the relay cleanly
@@ -305,6 +308,7 @@ public interface OutboxRelay extends AutoCloseable {
     private @Nullable DataSource listenDataSource;
     private @Nullable OutboxMetrics metrics;
     private PublishTracer tracer = PublishTracer.none();
+    private @Nullable ThreadFactory threadFactory;
 
     private Builder() {}
 
@@ -443,6 +447,21 @@ public interface OutboxRelay extends AutoCloseable {
     }
 
     /**
+     * Makes every thread the relay starts: its workers, its heartbeat's, its notification
+     * listener's and its meters' refresh thread, each as the factory makes it (its names, its
+     * daemon flag, its kind of thread, such as a virtual thread or one of a container's managed
+     * threads). Defaults to none: the relay makes daemon threads named {@code
+     * outbox-relay-<name>-<role>} ({@code worker-1}, {@code heartbeat}, {@code listener}, {@code
+     * metrics}). The shutdown hook of {@link OutboxRelay#closeOnShutdown()} is never the factory's.
+     *
+     * @throws NullPointerException if {@code threadFactory} is null
+     */
+    public Builder threadFactory(ThreadFactory threadFactory) {
+      this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
+      return this;
+    }
+
+    /**
      * Checks the pieces, then registers the meters if {@link #metrics(OutboxMetrics)} was given.
      * Starts nothing but the backlog gauges' refresh thread; call {@link OutboxRelay#start()}.
      *
@@ -471,8 +490,9 @@ public interface OutboxRelay extends AutoCloseable {
               clock);
       List<RelayListener> all = new ArrayList<>(listeners);
       Runnable closeWithRelay = () -> {};
+      RelayThreads threads = RelayThreads.forRelay(config.name(), threadFactory);
       if (metrics != null) {
-        RelayMeters meters = RelayMeters.register(metrics, config.name(), admin);
+        RelayMeters meters = RelayMeters.register(metrics, config.name(), admin, threads);
         all.add(0, meters); // told first: an application listener's failure never skips them
         closeWithRelay = meters::close;
       }
@@ -488,7 +508,8 @@ public interface OutboxRelay extends AutoCloseable {
               closeWithRelay,
               metrics == null ? "off" : metrics.toString(),
               listen ? (listenDataSource != null ? listenDataSource : dataSource) : null,
-              tracer));
+              tracer,
+              threads));
     }
   }
 }

@@ -7,7 +7,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -38,24 +37,22 @@ public final class RelayConfig {
   public static final int MAX_WORKERS = 64;
 
   /** Default {@code minPollInterval}: 25 ms. */
-  public static final Duration DEFAULT_MIN_POLL_INTERVAL = Duration.ofMillis(25);
+  public static final Duration DEFAULT_MIN_POLL_INTERVAL =
+      defaultOf(RelayOptions.MIN_POLL_INTERVAL);
 
   /** Default {@code maxPollInterval}: 1 s. */
-  public static final Duration DEFAULT_MAX_POLL_INTERVAL = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_MAX_POLL_INTERVAL =
+      defaultOf(RelayOptions.MAX_POLL_INTERVAL);
 
   /** Default {@code maxAttempts}: 10. */
   public static final int DEFAULT_MAX_ATTEMPTS = 10;
 
   /** Default {@code brokerProbeBackoff}: 1 s doubling to 30 s, 20% jitter. */
   public static final Backoff DEFAULT_BROKER_PROBE_BACKOFF =
-      Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(30));
+      defaultOf(RelayOptions.BROKER_PROBE_BACKOFF);
 
   /** Default {@code shutdownTimeout}: 30 s. */
-  public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
-
-  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
-
-  private static final int MAX_ATTEMPTS_LIMIT = RetryPolicy.MAX_ATTEMPTS_LIMIT;
+  public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = defaultOf(RelayOptions.SHUTDOWN_TIMEOUT);
 
   /** The longest event or aggregate type a retry policy can name: the column's 255 characters. */
   private static final int MAX_TYPE_LENGTH = 255;
@@ -88,41 +85,24 @@ public final class RelayConfig {
     batchSize = b.batchSize;
     workers = b.workers;
     maxAttempts = b.maxAttempts;
-    if (!NAME.matcher(name).matches()) {
-      throw new IllegalArgumentException(
-          "name must be 1 to 64 characters of [A-Za-z0-9_.-] but was '" + name + "'");
-    }
-    requireRange("batchSize", batchSize, 1, MAX_BATCH_SIZE);
-    requireRange("workers", workers, 1, MAX_WORKERS);
-    requireRange("maxAttempts", maxAttempts, 1, MAX_ATTEMPTS_LIMIT);
+    // Each rule is its option's definition, which the command line checks its flags with too.
+    RelayOptions.NAME.check(name);
+    RelayOptions.BATCH_SIZE.check(batchSize);
+    RelayOptions.WORKERS.check(workers);
+    RelayOptions.MAX_ATTEMPTS.check(maxAttempts);
     maxAge = b.maxAge;
     RetryPolicy policy = RetryPolicy.of(maxAttempts, backoff);
     defaultPolicy = maxAge == null ? policy : policy.withMaxAge(maxAge);
     eventTypePolicies = Collections.unmodifiableMap(new LinkedHashMap<>(b.eventTypePolicies));
     aggregateTypePolicies =
         Collections.unmodifiableMap(new LinkedHashMap<>(b.aggregateTypePolicies));
-    if (minPollInterval.isNegative() || minPollInterval.isZero()) {
-      throw new IllegalArgumentException(
-          "minPollInterval must be positive but was " + minPollInterval);
-    }
-    if (maxPollInterval.compareTo(minPollInterval) < 0) {
-      throw new IllegalArgumentException(
-          "maxPollInterval must be at least minPollInterval ("
-              + minPollInterval
-              + ") but was "
-              + maxPollInterval);
-    }
-    if (shutdownTimeout.isNegative()) {
-      throw new IllegalArgumentException(
-          "shutdownTimeout must not be negative but was " + shutdownTimeout);
-    }
+    RelayOptions.MIN_POLL_INTERVAL.check(minPollInterval);
+    RelayOptions.MAX_POLL_INTERVAL.check(maxPollInterval, minPollInterval);
+    RelayOptions.SHUTDOWN_TIMEOUT.check(shutdownTimeout);
   }
 
-  private static void requireRange(String option, int value, int min, int max) {
-    if (value < min || value > max) {
-      throw new IllegalArgumentException(
-          option + " must be between " + min + " and " + max + " but was " + value);
-    }
+  private static <T> T defaultOf(RelayOption<T> option) {
+    return Objects.requireNonNull(option.defaultValue(), option.name());
   }
 
   /** Names the relay's threads, logs and metrics. Defaults to {@value #DEFAULT_NAME}. */
@@ -433,10 +413,7 @@ public final class RelayConfig {
      * @throws IllegalArgumentException if not positive
      */
     public Builder maxAge(@Nullable Duration maxAge) {
-      if (maxAge != null && (maxAge.isNegative() || maxAge.isZero())) {
-        throw new IllegalArgumentException("maxAge must be positive but was " + maxAge);
-      }
-      this.maxAge = maxAge;
+      this.maxAge = maxAge == null ? null : RelayOptions.MAX_AGE.check(maxAge);
       return this;
     }
 

@@ -29,13 +29,10 @@ public final class RetryPolicy {
   private final @Nullable Duration maxAge;
 
   private RetryPolicy(int maxAttempts, Backoff backoff, @Nullable Duration maxAge) {
-    if (maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS_LIMIT) {
-      throw new IllegalArgumentException(
-          "maxAttempts must be between 1 and " + MAX_ATTEMPTS_LIMIT + " but was " + maxAttempts);
-    }
+    RelayOptions.MAX_ATTEMPTS.check(maxAttempts);
     this.backoff = Objects.requireNonNull(backoff, "backoff");
-    if (maxAge != null && (maxAge.isNegative() || maxAge.isZero())) {
-      throw new IllegalArgumentException("maxAge must be positive but was " + maxAge);
+    if (maxAge != null) {
+      RelayOptions.MAX_AGE.check(maxAge);
     }
     this.maxAttempts = maxAttempts;
     this.maxAge = maxAge;

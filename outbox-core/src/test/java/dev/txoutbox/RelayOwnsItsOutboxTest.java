@@ -155,7 +155,7 @@ class RelayOwnsItsOutboxTest {
         .until(
             () ->
                 Thread.getAllStackTraces().keySet().stream()
-                    .noneMatch(t -> t.getName().equals("outbox-metrics-billing-relay")));
+                    .noneMatch(t -> t.getName().equals("outbox-relay-billing-relay-metrics")));
   }
 
   @Test

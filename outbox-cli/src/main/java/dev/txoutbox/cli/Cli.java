@@ -65,7 +65,8 @@ final class Cli {
   static CommandLine commandLine(TxoutboxCommand root) {
     CommandLine cli = new CommandLine(root);
     cli.addSubcommand(new MigrateCommand(root));
-    cli.addSubcommand(new StatusCommand(root));
+    // As a CommandLine of its own, so that picocli applies its model transformer (its flags).
+    cli.addSubcommand(new CommandLine(new StatusCommand(root)));
     CommandLine deadLetters = new CommandLine(new DeadLettersCommand());
     deadLetters.addSubcommand(new DeadLettersCommand.ListCommand(root));
     deadLetters.addSubcommand(new DeadLettersCommand.GroupsCommand(root));

@@ -10,9 +10,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Rewrites an error message of the API (a builder's "workers must be between 1 and 64 but was 65")
- * in the words of the command line: option names become the flags that set them, and durations read
- * as the flags take them ({@code 300ms}, not {@code PT0.3S}). Stateless.
+ * Rewrites an error message of an API whose options are not yet defined as {@code RelayOption}s
+ * (the WAL relay's, the table names', the console's, a publisher's) in the words of the command
+ * line: option names become the flags that set them, and durations read as the flags take them
+ * ({@code 300ms}, not {@code PT0.3S}). The relay options every relay shares never come here: their
+ * flags check values with the options' own definitions ({@link OptionFlags}). Stateless.
  */
 final class FlagNames {
 

@@ -2,115 +2,191 @@ package dev.txoutbox.cli;
 
 import dev.txoutbox.Backoff;
 import dev.txoutbox.RelayConfig;
+import dev.txoutbox.RelayOption;
+import dev.txoutbox.RelayOptions;
 import dev.txoutbox.RetryPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
-import picocli.CommandLine.Option;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParseResult;
 
 /**
  * The retry flags of {@code relay} and {@code status}: the default policy ({@code --max-attempts},
- * the backoff, {@code --max-age}) and the per-type policies of a {@code --retry-config} file. The
- * relay retries by them; {@code status} given the same flags shows the policies they make. Each
- * value is checked before anything connects, its error naming the flag or the file's key.
+ * the backoff, {@code --max-age}), each flag made from its {@link RelayOptions} definition, and the
+ * policies of a {@code --retry-config} file (the default policy's {@code retry.default.*} keys, and
+ * per type). The relay retries by them; {@code status} given the same flags shows the policies they
+ * make. Each value is checked before anything connects, its error naming the flag or the file's
+ * key. Reads them from a parse result; immutable.
  */
 final class RetryFlags {
 
-  @Option(
-      names = "--max-attempts",
-      paramLabel = "N",
-      description = "Publish attempts before an event is a dead letter, 1 to 1000. Default: 10.")
-  Integer maxAttempts;
+  /** The default policy's options, in the order {@code --help} lists them. */
+  static final List<RelayOption<?>> OPTIONS =
+      List.of(
+          RelayOptions.MAX_ATTEMPTS,
+          RelayOptions.BACKOFF_INITIAL,
+          RelayOptions.BACKOFF_MAX,
+          RelayOptions.BACKOFF_MULTIPLIER,
+          RelayOptions.BACKOFF_JITTER,
+          RelayOptions.MAX_AGE);
 
-  @Option(
-      names = "--backoff-initial",
-      paramLabel = "DURATION",
-      converter = Durations.class,
-      description = "Retry delay after the first failure. Default: 1s.")
-  Duration backoffInitial;
+  private final ParseResult parsed;
 
-  @Option(
-      names = "--backoff-max",
-      paramLabel = "DURATION",
-      converter = Durations.class,
-      description = "Longest retry delay, at least --backoff-initial. Default: 5m.")
-  Duration backoffMax;
+  private RetryFlags(ParseResult parsed) {
+    this.parsed = parsed;
+  }
 
-  @Option(
-      names = "--backoff-multiplier",
-      paramLabel = "X",
-      description = "Growth of the retry delay per failure, at least 1. Default: 2.")
-  Double backoffMultiplier;
+  /** The retry flags given in {@code parsed}. */
+  static RetryFlags of(ParseResult parsed) {
+    return new RetryFlags(parsed);
+  }
 
-  @Option(
-      names = "--backoff-jitter",
-      paramLabel = "X",
-      description =
-          "Random share of each retry delay, 0 to 1 (0.2: each delay is 80% to 100% of its"
-              + " nominal value). Default: 0.2.")
-  Double backoffJitter;
-
-  @Option(
-      names = "--max-age",
-      paramLabel = "DURATION",
-      converter = Durations.class,
-      description =
-          "An event still failing once this old (from its creation) is a dead letter at that"
-              + " failure, whatever attempts it has left. Default: no age limit.")
-  Duration maxAge;
-
-  @Option(
-      names = "--retry-config",
-      paramLabel = "FILE",
-      description =
-          "A properties file of retry policies per event type or aggregate type:"
-              + " retry.event-type.TYPE.SETTING=VALUE, retry.aggregate-type.TYPE.SETTING=VALUE;"
-              + " SETTING is the key's last part, one of "
-              + RetryConfigFile.SETTINGS_TEXT
-              + "; a setting not given is the default policy's."
-              + " An event type's policy wins over its aggregate type's.")
-  Path retryConfig;
+  /** Adds the retry flags to {@code spec}, as a section of {@code --help} under {@code heading}. */
+  static void install(CommandSpec spec, String heading, int order) {
+    List<OptionSpec> options = new java.util.ArrayList<>();
+    for (RelayOption<?> o : OPTIONS) {
+      options.add(OptionFlags.option(o, null));
+    }
+    options.add(
+        OptionSpec.builder(RetryConfigFile.FLAG)
+            .paramLabel("FILE")
+            .type(Path.class)
+            .description(
+                "A properties file of retry policies: retry.default.SETTING=VALUE for the default"
+                    + " policy (its flags win over it), retry.event-type.TYPE.SETTING=VALUE and"
+                    + " retry.aggregate-type.TYPE.SETTING=VALUE per type; SETTING is the key's"
+                    + " last part, one of "
+                    + RetryConfigFile.SETTINGS_TEXT
+                    + "; a setting a type does not give is the default policy's."
+                    + " An event type's policy wins over its aggregate type's.")
+            .build());
+    OptionFlags.addGroup(spec, heading, order, options);
+  }
 
   /** Whether any retry flag was given. */
   boolean given() {
-    return maxAttempts != null
-        || backoffInitial != null
-        || backoffMax != null
-        || backoffMultiplier != null
-        || backoffJitter != null
-        || maxAge != null
-        || retryConfig != null;
+    return file() != null
+        || OPTIONS.stream().anyMatch(o -> parsed.hasMatchedOption(OptionFlags.flag(o)));
+  }
+
+  private @Nullable Path file() {
+    return parsed.matchedOptionValue(RetryConfigFile.FLAG, null);
   }
 
   /**
-   * Sets the default policy of the flags on {@code b} ({@code maxAttempts}, {@code backoff}, {@code
-   * maxAge}), and the policies of the {@code --retry-config} file.
+   * Sets the default policy on {@code b} ({@code maxAttempts}, {@code backoff}, {@code maxAge}):
+   * each setting its flag's, else the file's {@code retry.default.*} key's, else the option's
+   * default; then the file's policies per type.
    *
    * @throws IllegalArgumentException naming the flag or the file's key, and the limit
    */
   void applyTo(RelayConfig.Builder b) {
-    int attempts = maxAttempts != null ? maxAttempts : RelayConfig.DEFAULT_MAX_ATTEMPTS;
-    if (attempts < 1 || attempts > RetryPolicy.MAX_ATTEMPTS_LIMIT) {
-      throw new IllegalArgumentException(
-          "--max-attempts must be between 1 and "
-              + RetryPolicy.MAX_ATTEMPTS_LIMIT
-              + " but was "
-              + attempts);
-    }
-    Backoff d = Backoff.defaults();
-    Backoff backoff =
-        RetryConfigFile.backoff(
-            backoffInitial != null ? backoffInitial : d.initialDelay(),
-            backoffMax != null ? backoffMax : d.maxDelay(),
-            backoffMultiplier != null ? backoffMultiplier : d.multiplier(),
-            backoffJitter != null ? backoffJitter : d.jitter(),
-            setting -> "--" + setting);
-    if (maxAge != null && maxAge.isZero()) {
-      throw new IllegalArgumentException("--max-age must be positive but was 0ms");
+    Path path = file();
+    RetryConfigFile file = path == null ? null : RetryConfigFile.read(path);
+    // What the file's default keys set, as long as no flag overrides them: named by their key.
+    Map<RelayOption<?>, String> fromFile = new HashMap<>();
+    int attempts =
+        value(
+            RelayOptions.MAX_ATTEMPTS,
+            file,
+            RetryConfigFile.Setting.MAX_ATTEMPTS,
+            RetryConfigFile::attempts,
+            fromFile);
+    Duration initial =
+        value(
+            RelayOptions.BACKOFF_INITIAL,
+            file,
+            RetryConfigFile.Setting.BACKOFF_INITIAL,
+            RetryConfigFile::duration,
+            fromFile);
+    Duration max =
+        value(
+            RelayOptions.BACKOFF_MAX,
+            file,
+            RetryConfigFile.Setting.BACKOFF_MAX,
+            RetryConfigFile::duration,
+            fromFile);
+    double multiplier =
+        value(
+            RelayOptions.BACKOFF_MULTIPLIER,
+            file,
+            RetryConfigFile.Setting.BACKOFF_MULTIPLIER,
+            RetryConfigFile::number,
+            fromFile);
+    double jitter =
+        value(
+            RelayOptions.BACKOFF_JITTER,
+            file,
+            RetryConfigFile.Setting.BACKOFF_JITTER,
+            RetryConfigFile::number,
+            fromFile);
+    Duration maxAge =
+        value(
+            RelayOptions.MAX_AGE,
+            file,
+            RetryConfigFile.Setting.MAX_AGE,
+            RetryConfigFile::maxAge,
+            fromFile);
+    RelayOption.Spelling spelling = OptionFlags.named(fromFile);
+    Backoff backoff;
+    try {
+      RelayOptions.MAX_ATTEMPTS.check(attempts, null, spelling);
+      backoff = RetryConfigFile.backoff(initial, max, multiplier, jitter, spelling);
+      if (maxAge != null) {
+        RelayOptions.MAX_AGE.check(maxAge, null, spelling);
+      }
+    } catch (IllegalArgumentException e) {
+      throw fromFile.isEmpty() ? e : inFile(path, e);
     }
     b.maxAttempts(attempts).backoff(backoff).maxAge(maxAge);
-    if (retryConfig != null) {
+    if (file != null) {
       RetryPolicy base = RetryPolicy.of(attempts, backoff);
-      RetryConfigFile.read(retryConfig, maxAge == null ? base : base.withMaxAge(maxAge)).apply(b);
+      Function<RetryConfigFile.Setting, String> inherited =
+          s -> fromFile.getOrDefault(s.option, OptionFlags.flag(s.option));
+      try {
+        file.policies(maxAge == null ? base : base.withMaxAge(maxAge), inherited).apply(b);
+      } catch (IllegalArgumentException e) {
+        throw inFile(path, e);
+      }
     }
+  }
+
+  /**
+   * The value of {@code option}: its flag's, else that of the file's default key for {@code
+   * setting} (recorded in {@code fromFile}), else its default.
+   */
+  private <T> T value(
+      RelayOption<T> option,
+      @Nullable RetryConfigFile file,
+      RetryConfigFile.Setting setting,
+      Function<RetryConfigFile.Entry, T> read,
+      Map<RelayOption<?>, String> fromFile) {
+    T flag = OptionFlags.given(parsed, option);
+    if (flag != null) {
+      return flag;
+    }
+    RetryConfigFile.Entry entry = file == null ? null : file.defaultSetting(setting);
+    if (entry != null) {
+      T value;
+      try {
+        value = read.apply(entry);
+      } catch (IllegalArgumentException e) {
+        throw inFile(file(), e);
+      }
+      fromFile.put(option, entry.key());
+      return value;
+    }
+    return option.defaultValue();
+  }
+
+  private static IllegalArgumentException inFile(@Nullable Path file, IllegalArgumentException e) {
+    return new IllegalArgumentException(
+        RetryConfigFile.FLAG + " " + file + ": " + e.getMessage(), e);
   }
 }

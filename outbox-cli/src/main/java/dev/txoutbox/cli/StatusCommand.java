@@ -7,8 +7,9 @@ import dev.txoutbox.schema.OutboxTables;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
-import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.IModelTransformer;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
 /**
@@ -17,6 +18,7 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "status",
+    modelTransformer = StatusCommand.DefinedFlags.class,
     mixinStandardHelpOptions = true,
     description = {
       "Shows pending events, those due now, dead letters, the age of the oldest pending event and"
@@ -29,14 +31,17 @@ final class StatusCommand extends DatabaseCommand {
   @Option(names = "--json", description = "One JSON object on stdout.")
   boolean json;
 
-  @ArgGroup(
-      validate = false,
-      heading = "%nRetry policies shown (give the relay's retry flags):%n",
-      order = 1)
-  RetryFlags retry = new RetryFlags();
-
   StatusCommand(TxoutboxCommand root) {
     super(root);
+  }
+
+  /** Adds the relay's retry flags, whose policies it shows, to the command as picocli builds it. */
+  static final class DefinedFlags implements IModelTransformer {
+    @Override
+    public CommandSpec transform(CommandSpec status) {
+      RetryFlags.install(status, "%nRetry policies shown (give the relay's retry flags):%n", 1);
+      return status;
+    }
   }
 
   @Override
@@ -59,6 +64,7 @@ final class StatusCommand extends DatabaseCommand {
    * @throws picocli.CommandLine.ParameterException naming the flag or key (exit code 2)
    */
   private @Nullable RelayConfig policies() {
+    RetryFlags retry = RetryFlags.of(spec.commandLine().getParseResult());
     if (!retry.given()) {
       return null;
     }

@@ -13,14 +13,14 @@ class EnumFlagTest {
   void readsEachConstantsWordOrNameInAnyCaseWithDashesOrUnderscores() {
     for (String ordering :
         new String[] {"per-aggregate", "PER_AGGREGATE", "Per_Aggregate", " per-aggregate "}) {
-      assertThat(RelayCommand.ORDERING.parse(ordering))
+      assertThat(RelayFlags.ORDERING.parse(ordering))
           .as(ordering)
           .isEqualTo(Ordering.PER_AGGREGATE);
     }
-    assertThat(RelayCommand.ORDERING.parse("per_aggregate_skip_dead_letters"))
+    assertThat(RelayFlags.ORDERING.parse("per_aggregate_skip_dead_letters"))
         .isEqualTo(Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS);
     for (String completion : new String[] {"mark", "MARK", "mark-processed", "mark_processed"}) {
-      assertThat(RelayCommand.COMPLETION.parse(completion))
+      assertThat(RelayFlags.COMPLETION.parse(completion))
           .as(completion)
           .isEqualTo(CompletionMode.MARK_PROCESSED);
     }
@@ -28,25 +28,25 @@ class EnumFlagTest {
 
   @Test
   void writesEachConstantAsItsWord() {
-    assertThat(RelayCommand.ORDERING.word(Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS))
+    assertThat(RelayFlags.ORDERING.word(Ordering.PER_AGGREGATE_SKIP_DEAD_LETTERS))
         .isEqualTo("per-aggregate-skip-dead-letters");
-    assertThat(RelayCommand.COMPLETION.word(CompletionMode.MARK_PROCESSED)).isEqualTo("mark");
+    assertThat(RelayFlags.COMPLETION.word(CompletionMode.MARK_PROCESSED)).isEqualTo("mark");
     for (Ordering o : Ordering.values()) {
-      assertThat(RelayCommand.ORDERING.parse(RelayCommand.ORDERING.word(o))).isEqualTo(o);
+      assertThat(RelayFlags.ORDERING.parse(RelayFlags.ORDERING.word(o))).isEqualTo(o);
     }
     for (CompletionMode m : CompletionMode.values()) {
-      assertThat(RelayCommand.COMPLETION.parse(RelayCommand.COMPLETION.word(m))).isEqualTo(m);
+      assertThat(RelayFlags.COMPLETION.parse(RelayFlags.COMPLETION.word(m))).isEqualTo(m);
     }
   }
 
   @Test
   void refusesAnythingElseListingTheAcceptedWords() {
-    assertThatThrownBy(() -> RelayCommand.ORDERING.parse("by-luck"))
+    assertThatThrownBy(() -> RelayFlags.ORDERING.parse("by-luck"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "--ordering must be one of none, per-aggregate, per-aggregate-skip-dead-letters but"
                 + " was 'by-luck'");
-    assertThatThrownBy(() -> RelayCommand.COMPLETION.parse("sometimes"))
+    assertThatThrownBy(() -> RelayFlags.COMPLETION.parse("sometimes"))
         .hasMessage("--completion must be one of mark, delete but was 'sometimes'");
   }
 }

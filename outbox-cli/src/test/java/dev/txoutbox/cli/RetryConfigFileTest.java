@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * The retry flags and the {@code --retry-config} file as the relay reads them: the {@link
@@ -81,6 +82,61 @@ class RetryConfigFileTest {
   }
 
   @Test
+  void theFilesDefaultKeysSetTheDefaultPolicyWhichTheFlagsOverrideAndEachTypeInherits(
+      @TempDir Path dir) throws Exception {
+    Path file =
+        Files.writeString(
+            dir.resolve("retry.properties"),
+            "retry.default.max-attempts=25\n"
+                + "retry.default.backoff-initial=2s\n"
+                + "retry.default.backoff-max=10m\n"
+                + "retry.default.backoff-multiplier=3\n"
+                + "retry.default.backoff-jitter=0\n"
+                + "retry.default.max-age=6h\n"
+                + "retry.event-type.payment.captured.max-attempts=200\n");
+
+    RelayConfig fromFile = config("--retry-config", file.toString());
+    Backoff fileBackoff = new Backoff(Duration.ofSeconds(2), Duration.ofMinutes(10), 3, 0);
+    assertThat(fromFile.defaultRetryPolicy())
+        .isEqualTo(RetryPolicy.of(25, fileBackoff).withMaxAge(Duration.ofHours(6)));
+    assertThat(fromFile.eventTypeRetryPolicies())
+        .containsExactly(
+            Map.entry(
+                "payment.captured",
+                RetryPolicy.of(200, fileBackoff).withMaxAge(Duration.ofHours(6))));
+
+    RelayConfig overridden =
+        config("--max-attempts", "4", "--backoff-jitter", "0.5", "--retry-config", file.toString());
+    Backoff mixed = fileBackoff.withJitter(0.5);
+    assertThat(overridden.defaultRetryPolicy())
+        .isEqualTo(RetryPolicy.of(4, mixed).withMaxAge(Duration.ofHours(6)));
+    assertThat(overridden.eventTypeRetryPolicies().get("payment.captured"))
+        .isEqualTo(RetryPolicy.of(200, mixed).withMaxAge(Duration.ofHours(6)));
+  }
+
+  @Test
+  void aRuleBrokenBetweenAFlagAndADefaultKeyNamesBoth(@TempDir Path dir) throws Exception {
+    Path file =
+        Files.writeString(
+            dir.resolve("retry.properties"),
+            "retry.default.backoff-initial=2m\nretry.event-type.p.backoff-max=1m\n");
+    assertThatThrownBy(() -> config("--backoff-max", "1m", "--retry-config", file.toString()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "--retry-config "
+                + file
+                + ": --backoff-max must be at least retry.default.backoff-initial (2m) but was"
+                + " 1m");
+    assertThatThrownBy(() -> config("--retry-config", file.toString()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "--retry-config "
+                + file
+                + ": retry.event-type.p.backoff-max must be at least"
+                + " retry.default.backoff-initial (2m) but was 1m");
+  }
+
+  @Test
   void theDefaultPolicyFlagsSetTheWholeBackoff() {
     RelayConfig c =
         config(
@@ -136,12 +192,19 @@ class RetryConfigFileTest {
         "retry.event-type.max-attempts=3"
             + " | the type in key 'retry.event-type.max-attempts' must be 1 to 255 characters,"
             + " not blank, between retry.event-type. and .max-attempts but was ''",
-        "retry.default.max-attempts=3"
-            + " | a key must be retry.event-type.TYPE.SETTING or retry.aggregate-type.TYPE.SETTING"
-            + " but was 'retry.default.max-attempts'",
+        "retry.default.max-atempts=3"
+            + " | the last part of key 'retry.default.max-atempts' must be a setting, one of"
+            + " max-attempts, backoff-initial, backoff-max, backoff-multiplier, backoff-jitter,"
+            + " max-age, but was 'max-atempts'",
+        "retry.default.max-attempts=0"
+            + " | retry.default.max-attempts must be a whole number between 1 and 1000 but was '0'",
+        "retry.default.backoff-max=500ms"
+            + " | retry.default.backoff-max must be at least --backoff-initial (1s) but was 500ms",
+        "retry.default.max-age=0s"
+            + " | retry.default.max-age must be positive (or none) but was 0ms",
         "max-attempts=3"
-            + " | a key must be retry.event-type.TYPE.SETTING or retry.aggregate-type.TYPE.SETTING"
-            + " but was 'max-attempts'",
+            + " | a key must be retry.event-type.TYPE.SETTING, retry.aggregate-type.TYPE.SETTING or"
+            + " retry.default.SETTING but was 'max-attempts'",
       })
   void aBadKeyOrValueIsRefusedNamingTheKeyAndTheLimit(
       String line, String message, @TempDir Path dir) throws Exception {
@@ -194,18 +257,11 @@ class RetryConfigFileTest {
 
   /** The relay configuration {@code args} (retry flags) make, as the relay command applies them. */
   private static RelayConfig config(String... args) {
-    Holder holder = new Holder();
-    new CommandLine(holder).parseArgs(args);
+    CommandLine holder = new CommandLine(CommandSpec.create().name("holder"));
+    RetryFlags.install(holder.getCommandSpec(), "%nRetry:%n", 1);
     RelayConfig.Builder b = RelayConfig.builder();
-    holder.flags.applyTo(b);
+    RetryFlags.of(holder.parseArgs(args)).applyTo(b);
     return b.build();
-  }
-
-  /** A command holding the retry flags alone, to parse them as picocli does for the relay. */
-  @CommandLine.Command(name = "holder")
-  static final class Holder {
-    @CommandLine.ArgGroup(validate = false)
-    RetryFlags flags = new RetryFlags();
   }
 
   private static OutboxMessage message(String aggregateType, String eventType) {

@@ -43,6 +43,36 @@ class RetryPoliciesCommandTest {
   }
 
   @Test
+  void statusShowsTheDefaultPolicyOfTheFilesDefaultKeysUnderTheFlags(@TempDir Path dir)
+      throws Exception {
+    Path file =
+        Files.writeString(
+            dir.resolve("defaults.properties"),
+            "retry.default.max-attempts=15\n"
+                + "retry.default.backoff-max=10m\n"
+                + "retry.default.max-age=6h\n"
+                + POLICIES);
+    CliRunner cli = CliRunner.forDatabase(db);
+
+    CliRunner.Result text =
+        cli.run("status", "--backoff-jitter", "0", "--retry-config", file.toString());
+    assertThat(text.exitCode()).as(text.err()).isZero();
+    assertThat(text.out().lines())
+        .contains(
+            "retry default:         max attempts 15, backoff 1s to 10m x2 jitter 0, max age 6h",
+            "retry aggregate type:  order: max attempts 20, backoff 1s to 10m x2 jitter 0, max age"
+                + " 6h");
+
+    CliRunner.Result json = cli.run("status", "--json", "--retry-config", file.toString());
+    assertThat(json.exitCode()).as(json.err()).isZero();
+    JsonNode defaults =
+        JsonMapper.builder().build().readTree(json.out()).get("retry_policies").get("default");
+    assertThat(defaults.get("max_attempts").asInt()).isEqualTo(15);
+    assertThat(defaults.get("backoff_max_seconds").asDouble()).isEqualTo(600.0);
+    assertThat(defaults.get("max_age_seconds").asDouble()).isEqualTo(21600.0);
+  }
+
+  @Test
   void statusShowsThePoliciesOfTheRetryFlagsAsTextAndJson() throws Exception {
     new OutboxFixture(db).pending("order.created", 2);
     CliRunner cli = CliRunner.forDatabase(db);

@@ -3,6 +3,7 @@ package dev.txoutbox.guice;
 import com.google.inject.Inject;
 import com.google.inject.Singleton;
 import dev.txoutbox.OutboxRelay;
+import dev.txoutbox.internal.relay.RelayThreads;
 import dev.txoutbox.spi.BrokerCheck;
 import dev.txoutbox.spi.Publisher;
 import java.time.Duration;
@@ -60,6 +61,9 @@ public final class OutboxLifecycle implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(OutboxLifecycle.class);
 
+  /** Its shutdown hook and the threads that close the relays at once. */
+  private static final RelayThreads THREADS = RelayThreads.of("lifecycle");
+
   private final List<ManagedOutbox> outboxes;
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -74,7 +78,7 @@ public final class OutboxLifecycle implements AutoCloseable {
 
   private OutboxLifecycle(List<ManagedOutbox> outboxes) {
     this.outboxes = outboxes;
-    this.shutdownHook = new Thread(this::close, "outbox-lifecycle-shutdown");
+    this.shutdownHook = THREADS.shutdownHook(this::close);
   }
 
   /** Starts listing, for a plain-Java application, the outboxes a lifecycle runs. */
@@ -287,15 +291,15 @@ public final class OutboxLifecycle implements AutoCloseable {
     List<Thread> closing = new ArrayList<>();
     for (ManagedOutbox outbox : outboxes) {
       Thread thread =
-          new Thread(
+          THREADS.newThread(
+              "close-" + closing.size(),
               () -> {
                 try {
                   outbox.relay().close();
                 } catch (RuntimeException e) {
                   keep(first, e);
                 }
-              },
-              "outbox-lifecycle-close-" + closing.size());
+              });
       thread.start();
       closing.add(thread);
     }

@@ -37,10 +37,10 @@ import java.util.Objects;
  * </ul>
  *
  * <p>The backlog gauges read a cached {@link dev.txoutbox.OutboxStatus} that one daemon thread
- * ({@code outbox-metrics-<relay>}) refreshes every {@link Builder#refreshInterval(Duration) refresh
- * interval}, from the relay's {@code build()} to its {@code close()}, so a scrape never queries the
- * database. They read {@code NaN} until the first refresh; a failed refresh is logged and keeps the
- * last values.
+ * ({@code outbox-relay-<relay>-metrics}) refreshes every {@link Builder#refreshInterval(Duration)
+ * refresh interval}, from the relay's {@code build()} to its {@code close()}, so a scrape never
+ * queries the database. They read {@code NaN} until the first refresh; a failed refresh is logged
+ * and keeps the last values.
  *
  * <p>The {@code event_type} tag has at most {@link Builder#maxEventTypes(int) maxEventTypes} values
  * (200 by default): the first event types seen get their own, every later one is counted under

@@ -2,6 +2,7 @@ package dev.txoutbox.internal.heartbeat;
 
 import static dev.txoutbox.schema.model.tables.OutboxRelays.OUTBOX_RELAYS;
 
+import dev.txoutbox.internal.relay.RelayThreads;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.SecretMasking;
 import java.net.InetAddress;
@@ -109,6 +110,22 @@ public final class RelayHeartbeat implements AutoCloseable {
       Duration interval,
       LongSupplier nanoTime,
       boolean ownThread) {
+    this(dsl, tables, name, kind, settings, interval, nanoTime, ownThread ? threadsOf(name) : null);
+  }
+
+  private static RelayThreads threadsOf(String name) {
+    return RelayThreads.forRelay(name, null);
+  }
+
+  private RelayHeartbeat(
+      DSLContext dsl,
+      OutboxTables tables,
+      String name,
+      Kind kind,
+      String settings,
+      Duration interval,
+      LongSupplier nanoTime,
+      @Nullable RelayThreads threads) {
     this.tables = Objects.requireNonNull(tables, "tables");
     this.dsl =
         DSL.using(
@@ -129,13 +146,8 @@ public final class RelayHeartbeat implements AutoCloseable {
     this.interval = interval;
     this.nanoTime = nanoTime;
     this.thread =
-        ownThread
-            ? Executors.newSingleThreadScheduledExecutor(
-                r -> {
-                  Thread t = new Thread(r, "outbox-relay-" + name + "-heartbeat");
-                  t.setDaemon(true);
-                  return t;
-                })
+        threads != null
+            ? Executors.newSingleThreadScheduledExecutor(threads.factory("heartbeat"))
             : null;
   }
 
@@ -153,9 +165,30 @@ public final class RelayHeartbeat implements AutoCloseable {
    */
   public static RelayHeartbeat start(
       DSLContext dsl, OutboxTables tables, String name, Kind kind, String settings) {
+    return start(dsl, tables, name, kind, settings, threadsOf(name));
+  }
+
+  /**
+   * As {@link #start(DSLContext, OutboxTables, String, Kind, String)}, on a thread of {@code
+   * threads} (role {@code heartbeat}).
+   */
+  public static RelayHeartbeat start(
+      DSLContext dsl,
+      OutboxTables tables,
+      String name,
+      Kind kind,
+      String settings,
+      RelayThreads threads) {
     RelayHeartbeat beat =
         new RelayHeartbeat(
-            dsl, tables, name, kind, settings, DEFAULT_INTERVAL, System::nanoTime, true);
+            dsl,
+            tables,
+            name,
+            kind,
+            settings,
+            DEFAULT_INTERVAL,
+            System::nanoTime,
+            Objects.requireNonNull(threads, "threads"));
     beat.schedule();
     return beat;
   }

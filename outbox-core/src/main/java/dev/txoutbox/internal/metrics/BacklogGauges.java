@@ -2,6 +2,7 @@ package dev.txoutbox.internal.metrics;
 
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxStatus;
+import dev.txoutbox.internal.relay.RelayThreads;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -37,7 +38,12 @@ final class BacklogGauges {
   private boolean failing; // only touched by refresh(), which is synchronized
 
   BacklogGauges(
-      MeterRegistry registry, Tags tags, OutboxAdmin admin, String relayName, Duration interval) {
+      MeterRegistry registry,
+      Tags tags,
+      OutboxAdmin admin,
+      String relayName,
+      Duration interval,
+      RelayThreads threads) {
     this.registry = registry;
     this.admin = admin;
     this.relayName = relayName;
@@ -62,13 +68,7 @@ final class BacklogGauges {
                 "seconds",
                 tags,
                 s -> s.oldestPendingAge().map(BacklogGauges::seconds).orElse(0.0)));
-    this.scheduler =
-        Executors.newSingleThreadScheduledExecutor(
-            task -> {
-              Thread t = new Thread(task, "outbox-metrics-" + relayName);
-              t.setDaemon(true);
-              return t;
-            });
+    this.scheduler = Executors.newSingleThreadScheduledExecutor(threads.factory("metrics"));
   }
 
   /** Starts refreshing: at once, then every interval after the previous refresh ended. */

@@ -2,6 +2,7 @@ package dev.txoutbox.internal.metrics;
 
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.internal.relay.RelayThreads;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
@@ -35,7 +36,8 @@ public final class RelayMeters implements RelayListener, AutoCloseable {
   private final Counter brokerOutages;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private RelayMeters(OutboxMetrics settings, String relayName, OutboxAdmin admin) {
+  private RelayMeters(
+      OutboxMetrics settings, String relayName, OutboxAdmin admin, RelayThreads threads) {
     this.registry = settings.registry();
     Tags tags = Tags.of(MeterNames.RELAY_TAG, relayName);
     this.published =
@@ -83,7 +85,8 @@ public final class RelayMeters implements RelayListener, AutoCloseable {
             .description("Times the broker became unavailable and the relay paused claiming")
             .tags(tags)
             .register(registry);
-    this.backlog = new BacklogGauges(registry, tags, admin, relayName, settings.refreshInterval());
+    this.backlog =
+        new BacklogGauges(registry, tags, admin, relayName, settings.refreshInterval(), threads);
   }
 
   /**
@@ -93,6 +96,17 @@ public final class RelayMeters implements RelayListener, AutoCloseable {
    * @throws IllegalStateException if the registry already holds outbox meters of this relay name
    */
   public static RelayMeters register(OutboxMetrics settings, String relayName, OutboxAdmin admin) {
+    return register(settings, relayName, admin, RelayThreads.forRelay(relayName, null));
+  }
+
+  /**
+   * As {@link #register(OutboxMetrics, String, OutboxAdmin)}, refreshing on a thread of {@code
+   * threads} (role {@code metrics}).
+   *
+   * @throws IllegalStateException if the registry already holds outbox meters of this relay name
+   */
+  public static RelayMeters register(
+      OutboxMetrics settings, String relayName, OutboxAdmin admin, RelayThreads threads) {
     if (settings.registry().find(MeterNames.PUBLISHED).tag(MeterNames.RELAY_TAG, relayName).meter()
         != null) {
       throw new IllegalStateException(
@@ -101,7 +115,7 @@ public final class RelayMeters implements RelayListener, AutoCloseable {
               + "' already has outbox meters; close that relay first or give this one another"
               + " RelayConfig name");
     }
-    RelayMeters meters = new RelayMeters(settings, relayName, admin);
+    RelayMeters meters = new RelayMeters(settings, relayName, admin, threads);
     meters.backlog.start();
     return meters;
   }

@@ -57,6 +57,9 @@ public final class DefaultOutboxRelay implements OutboxRelay {
 
   private final @Nullable NotificationListener notifications;
 
+  /** Makes the workers, the heartbeat's thread and the shutdown hook. */
+  private final RelayThreads threads;
+
   /** The relay's row in the heartbeat table while it runs (the console reads it); else null. */
   private volatile @Nullable RelayHeartbeat heartbeat;
 
@@ -73,7 +76,8 @@ public final class DefaultOutboxRelay implements OutboxRelay {
         parts.listenDataSource() == null
             ? null
             : new NotificationListener(
-                parts.listenDataSource(), tables.notifyChannel(), this::wakeUp, config.name());
+                parts.listenDataSource(), tables.notifyChannel(), this::wakeUp, parts.threads());
+    this.threads = parts.threads();
     this.publisherDescription = describe(parts.publisher());
     this.listener = new SafeListener(parts.listeners());
     this.step =
@@ -115,13 +119,13 @@ public final class DefaultOutboxRelay implements OutboxRelay {
             tables,
             config.name(),
             RelayHeartbeat.Kind.POLLING,
-            config + "; publisher " + publisherDescription);
+            config + "; publisher " + publisherDescription,
+            threads);
     synchronized (workers) {
       for (int i = 1; i <= config.workers(); i++) {
-        Thread t = new Thread(this::loop, "outbox-relay-" + config.name() + "-worker-" + i);
-        // Daemon: a JVM exiting without close() must not hang on us. An unfinished batch is
-        // rolled back by the database when the connection drops, so nothing is lost.
-        t.setDaemon(true);
+        // A daemon unless the user's factory says otherwise: a JVM exiting without close() must
+        // not hang on us. An unfinished batch is rolled back when the connection drops.
+        Thread t = threads.newThread("worker-" + i, this::loop);
         workers.add(t);
         t.start();
       }
@@ -215,7 +219,7 @@ public final class DefaultOutboxRelay implements OutboxRelay {
       throw new IllegalStateException(
           "relay " + config.name() + " must not be CLOSED to closeOnShutdown() but was CLOSED");
     }
-    Thread hook = new Thread(this::close, "outbox-relay-" + config.name() + "-shutdown");
+    Thread hook = threads.shutdownHook(this::close);
     if (shutdownHook.compareAndSet(null, hook)) {
       // Throws IllegalStateException itself when the JVM is already shutting down.
       Runtime.getRuntime().addShutdownHook(hook);

@@ -40,12 +40,12 @@ final class NotificationListener {
   private final Thread thread;
   private final CountDownLatch stop = new CountDownLatch(1);
 
-  NotificationListener(DataSource dataSource, String channel, Runnable wakeUp, String relayName) {
+  NotificationListener(
+      DataSource dataSource, String channel, Runnable wakeUp, RelayThreads threads) {
     this.dataSource = dataSource;
     this.channel = channel;
     this.wakeUp = wakeUp;
-    this.thread = new Thread(this::run, "outbox-relay-" + relayName + "-listener");
-    this.thread.setDaemon(true);
+    this.thread = threads.newThread("listener", this::run);
   }
 
   void start() {

@@ -23,6 +23,7 @@ import org.jspecify.annotations.Nullable;
  * @param metrics the metrics settings for the start line, or {@code "off"}
  * @param listenDataSource where to LISTEN for the opt-in trigger's notifications, or null
  * @param tracer traces each publish, {@link PublishTracer#none()} when off
+ * @param threads makes every thread the relay starts
  */
 public record RelayParts(
     DSLContext dsl,
@@ -35,4 +36,5 @@ public record RelayParts(
     Runnable closeWithRelay,
     String metrics,
     @Nullable DataSource listenDataSource,
-    PublishTracer tracer) {}
+    PublishTracer tracer,
+    RelayThreads threads) {}

@@ -116,6 +116,6 @@ class BacklogGaugesTest {
     }
 
     assertThat(admin.statusCalls).hasValue(before);
-    assertThat(admin.callerThreads).contains("outbox-metrics-orders");
+    assertThat(admin.callerThreads).contains("outbox-relay-orders-metrics");
   }
 }

@@ -281,7 +281,7 @@ class RelayMetersTest {
     }
 
     assertThat(admin.statusCalls).hasValue(1);
-    assertThat(admin.callerThreads).containsExactly("outbox-metrics-orders");
+    assertThat(admin.callerThreads).containsExactly("outbox-relay-orders-metrics");
     assertThat(admin.callerDaemon).containsExactly(true);
   }
 
@@ -360,7 +360,7 @@ class RelayMetersTest {
     m.close();
 
     assertThat(registry.getMeters()).isEmpty();
-    await().until(() -> !refreshThreadAlive("outbox-metrics-orders"));
+    await().until(() -> !refreshThreadAlive("outbox-relay-orders-metrics"));
     int calls = admin.statusCalls.get();
     reportKnownSequence(m);
     assertThat(registry.getMeters()).as("nothing is registered after close").isEmpty();

@@ -1,0 +1,158 @@
+package dev.txoutbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The option table of {@code docs/configuration.md} is made from {@link RelayOptions}, and every
+ * value option of the builders has a definition there: a new option that is not defined, or defined
+ * but not documented, fails here.
+ *
+ * <p>To rewrite the table after changing a definition, from the repository's root:
+ *
+ * <pre>{@code
+ * mvn -B -o -q -pl outbox-core -am verify -Dtest=RelayOptionsDocTest \
+ *     -Dsurefire.failIfNoSpecifiedTests=false -Dtxoutbox.writeDocs=true
+ * }</pre>
+ */
+class RelayOptionsDocTest {
+
+  static final String START =
+      "<!-- relay options: made from RelayOptions, see RelayOptionsDocTest -->";
+  static final String END = "<!-- end of relay options -->";
+
+  private static final Path DOC =
+      Path.of("").toAbsolutePath().getParent().resolve("docs/configuration.md");
+
+  /** The builder methods that set no single value: objects, and the per-type policies (maps). */
+  private static final Set<String> NOT_VALUE_OPTIONS =
+      Set.of(
+          "build",
+          "retryPolicy",
+          "aggregateRetryPolicy",
+          "dataSource",
+          "dsl",
+          "publisher",
+          "schema",
+          "tablePrefix",
+          "tables",
+          "config",
+          "clock",
+          "listener",
+          "metrics",
+          "publishTracer",
+          "threadFactory");
+
+  @Test
+  void theDocumentedTableIsTheOneTheDefinitionsMake() throws IOException {
+    String doc = Files.readString(DOC, StandardCharsets.UTF_8);
+    int start = doc.indexOf(START);
+    int end = doc.indexOf(END);
+    assertThat(start).as("the start marker in " + DOC).isNotNegative();
+    assertThat(end).as("the end marker in " + DOC).isGreaterThan(start);
+    String documented = doc.substring(start + START.length(), end);
+    String made = "\n" + table() + "\n";
+    if (Boolean.getBoolean("txoutbox.writeDocs")) {
+      Files.writeString(DOC, doc.substring(0, start + START.length()) + made + doc.substring(end));
+      documented = made;
+    }
+    assertThat(documented)
+        .as(
+            "the relay option table of "
+                + DOC
+                + "; rewrite it with -Dtxoutbox.writeDocs=true (see this test's Javadoc)")
+        .isEqualTo(made);
+  }
+
+  @Test
+  void everyValueOptionOfTheBuildersIsDefined() {
+    Set<String> defined =
+        RelayOptions.all().stream().map(RelayOption::setter).collect(Collectors.toSet());
+    Set<String> setters = new TreeSet<>(setters(RelayConfig.Builder.class));
+    setters.addAll(setters(OutboxRelay.Builder.class));
+    setters.removeAll(NOT_VALUE_OPTIONS);
+    assertThat(defined).containsExactlyInAnyOrderElementsOf(setters);
+  }
+
+  @Test
+  void everyKeyIsGivenOnce() {
+    assertThat(
+            RelayOptions.all().stream()
+                .map(RelayOption::key)
+                .filter(k -> k != null)
+                .collect(Collectors.groupingBy(k -> k, Collectors.counting())))
+        .allSatisfy((key, count) -> assertThat(count).as(key).isEqualTo(1L));
+  }
+
+  private static Set<String> setters(Class<?> builder) {
+    return Arrays.stream(builder.getDeclaredMethods())
+        .filter(m -> Modifier.isPublic(m.getModifiers()) && !m.isSynthetic())
+        .map(Method::getName)
+        .collect(Collectors.toSet());
+  }
+
+  /** The table, one row per option, in {@link RelayOptions#all()}'s order. */
+  static String table() {
+    StringBuilder out =
+        new StringBuilder(
+            "| option | CLI flag | meaning | bounds | default |\n|---|---|---|---|---|\n");
+    Set<String> relayBuilder = setters(OutboxRelay.Builder.class);
+    for (RelayOption<?> o : RelayOptions.all()) {
+      String option =
+          o.setter().equals(o.name())
+              ? "`" + o.name() + "`"
+              : "`" + o.setter() + "`: `" + o.name() + "`";
+      if (relayBuilder.contains(o.setter())) {
+        option += " (`OutboxRelay.builder()`)";
+      }
+      out.append("| ")
+          .append(option)
+          .append(" | ")
+          .append(o.key() == null ? "" : "`--" + o.key() + "`")
+          .append(" | ")
+          .append(o.description())
+          .append(" | ")
+          .append(bounds(o))
+          .append(" | ")
+          .append(defaultOf(o))
+          .append(" |\n");
+    }
+    return out.toString().strip();
+  }
+
+  private static String bounds(RelayOption<?> o) {
+    if (o.type() == RelayOption.Type.CHOICE) {
+      return o.words().entrySet().stream()
+          .map(RelayOptionsDocTest::choice)
+          .collect(Collectors.joining(", "));
+    }
+    return o.bounds(RelayOption.Spelling.API);
+  }
+
+  private static String defaultOf(RelayOption<?> o) {
+    Object d = o.defaultValue();
+    if (o.type() == RelayOption.Type.CHOICE && d instanceof Enum<?> e) {
+      return choice(Map.entry(e.name(), o.words().get(e.name())));
+    }
+    if (o.type() == RelayOption.Type.SWITCH) {
+      return Boolean.TRUE.equals(d) ? "on" : "off";
+    }
+    return o.defaultText().equals("none") ? "none" : "`" + o.defaultText() + "`";
+  }
+
+  private static String choice(Map.Entry<String, String> constantAndWord) {
+    return "`" + constantAndWord.getKey() + "` (`" + constantAndWord.getValue() + "`)";
+  }
+}
