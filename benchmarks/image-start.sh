@@ -21,7 +21,7 @@ mkdir -p "$work/image" "$root/dev"
 tar -xf "$tar" -C "$work/image"
 manifest=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['manifests'][0]['digest'][7:])" "$work/image/index.json")
 for layer in $(python3 -c "import json,sys; print(' '.join(l['digest'][7:] for l in json.load(open(sys.argv[1]))['layers']))" "$work/image/blobs/sha256/$manifest"); do
-  tar -xzf "$work/image/blobs/sha256/$layer" -C "$root"
+  tar --warning=no-unknown-keyword -xzf "$work/image/blobs/sha256/$layer" -C "$root"
 done
 
 db=txoutbox_image_start
