@@ -551,7 +551,7 @@ final class RelayCommand extends DatabaseCommand {
   /**
    * What both relays take from {@code c} before their own settings: attempts, completion, order.
    */
-  private static String attemptsAndOrder(RelayConfig c) {
+  static String attemptsAndOrder(RelayConfig c) {
     return ", max attempts "
         + c.maxAttempts()
         + ", completion "
@@ -561,7 +561,7 @@ final class RelayCommand extends DatabaseCommand {
   }
 
   /** What both relays take from {@code c} after their own settings: the backoff, the shutdown. */
-  private static String backoffAndShutdown(RelayConfig c) {
+  static String backoffAndShutdown(RelayConfig c) {
     return ", backoff "
         + Durations.format(c.backoff().initialDelay())
         + " to "
@@ -739,9 +739,19 @@ final class RelayCommand extends DatabaseCommand {
   }
 
   private RelayConfig relayConfig() {
+    return relayConfig(relay, retry, this);
+  }
+
+  /**
+   * The configuration the relay flags and the retry flags give, checked: the relay's, and each
+   * relay's of {@code fleet run}, which takes the same flags but for the name and {@code --listen}.
+   *
+   * @throws ParameterException naming the flag when a value is invalid
+   */
+  static RelayConfig relayConfig(RelayFlags relay, RetryFlags retry, DatabaseCommand command) {
     CompletionMode completion =
-        relay.completion == null ? null : parse(COMPLETION, relay.completion);
-    Ordering ordering = relay.ordering == null ? null : parse(ORDERING, relay.ordering);
+        relay.completion == null ? null : parse(COMPLETION, relay.completion, command);
+    Ordering ordering = relay.ordering == null ? null : parse(ORDERING, relay.ordering, command);
     try {
       RelayConfig.Builder b = RelayConfig.builder();
       if (relay.name != null) {
@@ -772,20 +782,25 @@ final class RelayCommand extends DatabaseCommand {
         retry.applyTo(b);
       } catch (IllegalArgumentException e) {
         // In the words of the flags and the file's keys already.
-        throw usageError(e.getMessage());
+        throw command.usageError(e.getMessage());
       }
       return b.build();
     } catch (IllegalArgumentException e) {
-      throw usageError(FlagNames.of(e.getMessage(), RELAY_FLAGS));
+      throw command.usageError(FlagNames.of(e.getMessage(), RELAY_FLAGS));
     }
   }
 
   /** The constant {@code value} names; a usage error listing the accepted words otherwise. */
   private <E extends Enum<E>> E parse(EnumFlag<E> flag, String value) {
+    return parse(flag, value, this);
+  }
+
+  /** The constant {@code value} names; {@code command}'s usage error otherwise. */
+  static <E extends Enum<E>> E parse(EnumFlag<E> flag, String value, DatabaseCommand command) {
     try {
       return flag.parse(value);
     } catch (IllegalArgumentException e) {
-      throw usageError(e.getMessage());
+      throw command.usageError(e.getMessage());
     }
   }
 

@@ -123,16 +123,24 @@ class DeploymentExampleTest {
     Files.writeString(
         settings, "amqp-uri=amqp://outbox:s3cret@127.0.0.1:1/%2F\nexchange=billing\n");
     args.set(file, settings.toString());
+    assertPassesEveryCheck(args, "jdbc:postgresql://127.0.0.1:1/billing");
+  }
+
+  /**
+   * Runs {@code args} against the unreachable database {@code jdbcUrl} (as OUTBOX_JDBC_URL): every
+   * check passed once the command waits for the database, as for an outage, until stopped. Also
+   * {@link FleetDeploymentExampleTest}'s.
+   */
+  static void assertPassesEveryCheck(List<String> args, String jdbcUrl) throws Exception {
     CliRunner.Result r =
         new CliRunner()
-            .env("OUTBOX_JDBC_URL", "jdbc:postgresql://127.0.0.1:1/billing")
+            .env("OUTBOX_JDBC_URL", jdbcUrl)
             .runUntilWaitingForTheDatabase(args.toArray(String[]::new));
-    // Every check passed: the relay waited for the database, as for an outage, until stopped.
     assertThat(r.exitCode()).as(r.err()).isZero();
     assertThat(r.relayLogLines(CliRunner.WAITING_FOR_THE_DATABASE))
         .singleElement()
         .asString()
-        .contains("cannot reach the database at jdbc:postgresql://127.0.0.1:1/billing");
+        .contains("cannot reach the database at " + jdbcUrl);
     assertThat(r.err()).doesNotContain("txoutbox:");
   }
 
