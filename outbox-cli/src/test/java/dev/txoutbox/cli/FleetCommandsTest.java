@@ -146,15 +146,9 @@ class FleetCommandsTest {
     // stored as the reference it is (this JVM's output hides it: the add command's argument was
     // named like a secret, and the CLI's masking is process-wide)
     assertThat(
-            org.jooq
-                .impl
-                .DSL
-                .using(db.dataSource(), org.jooq.SQLDialect.POSTGRES)
-                .fetchSingle(
-                    "select publisher_settings->>'producer.sasl.jaas.config' from "
-                        + control
-                        + ".fleet_outboxes where name = 'ledger'")
-                .get(0, String.class))
+            controlValue(
+                "select publisher_settings->>'producer.sasl.jaas.config' from ${control}"
+                    + ".fleet_outboxes where name = 'ledger'"))
         .isEqualTo("file:/run/secrets/jaas");
     assertThat(json.get(1).path("kind").asText()).isEqualTo("wal");
     assertThat(json.get(1).path("enabled").asBoolean()).isFalse();
@@ -314,16 +308,21 @@ class FleetCommandsTest {
       assertThat(r.exitCode()).as(r.err()).isZero();
       // the lease was freed at once, for the other nodes to take at their next scan
       assertThat(
-              org.jooq
-                  .impl
-                  .DSL
-                  .using(db.dataSource(), org.jooq.SQLDialect.POSTGRES)
-                  .fetchSingle(
-                      "select count(*) from " + control + ".fleet_leases where owner is not null")
-                  .get(0, Long.class))
-          .isZero();
+              controlValue(
+                  "select count(*)::text from ${control}.fleet_leases where owner is not null"))
+          .isEqualTo("0");
       assertThat(outbox.count("processed_at is null")).isZero();
     }
+  }
+
+  /** The one value {@code sql} reads, {@code ${control}} being the control schema. */
+  private String controlValue(String sql) {
+    return org.jooq
+        .impl
+        .DSL
+        .using(db.dataSource(), org.jooq.SQLDialect.POSTGRES)
+        .fetchSingle(sql.replace("${control}", control))
+        .get(0, String.class);
   }
 
   private int metricsPort() {

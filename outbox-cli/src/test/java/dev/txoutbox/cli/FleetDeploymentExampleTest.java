@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
@@ -72,24 +73,12 @@ class FleetDeploymentExampleTest {
   }
 
   @Test
-  void probesAndScrapeUseTheEndpointTheArgumentsOpen() {
-    ParseResult run = run();
-    int port = run.matchedOptionValue("--metrics-port", -1);
-    assertThat(run.<String>matchedOptionValue("--metrics-host", null)).isEqualTo("0.0.0.0");
-    JsonNode ports = container().path("ports");
-    assertThat(ports).hasSize(1);
-    assertThat(ports.get(0).path("containerPort").asInt()).isEqualTo(port);
-    String portName = ports.get(0).path("name").asText();
-    for (String probe : List.of("startupProbe", "readinessProbe", "livenessProbe")) {
-      JsonNode get = container().path(probe).path("httpGet");
-      assertThat(get.path("path").asText()).as(probe).isEqualTo("/health");
-      assertThat(get.path("port").asText()).as(probe).isEqualTo(portName);
-    }
-    JsonNode annotations = deployment.at("/spec/template/metadata/annotations");
-    assertThat(annotations.path("prometheus.io/port").asText()).isEqualTo(String.valueOf(port));
-    assertThat(annotations.path("prometheus.io/path").asText()).isEqualTo("/metrics");
-    // the assignments document the comments point a probe or an operator to
-    assertThat(container().toString()).doesNotContain("NOTE");
+  void probesAndScrapeUseTheEndpointTheArgumentsOpen() throws Exception {
+    DeploymentExampleTest.assertProbesAndScrapeUseTheEndpointOf(run(), container(), deployment);
+    // its comments point to the assignments document the node serves, and note nothing missing
+    assertThat(Files.readString(EXAMPLE))
+        .contains("/fleet: its assignments as JSON")
+        .doesNotContain("NOTE");
     assertThat(FleetRunCommand.ASSIGNMENTS_PATH).isEqualTo("/fleet");
   }
 
