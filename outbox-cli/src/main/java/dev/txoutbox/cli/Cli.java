@@ -83,6 +83,15 @@ final class Cli {
     CommandLine relay = new CommandLine(new RelayCommand(root, publishers));
     PublisherOptions.install(relay, publishers);
     cli.addSubcommand(relay);
+    CommandLine fleet = new CommandLine(new FleetCommand());
+    CommandLine fleetRun = new CommandLine(new FleetRunCommand(root, publishers));
+    fleet.addSubcommand(fleetRun);
+    fleet.addSubcommand(new FleetListCommand(root));
+    CommandLine fleetAdd = new CommandLine(new FleetAddCommand(root, publishers));
+    PublisherOptions.install(fleetAdd, publishers);
+    fleet.addSubcommand(fleetAdd);
+    fleet.addSubcommand(new FleetRemoveCommand(root));
+    cli.addSubcommand(fleet);
     return cli;
   }
 

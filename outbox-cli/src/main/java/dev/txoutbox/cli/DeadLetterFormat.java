@@ -108,8 +108,11 @@ final class DeadLetterFormat {
     return s.length() <= ERROR_WIDTH ? s : s.substring(0, ERROR_WIDTH - 1) + "…";
   }
 
-  /** Left-aligned columns two spaces apart; the last column is not padded. */
-  private static String columns(List<String[]> rows) {
+  /**
+   * Left-aligned columns two spaces apart; the last column is not padded. Also {@code fleet list}'s
+   * table.
+   */
+  static String columns(List<String[]> rows) {
     int n = rows.get(0).length;
     int[] width = new int[n];
     for (String[] row : rows) {

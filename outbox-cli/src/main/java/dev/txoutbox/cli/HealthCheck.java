@@ -27,10 +27,19 @@ final class HealthCheck implements AutoCloseable {
   private final DataSource pool;
   private final Duration timeout;
   private final BooleanSupplier running;
+  private final String notRunning;
   private final ExecutorService executor;
   private CompletableFuture<Result> inFlight; // guarded by this
 
   HealthCheck(DataSource pool, Duration timeout, BooleanSupplier running) {
+    this(pool, timeout, running, "relay not running");
+  }
+
+  /**
+   * @param notRunning the detail reported while {@code running} is false
+   */
+  HealthCheck(DataSource pool, Duration timeout, BooleanSupplier running, String notRunning) {
+    this.notRunning = notRunning;
     this.pool = pool;
     this.timeout = timeout;
     this.running = running;
@@ -45,7 +54,7 @@ final class HealthCheck implements AutoCloseable {
 
   Result check() {
     if (!running.getAsBoolean()) {
-      return new Result(false, "relay not running");
+      return new Result(false, notRunning);
     }
     try {
       return current().get(timeout.toNanos(), TimeUnit.NANOSECONDS);

@@ -7,20 +7,24 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The relay's HTTP endpoint, on the JDK's own server: {@code GET /metrics} in Prometheus text
- * format, {@code GET /health} 200 or 503. Thread-safe.
+ * format, {@code GET /health} 200 or 503, and any JSON documents a command adds. Thread-safe.
  */
 final class MetricsServer implements AutoCloseable {
 
   static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+
+  static final String JSON = "application/json; charset=utf-8";
 
   private static final Logger log = LoggerFactory.getLogger(MetricsServer.class);
 
@@ -39,6 +43,22 @@ final class MetricsServer implements AutoCloseable {
    */
   static MetricsServer start(
       String host, int port, PrometheusMeterRegistry registry, HealthCheck health) {
+    return start(host, port, registry, health, Map.of());
+  }
+
+  /**
+   * Listens on {@code host:port} (port 0: any free port), serving besides {@code /metrics} and
+   * {@code /health} each path of {@code json}, a JSON document made per request (such as {@code
+   * fleet run}'s {@code /fleet}).
+   *
+   * @throws CliException if the address cannot be bound
+   */
+  static MetricsServer start(
+      String host,
+      int port,
+      PrometheusMeterRegistry registry,
+      HealthCheck health,
+      Map<String, Supplier<String>> json) {
     HttpServer server;
     try {
       server = HttpServer.create(new InetSocketAddress(host, port), 16);
@@ -75,9 +95,19 @@ final class MetricsServer implements AutoCloseable {
                   return new Response(
                       r.healthy() ? 200 : 503, "text/plain; charset=utf-8", r.detail() + "\n");
                 }));
+    json.forEach(
+        (path, document) ->
+            server.createContext(
+                path,
+                exchange ->
+                    respond(exchange, () -> new Response(200, JSON, document.get() + "\n"))));
     server.start();
     MetricsServer started = new MetricsServer(server, executor);
-    log.info("serving /metrics and /health on http://{}:{}", host, started.port());
+    log.info(
+        "serving /metrics{} and /health on http://{}:{}",
+        json.keySet().stream().sorted().map(p -> ", " + p).collect(Collectors.joining()),
+        host,
+        started.port());
     return started;
   }
 

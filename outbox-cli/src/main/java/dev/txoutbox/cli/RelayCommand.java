@@ -328,7 +328,7 @@ final class RelayCommand extends DatabaseCommand {
    *
    * @throws IllegalArgumentException naming the flag or key at fault
    */
-  private static RelayConfig relayConfig(RelayFlags relay, RetryFlags retry) {
+  static RelayConfig relayConfig(RelayFlags relay, RetryFlags retry) {
     RelayConfig.Builder b = RelayConfig.builder();
     relay.applyTo(b);
     retry.applyTo(b);

@@ -100,7 +100,12 @@ final class TxoutboxCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    throw new ParameterException(
+    throw commandMissing(spec);
+  }
+
+  /** The usage error of a command run without one of its subcommands, naming them. */
+  static ParameterException commandMissing(CommandSpec spec) {
+    return new ParameterException(
         spec.commandLine(),
         "a command must be given (one of "
             + String.join(", ", spec.subcommands().keySet())

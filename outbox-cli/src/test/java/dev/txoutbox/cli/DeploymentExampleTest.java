@@ -89,17 +89,25 @@ class DeploymentExampleTest {
   void probesAndScrapeUseTheEndpointTheRelayArgumentsOpen() {
     ParseResult relay = parse(args(relayContainer()));
     assertThat(relay.commandSpec().name()).isEqualTo("relay");
-    int port = relay.matchedOptionValue("--metrics-port", -1);
-    assertThat(port).isEqualTo(9400);
-    // Probes come from the kubelet, not from localhost.
-    assertThat(relay.<String>matchedOptionValue("--metrics-host", null)).isEqualTo("0.0.0.0");
+    assertProbesAndScrapeUseTheEndpointOf(relay, relayContainer(), deployment);
+  }
 
-    JsonNode ports = relayContainer().path("ports");
+  /**
+   * {@code command}'s endpoint is port 9400 on every interface (probes come from the kubelet, not
+   * from localhost), the container's one port, the port of its three {@code /health} probes and of
+   * the Prometheus scrape annotations. Also {@link FleetDeploymentExampleTest}'s.
+   */
+  static void assertProbesAndScrapeUseTheEndpointOf(
+      ParseResult command, JsonNode container, JsonNode deployment) {
+    int port = command.matchedOptionValue("--metrics-port", -1);
+    assertThat(port).isEqualTo(9400);
+    assertThat(command.<String>matchedOptionValue("--metrics-host", null)).isEqualTo("0.0.0.0");
+    JsonNode ports = container.path("ports");
     assertThat(ports).hasSize(1);
     assertThat(ports.get(0).path("containerPort").asInt()).isEqualTo(port);
     String portName = ports.get(0).path("name").asText();
     for (String probe : List.of("startupProbe", "readinessProbe", "livenessProbe")) {
-      JsonNode get = relayContainer().path(probe).path("httpGet");
+      JsonNode get = container.path(probe).path("httpGet");
       assertThat(get.path("path").asText()).as(probe).isEqualTo("/health");
       assertThat(get.path("port").asText()).as(probe).isEqualTo(portName);
     }
@@ -123,16 +131,24 @@ class DeploymentExampleTest {
     Files.writeString(
         settings, "amqp-uri=amqp://outbox:s3cret@127.0.0.1:1/%2F\nexchange=billing\n");
     args.set(file, settings.toString());
+    assertPassesEveryCheck(args, "jdbc:postgresql://127.0.0.1:1/billing");
+  }
+
+  /**
+   * Runs {@code args} against the unreachable database {@code jdbcUrl} (as OUTBOX_JDBC_URL): every
+   * check passed once the command waits for the database, as for an outage, until stopped. Also
+   * {@link FleetDeploymentExampleTest}'s.
+   */
+  static void assertPassesEveryCheck(List<String> args, String jdbcUrl) throws Exception {
     CliRunner.Result r =
         new CliRunner()
-            .env("OUTBOX_JDBC_URL", "jdbc:postgresql://127.0.0.1:1/billing")
+            .env("OUTBOX_JDBC_URL", jdbcUrl)
             .runUntilWaitingForTheDatabase(args.toArray(String[]::new));
-    // Every check passed: the relay waited for the database, as for an outage, until stopped.
     assertThat(r.exitCode()).as(r.err()).isZero();
     assertThat(r.relayLogLines(CliRunner.WAITING_FOR_THE_DATABASE))
         .singleElement()
         .asString()
-        .contains("cannot reach the database at jdbc:postgresql://127.0.0.1:1/billing");
+        .contains("cannot reach the database at " + jdbcUrl);
     assertThat(r.err()).doesNotContain("txoutbox:");
   }
 

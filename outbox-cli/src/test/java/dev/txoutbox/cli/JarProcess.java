@@ -117,6 +117,12 @@ final class JarProcess implements AutoCloseable {
     process.destroy();
   }
 
+  /** Sends SIGKILL: no shutdown hook runs. Its output stays readable until {@link #close()}. */
+  void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor();
+  }
+
   /** Waits up to a minute for the exit code. */
   int waitFor() throws InterruptedException, IOException {
     return waitFor(Duration.ofSeconds(60));

@@ -133,7 +133,7 @@ class UsageAndFailureTest {
     assertThat(r.errLines().get(0))
         .isEqualTo(
             "a command must be given (one of migrate, status, dead-letters, cleanup, console,"
-                + " wal-slot, relay) but was not");
+                + " wal-slot, relay, fleet) but was not");
   }
 
   @Test

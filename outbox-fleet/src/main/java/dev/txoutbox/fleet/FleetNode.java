@@ -189,6 +189,15 @@ public final class FleetNode implements AutoCloseable {
   }
 
   /**
+   * Whether the node is started, not closed, and its last renewal in the control database is still
+   * trusted (renewals have not failed for a lease TTL): what a health probe asks. A node holding no
+   * outbox is healthy; it takes outboxes when others leave.
+   */
+  public boolean renewing() {
+    return coordinator.renewing();
+  }
+
+  /**
    * Leaves the fleet cleanly: stops renewing, stops every relay (each within the relay
    * configuration's shutdown timeout), frees their leases so other nodes take them at their next
    * scan, and removes the node from the membership. Idempotent.

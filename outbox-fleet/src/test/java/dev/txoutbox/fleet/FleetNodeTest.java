@@ -263,6 +263,7 @@ class FleetNodeTest {
     CuttableDataSource partitioned = new CuttableDataSource(control());
     FleetNode one = node("one", partitioned, ControlLossPolicy.STOP_ALL);
     await().atMost(BOUND).until(() -> heldBy(one).size() == 3);
+    assertThat(one.renewing()).isTrue();
     FleetNode two = node("two");
     await()
         .atMost(BOUND)
@@ -273,6 +274,9 @@ class FleetNodeTest {
     await().atMost(BOUND).until(() -> heldBy(two).size() == 3 && heldBy(one).isEmpty());
     Duration takeover = Duration.ofNanos(System.nanoTime() - cutAt);
     stopSampling();
+    // past its TTL without a renewal, one says so to its health probe; two still renews
+    await().atMost(BOUND).until(() -> !one.renewing());
+    assertThat(two.renewing()).isTrue();
     assertThat(overlaps).isEmpty();
     assertThat(liveOwners()).containsOnlyKeys("a", "b", "c").containsValues("two");
     assertThat(liveOwners().values()).containsOnly("two");
@@ -364,7 +368,9 @@ class FleetNodeTest {
     await().atMost(BOUND).until(() -> heldBy(one).size() == 2);
     FleetNode two = node("two");
     await().atMost(BOUND).until(() -> heldBy(one).size() == 1 && heldBy(two).size() == 1);
+    assertThat(one.renewing()).isTrue();
     one.close();
+    assertThat(one.renewing()).isFalse();
     // close() released the leases it held: none is still one's, expired or not, so two takes them
     // at its next scan instead of waiting for the TTL
     assertThat(owners()).doesNotContainValue("one");

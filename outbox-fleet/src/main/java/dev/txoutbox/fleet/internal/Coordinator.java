@@ -61,8 +61,11 @@ public final class Coordinator {
   private final Map<String, Long> releasing = new ConcurrentHashMap<>();
   private final AtomicBoolean scanQueued = new AtomicBoolean();
 
+  // Written by the coordinator's thread only; read by renewing().
+  private volatile long trustedUntil;
+  private volatile boolean running;
+
   // Owned by the coordinator's thread.
-  private long trustedUntil;
   private long nextScan;
 
   public Coordinator(
@@ -100,6 +103,7 @@ public final class Coordinator {
   /** Starts the loop; the first tick registers the node and scans at once. */
   public void start() {
     trustedUntil = System.nanoTime() + margin(ttl);
+    running = true;
     nextScan = System.nanoTime();
     long period = Math.min(renewInterval.toMillis(), scanInterval.toMillis());
     thread.scheduleWithFixedDelay(this::tick, 0, period, TimeUnit.MILLISECONDS);
@@ -131,6 +135,15 @@ public final class Coordinator {
     runners.values().forEach(r -> out.add(r.assignment()));
     out.sort(Comparator.comparing(Assignment::outbox));
     return out;
+  }
+
+  /**
+   * Whether the loop runs and its last renewal is still trusted: false before {@link #start()},
+   * after {@link #close()}, and once renewals have failed for a TTL less the margin (when the
+   * {@link ControlLossPolicy} applies).
+   */
+  public boolean renewing() {
+    return running && System.nanoTime() - trustedUntil <= 0;
   }
 
   private long margin(Duration d) {
@@ -265,6 +278,7 @@ public final class Coordinator {
    * itself when the leases expire.
    */
   public void close() {
+    running = false;
     thread.shutdown();
     try {
       if (!thread.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
