@@ -108,6 +108,11 @@ public interface Outbox {
    * Install it on the {@link org.jooq.Configuration} your transactions run on: {@code
    * configuration.set(outbox.transactionListener())}. Without it everything still works, at the
    * relay's poll interval.
+   *
+   * <p>Any one writer's listener wakes the relays of every writer that recorded in the committing
+   * transaction: with several outboxes (schemas, table prefixes), install one of their listeners
+   * and a transaction that writes to two of them wakes both relays; installing several wakes each
+   * relay once.
    */
   TransactionListener transactionListener();
 

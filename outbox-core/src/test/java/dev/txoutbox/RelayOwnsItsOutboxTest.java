@@ -227,6 +227,66 @@ class RelayOwnsItsOutboxTest {
     assertThat(OutboxAdmin.create(other.dataSource(), other.schema()).pendingCount()).isZero();
   }
 
+  @Test
+  void oneInstalledListenerWakesTheRelayOfEveryOutboxTheTransactionWrote() {
+    AtomicInteger ordersWakeUps = new AtomicInteger();
+    AtomicInteger billingWakeUps = new AtomicInteger();
+    Outbox orders =
+        Outbox.builder().relay(new WakeUpCounting(relay(builder("orders")), ordersWakeUps)).build();
+    Outbox billing =
+        Outbox.builder()
+            .relay(
+                new WakeUpCounting(
+                    relay(
+                        TestSupport.relayBuilder(other, new RecordingPublisher())
+                            .config(RelayConfig.builder().name("billing").build())),
+                    billingWakeUps))
+            .build();
+    DSLContext waking = DSL.using(drained.dataSource(), SQLDialect.POSTGRES);
+    // Only the first writer's listener, as a service with several outboxes installs one.
+    waking.configuration().set(orders.transactionListener());
+
+    waking.transaction(
+        tx -> {
+          orders.record(tx.dsl(), "order", "o-1", "order.created", "{}");
+          billing.record(tx.dsl(), "invoice", "i-1", "invoice.created", "{}");
+        });
+    assertThat(ordersWakeUps).hasValue(1);
+    assertThat(billingWakeUps).as("the other outbox's relay, woken too").hasValue(1);
+
+    waking.transaction(tx -> billing.record(tx.dsl(), "invoice", "i-2", "invoice.created", "{}"));
+    assertThat(ordersWakeUps).as("not written, not woken").hasValue(1);
+    assertThat(billingWakeUps).hasValue(2);
+
+    assertThatThrownBy(
+            () ->
+                waking.transaction(
+                    tx -> {
+                      billing.record(tx.dsl(), "invoice", "i-3", "invoice.created", "{}");
+                      throw new IllegalStateException("roll back");
+                    }))
+        .hasMessageContaining("roll back");
+    assertThat(billingWakeUps).as("no wake-up for a rollback").hasValue(2);
+
+    // Both listeners installed: each written outbox's relay is still woken once per commit, and
+    // only at the outermost commit.
+    waking.configuration().set(orders.transactionListener(), billing.transactionListener());
+    waking.transaction(
+        outer -> {
+          orders.record(outer.dsl(), "order", "o-2", "order.created", "{}");
+          outer
+              .dsl()
+              .transaction(
+                  inner -> billing.record(inner.dsl(), "invoice", "i-4", "invoice.created", "{}"));
+          assertThat(billingWakeUps).as("not at the savepoint's release").hasValue(2);
+        });
+    assertThat(ordersWakeUps).hasValue(2);
+    assertThat(billingWakeUps).hasValue(3);
+    assertThat(OutboxAdmin.create(drained.dataSource(), drained.schema()).pendingCount())
+        .isEqualTo(2);
+    assertThat(OutboxAdmin.create(other.dataSource(), other.schema()).pendingCount()).isEqualTo(3);
+  }
+
   /** The real relay's schema and admin, counting its wake-ups instead of passing them on. */
   private record WakeUpCounting(OutboxRelay relay, AtomicInteger wakeUps) implements OutboxRelay {
     @Override

@@ -1,6 +1,8 @@
 package dev.txoutbox.internal.writer;
 
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import org.jooq.TransactionContext;
 import org.jooq.impl.DefaultTransactionListener;
 import org.slf4j.Logger;
@@ -8,21 +10,28 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs the after-commit actions (typically waking in-process relays) once the outermost jOOQ
- * transaction that recorded events commits. Per-thread state, because jOOQ's blocking transactions
- * run on one thread; nested transactions (savepoints) are counted so only the outermost commit
- * fires.
+ * transaction that recorded events commits: those of every writer that recorded in it, whichever
+ * writer's listener the transaction's configuration holds. So one installed listener wakes the
+ * relays of every outbox a transaction wrote, and a configuration holding several writers'
+ * listeners wakes each relay once.
+ *
+ * <p>The state is per thread and shared by every writer, because jOOQ's blocking transactions run
+ * on one thread; nested transactions (savepoints) are counted, once per installed listener, so only
+ * the outermost commit fires.
  */
 final class CommitWakeUp extends DefaultTransactionListener {
 
   private static final Logger log = LoggerFactory.getLogger(CommitWakeUp.class);
 
+  /** The current thread's transaction: its depth and the writers that recorded in it. */
   private static final class State {
     int depth;
-    boolean written;
+    final Set<CommitWakeUp> written = new LinkedHashSet<>();
   }
 
+  private static final ThreadLocal<State> STATE = ThreadLocal.withInitial(State::new);
+
   private final List<Runnable> actions;
-  private final ThreadLocal<State> state = ThreadLocal.withInitial(State::new);
 
   CommitWakeUp(List<Runnable> actions) {
     this.actions = List.copyOf(actions);
@@ -31,7 +40,7 @@ final class CommitWakeUp extends DefaultTransactionListener {
   /** Called by the writer after an INSERT on this thread. */
   void eventsWritten() {
     if (!actions.isEmpty()) {
-      state.get().written = true;
+      STATE.get().written.add(this);
     }
   }
 
@@ -42,19 +51,19 @@ final class CommitWakeUp extends DefaultTransactionListener {
 
   @Override
   public void beginStart(TransactionContext ctx) {
-    state.get().depth++;
+    STATE.get().depth++;
   }
 
   @Override
   public void commitEnd(TransactionContext ctx) {
-    State s = state.get();
+    State s = STATE.get();
     if (--s.depth > 0) {
       return;
     }
-    boolean written = s.written;
-    state.remove();
-    if (written) {
-      runActions();
+    List<CommitWakeUp> written = List.copyOf(s.written);
+    STATE.remove();
+    for (CommitWakeUp writer : written) {
+      writer.runActions();
     }
   }
 
@@ -70,9 +79,9 @@ final class CommitWakeUp extends DefaultTransactionListener {
 
   @Override
   public void rollbackEnd(TransactionContext ctx) {
-    State s = state.get();
+    State s = STATE.get();
     if (--s.depth <= 0) {
-      state.remove();
+      STATE.remove();
     }
   }
 }
