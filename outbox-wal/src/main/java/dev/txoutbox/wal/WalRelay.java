@@ -172,7 +172,7 @@ public final class WalRelay implements AutoCloseable {
   final int concurrentBatches;
   private final String metricsText;
   private final Runnable closeMeters;
-  private final @Nullable OutboxRelay sweeper;
+  private final @Nullable WalSweeper sweeper;
 
   private final AtomicBoolean started = new AtomicBoolean();
   private final Object lifecycle = new Object();
@@ -262,7 +262,7 @@ public final class WalRelay implements AutoCloseable {
             skippedCount,
             visibilityWaits);
     this.streamReader = new WalStreamReader(this);
-    this.sweeper = b.sweeper ? buildSweeper(b) : null;
+    this.sweeper = b.sweeper ? sweeper(b) : null;
   }
 
   /** {@code listeners}, then one that tells the heartbeat of each completed batch. */
@@ -281,35 +281,21 @@ public final class WalRelay implements AutoCloseable {
     return all;
   }
 
-  /**
-   * The polling relay behind this one, from its own tables, publisher, listeners, clock and metrics
-   * settings: its configuration is this relay's, named {@code <name>-sweeper}, polling every sweep
-   * interval and no more often; in the same ordering, so that it keeps the order of an aggregate
-   * this relay leaves to it.
-   */
-  private OutboxRelay buildSweeper(Builder b) {
-    RelayConfig sweeps =
-        config.toBuilder()
-            .name(config.name() + "-sweeper")
-            .minPollInterval(b.sweepInterval)
-            .maxPollInterval(b.sweepInterval)
-            .build();
-    OutboxRelay.Builder polling =
-        OutboxRelay.builder()
-            .dataSource(dataSource)
-            .tables(tables)
-            .publisher(publisher)
-            .clock(clock)
-            .publishTracer(b.tracer)
-            .config(sweeps);
-    b.listeners.forEach(polling::listener);
-    if (b.metrics != null) {
-      polling.metrics(b.metrics);
-    }
+  /** The sweeper {@code b} asks for; if it cannot be built, the meters registered go too. */
+  private WalSweeper sweeper(Builder b) {
     try {
-      return polling.build();
+      return WalSweeper.build(
+          dataSource,
+          tables,
+          publisher,
+          config,
+          clock,
+          b.tracer,
+          b.listeners,
+          b.metrics,
+          b.sweepInterval);
     } catch (RuntimeException e) {
-      closeMeters.run(); // build() fails as a whole: the WAL meters registered above go too
+      closeMeters.run(); // build() fails as a whole
       throw e;
     }
   }
@@ -327,9 +313,11 @@ public final class WalRelay implements AutoCloseable {
 
   /**
    * The polling relay that retries, dead-letters and sweeps behind this one (see {@link
-   * Builder#sweeper(boolean)}), or empty if it was turned off. Started by {@link #start()} once the
-   * relay's checks have passed (on the relay's thread, after the events pending at the slot's
-   * creation were published), closed by {@link #close()}.
+   * Builder#sweeper(boolean)}), or empty if it was turned off. Started one {@link
+   * Builder#sweepInterval sweep interval} after the stream opened (once {@link #start()}'s checks
+   * passed and the events pending at the slot's creation were published), so that its first poll
+   * does not take, in {@code seq} order, the events the stream is publishing in commit order;
+   * closed by {@link #close()}.
    */
   public Optional<OutboxRelay> sweeper() {
     return Optional.ofNullable(sweeper);
@@ -656,7 +644,9 @@ public final class WalRelay implements AutoCloseable {
         new Thread(
             () -> {
               if (down == null || awaitDatabase(down)) {
-                startSweeper();
+                if (sweeper != null) {
+                  sweeper.startLater();
+                }
                 streamReader.run();
               }
             },
@@ -664,28 +654,6 @@ public final class WalRelay implements AutoCloseable {
     t.setDaemon(true);
     reader = t;
     t.start();
-  }
-
-  /** Starts the sweeper, after the relay's checks (and its backlog) and unless closed. */
-  private void startSweeper() {
-    if (sweeper == null) {
-      return;
-    }
-    synchronized (lifecycle) { // close() closes it under the same lock: never started once closed
-      if (closed.get()) {
-        return;
-      }
-      try {
-        sweeper.start();
-      } catch (RuntimeException e) {
-        log.error(
-            "WAL relay {}: its sweeper could not start; failed and postponed events wait for a"
-                + " polling relay: {}",
-            config.name(),
-            safe(e.getMessage()),
-            e);
-      }
-    }
   }
 
   /**
@@ -788,8 +756,10 @@ public final class WalRelay implements AutoCloseable {
    * out at once, without confirming anything more. For tests of recovery.
    */
   void abort() {
-    running = false;
-    closed.set(true);
+    synchronized (lifecycle) { // as close()
+      running = false;
+      closed.set(true);
+    }
     streamReader.closeReplication();
     streamReader.batchThreads().forEach(Thread::interrupt);
     Thread t = reader;
@@ -801,6 +771,15 @@ public final class WalRelay implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
+    // The relay's other threads end too, as in a crash: its heartbeat, its sweeper, its meters.
+    RelayHeartbeat beat = heartbeat;
+    if (beat != null) {
+      beat.close();
+    }
+    if (sweeper != null) {
+      sweeper.close(Duration.ZERO);
+    }
+    closeMeters.run();
   }
 
   /** Builds a {@link WalRelay}. Not thread-safe; {@link #build()} copies everything. */
@@ -1017,7 +996,8 @@ public final class WalRelay implements AutoCloseable {
      * were inserted with a delay, and sweeps anything the slot missed: an {@code OutboxRelay} on
      * the same data source, tables, publisher, listeners, clock and metrics settings, configured as
      * this relay ({@link #config}) but named {@code <name>-sweeper} and polling every {@link
-     * #sweepInterval}. Turn it off only to run that polling relay yourself. Defaults to true.
+     * #sweepInterval}, from one sweep interval after the stream opened. Turn it off only to run
+     * that polling relay yourself. Defaults to true.
      */
     public Builder sweeper(boolean sweeper) {
       this.sweeper = sweeper;
@@ -1025,8 +1005,9 @@ public final class WalRelay implements AutoCloseable {
     }
 
     /**
-     * How often the sweeper polls ({@link #sweeper(boolean)}); it never polls more often, since
-     * this relay publishes new events itself. Defaults to {@link #DEFAULT_SWEEP_INTERVAL}.
+     * How often the sweeper polls ({@link #sweeper(boolean)}), and how long after the stream opened
+     * it starts; it never polls more often, since this relay publishes new events itself. Defaults
+     * to {@link #DEFAULT_SWEEP_INTERVAL}.
      *
      * @throws NullPointerException if {@code sweepInterval} is null
      * @throws IllegalArgumentException if not positive
