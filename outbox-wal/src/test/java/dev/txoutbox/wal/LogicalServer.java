@@ -47,8 +47,9 @@ final class LogicalServer {
     return server().dataSource();
   }
 
+  /** The JDBC URL of the {@code postgres} database, with {@code user=postgres} in it. */
   static String jdbcUrl() {
-    return server().jdbcUrl();
+    return server().jdbcUrl() + "?user=postgres";
   }
 
   static Properties credentials() {

@@ -74,13 +74,16 @@ class WalRelayHeartbeatTest {
     assertThat(sweeper.isRunning()).as("the sweeper stops with it").isFalse();
   }
 
-  /** A relay named {@code name} with its sweeper, which starts 100 ms after the stream. */
+  /**
+   * A relay named {@code name} with its sweeper, which starts (and polls) one second after the
+   * stream: time enough for the stream to publish what the test writes at once.
+   */
   private WalRelay withSweeper(OutboxTables tables, RecordingPublisher publisher, String name) {
     return kit.relay(
         WalTestKit.builder(
                 tables, publisher, RelayConfig.builder().name(name).batchSize(10).build())
             .sweeper(true)
-            .sweepInterval(Duration.ofMillis(100)));
+            .sweepInterval(Duration.ofSeconds(1)));
   }
 
   private static boolean alive(String thread) {
