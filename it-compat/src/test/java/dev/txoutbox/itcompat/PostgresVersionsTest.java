@@ -99,8 +99,8 @@ class PostgresVersionsTest {
   }
 
   /**
-   * A WAL relay on {@code tables}, reconnecting quickly, without its sweeper: these tests check the
-   * order the slot gives, which a sweeper polling the same rows (in {@code seq} order) would race.
+   * A WAL relay on {@code tables}, reconnecting quickly, with its sweeper: it starts one sweep
+   * interval after the stream, so it does not race the commit order these tests check.
    */
   private WalRelay.Builder walRelay(OutboxTables tables, RecordingPublisher publisher) {
     return WalRelay.builder()
@@ -109,8 +109,7 @@ class PostgresVersionsTest {
         .tables(tables)
         .publisher(publisher)
         .config(RelayConfig.builder().name("compat-wal").build())
-        .reconnectDelay(Duration.ofMillis(50))
-        .sweeper(false);
+        .reconnectDelay(Duration.ofMillis(50));
   }
 
   private static List<OutboxEvent> events(String aggregate, int n) {

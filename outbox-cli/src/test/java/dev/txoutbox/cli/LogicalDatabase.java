@@ -3,9 +3,7 @@ package dev.txoutbox.cli;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.schema.OutboxSchema;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import dev.txoutbox.testing.LogicalServer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -16,13 +14,13 @@ import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 
 /**
- * An embedded PostgreSQL with {@code wal_level=logical}, one per test JVM, started on first use
- * (the shared server's configuration is never touched), and a fresh outbox schema in it per call.
+ * A fresh outbox schema per call on outbox-testing's shared {@link LogicalServer}, the test JVM's
+ * embedded PostgreSQL with {@code wal_level=logical} (the shared service's configuration is never
+ * touched).
  */
 final class LogicalDatabase {
 
   private static final AtomicInteger SCHEMAS = new AtomicInteger();
-  private static EmbeddedPostgres server;
 
   final String schema;
   private final Outbox outbox;
@@ -39,39 +37,17 @@ final class LogicalDatabase {
     return db;
   }
 
-  static synchronized EmbeddedPostgres server() {
-    if (server == null) {
-      try {
-        EmbeddedPostgres started =
-            EmbeddedPostgres.builder()
-                .setServerConfig("wal_level", "logical")
-                .setServerConfig("max_replication_slots", "8")
-                .setServerConfig("max_wal_senders", "8")
-                .start();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> closeQuietly(started)));
-        server = started;
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-    return server;
-  }
-
-  private static void closeQuietly(EmbeddedPostgres started) {
-    try {
-      started.close();
-    } catch (IOException e) {
-      // the temporary directory stays behind
-    }
+  static LogicalServer server() {
+    return LogicalServer.shared();
   }
 
   static DataSource dataSource() {
-    return server().getPostgresDatabase();
+    return server().dataSource();
   }
 
   /** The JDBC URL, without credentials (the user is {@code postgres}, trusted). */
   static String jdbcUrl() {
-    return "jdbc:postgresql://localhost:" + server().getPort() + "/postgres";
+    return server().jdbcUrl();
   }
 
   /** The CLI's options that reach this outbox. */

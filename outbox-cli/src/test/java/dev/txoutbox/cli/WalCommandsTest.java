@@ -245,8 +245,7 @@ class WalCommandsTest {
     postgres.execute("CREATE DATABASE " + database);
     try {
       DSLContext other =
-          DSL.using(
-              LogicalDatabase.server().getDatabase("postgres", database), SQLDialect.POSTGRES);
+          DSL.using(LogicalDatabase.server().dataSource(database), SQLDialect.POSTGRES);
       other.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
       try {
         CliRunner.Result r =

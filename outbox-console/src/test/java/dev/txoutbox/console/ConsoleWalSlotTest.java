@@ -6,48 +6,37 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
+import dev.txoutbox.testing.LogicalServer;
 import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.wal.WalRelay;
 import dev.txoutbox.wal.WalSlot;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Properties;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The console on the database of a running WAL relay, with its logical slot (an embedded PostgreSQL
- * with {@code wal_level=logical}: the shared service's configuration is never touched): the slot in
- * use, its lag and the WAL it keeps, and the problem once no relay reads it.
+ * The console on the database of a running WAL relay, with its logical slot (outbox-testing's
+ * shared {@link LogicalServer}, with {@code wal_level=logical}: the shared service's configuration
+ * is never touched): the slot in use, its lag and the WAL it keeps, and the problem once no relay
+ * reads it.
  */
 class ConsoleWalSlotTest {
 
-  private static EmbeddedPostgres server;
+  private static LogicalServer server;
 
   @BeforeAll
-  static void start() throws IOException {
-    server =
-        EmbeddedPostgres.builder()
-            .setServerConfig("wal_level", "logical")
-            .setServerConfig("max_replication_slots", "4")
-            .setServerConfig("max_wal_senders", "4")
-            .start();
-  }
-
-  @AfterAll
-  static void stop() throws IOException {
-    server.close();
+  static void start() {
+    server = LogicalServer.shared();
   }
 
   @Test
   void theOverviewAndRelaysPageShowTheWalRelaysSlotInUseAndThenUnused() throws SQLException {
-    DataSource ds = server.getPostgresDatabase();
+    DataSource ds = server.dataSource();
     OutboxTables tables = OutboxTables.in("console_wal");
     OutboxSchema.migrate(ds, tables);
     Properties user = new Properties();
@@ -56,7 +45,7 @@ class ConsoleWalSlotTest {
     WalRelay relay =
         WalRelay.builder()
             .dataSource(ds)
-            .replicationUrl(server.getJdbcUrl("postgres", "postgres"), user)
+            .replicationUrl(server.jdbcUrl(), user)
             .tables(tables)
             .publisher(publisher)
             .build();

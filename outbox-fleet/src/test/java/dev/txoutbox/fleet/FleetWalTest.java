@@ -5,54 +5,44 @@ import static org.awaitility.Awaitility.await;
 
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.schema.OutboxSchema;
+import dev.txoutbox.testing.LogicalServer;
 import dev.txoutbox.testing.RecordingPublisher;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
-import org.postgresql.PGProperty;
 import org.postgresql.replication.PGReplicationStream;
 
 /**
  * A WAL outbox in the fleet: its new owner starts the WAL relay only once the replication slot is
- * free. The outbox lives on an embedded PostgreSQL with wal_level=logical (the shared service's
+ * free. The outbox lives on outbox-testing's shared {@link LogicalServer} (the shared service's
  * configuration is never touched); the control database on the local service.
  */
 class FleetWalTest {
 
   private static final Duration BOUND = Duration.ofSeconds(60);
   private static FleetDatabases databases;
-  private static EmbeddedPostgres server;
+  private static LogicalServer server;
   private static DataSource control;
 
   @BeforeAll
   static void start() throws Exception {
-    server =
-        EmbeddedPostgres.builder()
-            .setServerConfig("wal_level", "logical")
-            .setServerConfig("max_replication_slots", "8")
-            .setServerConfig("max_wal_senders", "8")
-            .setServerConfig("max_connections", "40")
-            .start();
+    server = LogicalServer.shared();
     databases = new FleetDatabases();
     control = FleetDatabases.dataSource(databases.create("walcontrol"));
-    OutboxSchema.migrate(server.getPostgresDatabase(), "w");
+    OutboxSchema.migrate(server.dataSource(), "w");
   }
 
   @AfterAll
   static void stop() throws Exception {
     databases.close();
-    server.close();
   }
 
   private static FleetNode node(String id, String schema, RecordingPublisher publisher) {
@@ -84,7 +74,7 @@ class FleetWalTest {
     FleetRegistry.create(control, schema)
         .add(
             FleetOutbox.builder("w")
-                .jdbcUrl(server.getJdbcUrl("postgres", "postgres"))
+                .jdbcUrl(server.jdbcUrl())
                 .user("postgres")
                 .schema("w")
                 .kind(OutboxKind.WAL)
@@ -99,7 +89,7 @@ class FleetWalTest {
     assertThat(slotActive()).isFalse();
 
     // A reader that lingers on the slot, as an old walsender can until wal_sender_timeout.
-    try (Connection lingering = replication();
+    try (Connection lingering = server.replication();
         PGReplicationStream stream =
             lingering
                 .unwrap(PGConnection.class)
@@ -125,7 +115,7 @@ class FleetWalTest {
 
   private static List<UUID> insert(int count) throws Exception {
     UUID id = UUID.randomUUID();
-    try (Connection c = server.getPostgresDatabase().getConnection();
+    try (Connection c = server.dataSource().getConnection();
         PreparedStatement ps =
             c.prepareStatement(
                 "INSERT INTO w.outbox_events (id, aggregate_type, aggregate_id, event_type, payload)"
@@ -137,21 +127,12 @@ class FleetWalTest {
   }
 
   private static boolean slotActive() throws Exception {
-    try (Connection c = server.getPostgresDatabase().getConnection();
+    try (Connection c = server.dataSource().getConnection();
         PreparedStatement ps =
             c.prepareStatement(
                 "SELECT active FROM pg_replication_slots WHERE slot_name = 'txoutbox_w'");
         ResultSet rs = ps.executeQuery()) {
       return rs.next() && rs.getBoolean(1);
     }
-  }
-
-  private static Connection replication() throws Exception {
-    Properties props = new Properties();
-    props.setProperty("user", "postgres");
-    PGProperty.REPLICATION.set(props, "database");
-    PGProperty.ASSUME_MIN_SERVER_VERSION.set(props, "10");
-    PGProperty.PREFER_QUERY_MODE.set(props, "simple");
-    return DriverManager.getConnection(server.getJdbcUrl("postgres", "postgres"), props);
   }
 }

@@ -1,6 +1,6 @@
 package dev.txoutbox.wal;
 
-import dev.txoutbox.internal.relay.RelayStore;
+import dev.txoutbox.internal.kernel.RelayKernel;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.OutboxMessage;
 import java.util.ArrayList;
@@ -174,7 +174,7 @@ final class OutboxInserts {
               .aggregateId(required(v, at[3], "aggregate_id"))
               .eventType(required(v, at[4], "event_type"))
               .payload(required(v, at[5], "payload"))
-              .headers(RelayStore.headers(headers))
+              .headers(RelayKernel.headers(headers))
               .createdAt(TimestamptzText.parse(required(v, at[8], "created_at")))
               .attempt(Integer.parseInt(required(v, at[7], "attempts")) + 1)
               .build());

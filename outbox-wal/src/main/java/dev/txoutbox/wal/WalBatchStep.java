@@ -4,7 +4,7 @@ import dev.txoutbox.Backoff;
 import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.RelayConfig;
-import dev.txoutbox.internal.relay.PublishStep;
+import dev.txoutbox.internal.kernel.RelayKernel;
 import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import java.time.Clock;
@@ -32,9 +32,10 @@ import org.slf4j.LoggerFactory;
  * The WAL relay's per-batch step: claims the events of a batch that are still pending (waiting for
  * rows not visible yet, for rows another relay holds, and in the per-aggregate orderings holding
  * back aggregates with earlier pending events), hands them to the relay kernel ({@link
- * PublishStep}) to publish, record and report, and holds the slot while the broker is unavailable
- * to a whole batch. Batches of one stream run on the stream's batch threads; in the per-aggregate
- * orderings one at a time. Thread-safe as the relay uses it.
+ * RelayKernel}) to publish, record and report, and holds the slot while the broker is unavailable
+ * to a whole batch, telling the kernel's one broker outage tracker of each publish. Batches of one
+ * stream run on the stream's batch threads; in the per-aggregate orderings one at a time.
+ * Thread-safe as the relay uses it.
  */
 final class WalBatchStep {
 
@@ -52,13 +53,12 @@ final class WalBatchStep {
   private final WalStatements statements;
   private final RelayConfig config;
   private final Clock clock;
-  private final PublishStep step;
+  private final RelayKernel kernel;
   private final Duration visibilityWait;
   private final Duration lockTimeout;
   private final BooleanSupplier running;
   private final AtomicLong skippedCount;
   private final AtomicLong visibilityWaits;
-  private final Outage outage = new Outage();
 
   /**
    * In the per-aggregate orderings, the aggregates whose events the relay leaves to the polling
@@ -75,7 +75,7 @@ final class WalBatchStep {
       WalStatements statements,
       RelayConfig config,
       Clock clock,
-      PublishStep step,
+      RelayKernel kernel,
       Duration visibilityWait,
       Duration lockTimeout,
       BooleanSupplier running,
@@ -85,7 +85,7 @@ final class WalBatchStep {
     this.statements = statements;
     this.config = config;
     this.clock = clock;
-    this.step = step;
+    this.kernel = kernel;
     this.visibilityWait = visibilityWait;
     this.lockTimeout = lockTimeout;
     this.running = running;
@@ -95,124 +95,58 @@ final class WalBatchStep {
 
   /**
    * Processes one batch; while the broker is unavailable to every event of it, rolls it back, waits
-   * the broker probe backoff's next delay with the slot held and publishes it again. While rows of
-   * it are not visible yet, looks again after a pause, up to the visibility wait.
+   * the broker probe backoff's next delay with the slot held and publishes it again. Each publish
+   * the broker is unavailable to is news for the kernel's outage tracker, as each it answers is
+   * ({@link #process}): one outage for every batch held meanwhile, heard once as it begins and once
+   * as it ends. While rows of the batch are not visible yet, looks again after a pause, up to the
+   * visibility wait.
    */
   void processHolding(List<OutboxMessage> events, Map<UUID, Integer> xids)
       throws InterruptedException {
     int probes = 0;
-    boolean published = false;
     int lockWaits = 0;
     long visibleBy = System.nanoTime() + visibilityWait.toNanos();
     int looks = 0;
-    String unavailable;
-    try {
-      while (true) {
-        try {
-          unavailable = process(events, xids, System.nanoTime() - visibleBy >= 0);
-        } catch (NotVisibleYet e) {
-          visibilityWaits.incrementAndGet();
-          hold(LOOKS.delayAfter(++looks, ThreadLocalRandom.current()));
-          continue;
-        } catch (org.jooq.exception.DataAccessException e) {
-          if ("40P01".equals(e.sqlState())) {
-            // The ordered claim of a polling relay waited for rows of this batch while this relay
-            // waited for rows of its run; the server failed this side, which tries again.
-            log.info(
-                "WAL relay {}: batch rolled back to break a deadlock with another relay;"
-                    + " processing it again",
-                config.name());
-          } else if ("55P03".equals(e.sqlState())) {
-            // Another relay held rows of the batch past the lock timeout (publishing them): claim
-            // again (the reader tells the server the relay is alive meanwhile). Said once per
-            // batch where an operator sees it, since the slot does not move meanwhile.
-            String text =
-                "WAL relay {}: rows of the batch held by another relay for {} ({} waits so far);"
-                    + " the slot waits with them, claiming again";
-            if (lockWaits++ == 0) {
-              log.info(text, config.name(), DurationText.of(lockTimeout), lockWaits);
-            } else {
-              log.debug(text, config.name(), DurationText.of(lockTimeout), lockWaits);
-            }
+    while (true) {
+      long began = kernel.now();
+      String unavailable;
+      try {
+        unavailable = process(events, xids, System.nanoTime() - visibleBy >= 0);
+      } catch (NotVisibleYet e) {
+        visibilityWaits.incrementAndGet();
+        hold(LOOKS.delayAfter(++looks, ThreadLocalRandom.current()));
+        continue;
+      } catch (org.jooq.exception.DataAccessException e) {
+        if ("40P01".equals(e.sqlState())) {
+          // The ordered claim of a polling relay waited for rows of this batch while this relay
+          // waited for rows of its run; the server failed this side, which tries again.
+          log.info(
+              "WAL relay {}: batch rolled back to break a deadlock with another relay;"
+                  + " processing it again",
+              config.name());
+        } else if ("55P03".equals(e.sqlState())) {
+          // Another relay held rows of the batch past the lock timeout (publishing them): claim
+          // again (the reader tells the server the relay is alive meanwhile). Said once per
+          // batch where an operator sees it, since the slot does not move meanwhile.
+          String text =
+              "WAL relay {}: rows of the batch held by another relay for {} ({} waits so far);"
+                  + " the slot waits with them, claiming again";
+          if (lockWaits++ == 0) {
+            log.info(text, config.name(), DurationText.of(lockTimeout), lockWaits);
           } else {
-            throw e;
+            log.debug(text, config.name(), DurationText.of(lockTimeout), lockWaits);
           }
-          hold(FIRST_LOOK); // throws once the relay is closed
-          continue;
+        } else {
+          throw e;
         }
-        if (unavailable == null) {
-          break;
-        }
-        if (probes++ == 0) {
-          outage.begins(unavailable);
-        }
-        hold(config.brokerProbeBackoff().delayAfter(probes, ThreadLocalRandom.current()));
+        hold(FIRST_LOOK); // throws once the relay is closed
+        continue;
       }
-      published = true;
-    } finally {
-      outage.batchEnds(probes > 0, published, probes + 1);
-    }
-  }
-
-  /**
-   * One outage for every batch the broker is unavailable to (several with {@link
-   * #concurrentBatches}, and again after the stream was reopened): it starts when the first of them
-   * begins to hold the slot and ends when a batch is published with none holding, so that the
-   * listener hears each once per outage, as from the polling relay. A batch that stops holding
-   * without being published (a database error, a close) does not end it: the broker was not seen
-   * back, and the batch that comes again would otherwise announce the same outage twice.
-   */
-  private final class Outage {
-    private int holding; // guarded by this
-    private volatile boolean on; // written under this, read without it by batchEnds's quick look
-    private long since; // guarded by this
-    private int attempts; // guarded by this: publish attempts of the batches ended in this outage
-
-    /** A batch begins to hold the slot because the broker is unavailable to it. */
-    void begins(String reason) {
-      synchronized (this) {
-        holding++;
-        if (on) {
-          return;
-        }
-        on = true;
-        since = System.nanoTime();
-        attempts = 0;
-      }
-      step.brokerUnavailable(
-          reason,
-          "holding the slot and publishing the whole batch again after backoff "
-              + DurationText.of(config.brokerProbeBackoff().initialDelay())
-              + " to "
-              + DurationText.of(config.brokerProbeBackoff().maxDelay()));
-    }
-
-    /**
-     * A batch ends: it {@code held} the slot or not, was {@code published} after {@code tried}
-     * publish attempts or not. No lock while no outage is on, the usual case.
-     */
-    void batchEnds(boolean held, boolean published, int tried) {
-      if (!held && !on) {
+      if (unavailable == null) {
         return;
       }
-      Duration outage;
-      int total;
-      synchronized (this) {
-        if (held) {
-          holding--;
-        }
-        if (!on) {
-          return;
-        }
-        attempts += tried;
-        if (holding > 0 || !published) {
-          return;
-        }
-        on = false;
-        outage = Duration.ofNanos(System.nanoTime() - since);
-        total = attempts;
-      }
-      step.brokerAvailable(outage, total + " publish attempts", "resuming");
+      kernel.brokerUnavailable(unavailable, began);
+      hold(config.brokerProbeBackoff().delayAfter(++probes, ThreadLocalRandom.current()));
     }
   }
 
@@ -238,7 +172,8 @@ final class WalBatchStep {
   }
 
   /**
-   * One batch: claim, publish, record, commit; then tell the listener.
+   * One batch: claim, publish, record, commit; then tell the listener, and the outage tracker that
+   * the broker answered.
    *
    * <p>The stream can deliver a commit before other sessions see it: the server decodes a commit
    * once it is flushed, while the committing session makes it visible only afterwards (at once,
@@ -255,9 +190,10 @@ final class WalBatchStep {
   @Nullable String process(List<OutboxMessage> events, Map<UUID, Integer> xids, boolean lastLook)
       throws InterruptedException {
     long started = System.nanoTime();
+    long began = kernel.now();
     UUID[] ids = events.stream().map(OutboxMessage::id).toArray(UUID[]::new);
     int[] counts = new int[2]; // claimed, published
-    List<PublishStep.Answer> answered = new ArrayList<>(1);
+    List<RelayKernel.Answer> answered = new ArrayList<>(1);
     try {
       dsl.transaction(
           cfg -> {
@@ -323,9 +259,9 @@ final class WalBatchStep {
             if (send.isEmpty()) {
               return;
             }
-            PublishStep.Answer answer;
+            RelayKernel.Answer answer;
             try {
-              answer = step.publish(send); // an Error of the publisher's rolls the batch back
+              answer = kernel.publish(send); // an Error of the publisher's rolls the batch back
             } catch (InterruptedException e) {
               throw new RuntimeInterruption(e);
             }
@@ -333,7 +269,7 @@ final class WalBatchStep {
               // Unavailable to every event attempted: hold the slot (processHolding), no record.
               throw new Unavailable(Objects.toString(answer.unavailableReason()));
             }
-            step.record(tx, answer, rows(now));
+            kernel.record(tx, answer, rows(now));
             counts[1] = answer.published();
             answered.add(answer);
           });
@@ -357,7 +293,8 @@ final class WalBatchStep {
         counts[1],
         DurationText.of(took));
     if (!answered.isEmpty()) {
-      step.report(answered.get(0), took);
+      kernel.report(answered.get(0), took);
+      kernel.brokerAnswered(began);
     }
     return null;
   }
@@ -458,8 +395,8 @@ final class WalBatchStep {
    * retry, or now behind a dead letter), even unordered: the WAL relay's policy, one statement per
    * distinct time.
    */
-  private PublishStep.Rows rows(OffsetDateTime claimed) {
-    return new PublishStep.Rows() {
+  private RelayKernel.Rows rows(OffsetDateTime claimed) {
+    return new RelayKernel.Rows() {
       @Override
       public void complete(DSLContext tx, List<UUID> ids, OffsetDateTime answeredAt) {
         statements.complete(tx, ids, claimed, answeredAt);

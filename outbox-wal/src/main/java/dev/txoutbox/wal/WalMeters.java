@@ -2,7 +2,7 @@ package dev.txoutbox.wal;
 
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.RelayListener;
-import dev.txoutbox.internal.metrics.RelayMeters;
+import dev.txoutbox.internal.kernel.RelayKernel;
 import dev.txoutbox.metrics.OutboxMetrics;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -57,12 +57,13 @@ final class WalMeters {
   private final List<Meter> meters;
   private final WalRelay relay;
   private final OutboxMetrics settings;
-  private final RelayMeters outbox;
+  private final RelayKernel.Meters outbox;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile double lagBytes = Double.NaN;
   private volatile @Nullable ScheduledExecutorService refresher;
 
-  private WalMeters(OutboxMetrics settings, String name, WalRelay relay, RelayMeters outbox) {
+  private WalMeters(
+      OutboxMetrics settings, String name, WalRelay relay, RelayKernel.Meters outbox) {
     this.registry = settings.registry();
     this.settings = settings;
     this.outbox = outbox;
@@ -123,7 +124,7 @@ final class WalMeters {
               + "' already has WAL meters; close that relay first or give this one another"
               + " RelayConfig name");
     }
-    RelayMeters outbox = RelayMeters.register(settings, name, admin);
+    RelayKernel.Meters outbox = RelayKernel.Meters.register(settings, name, admin);
     try {
       return new WalMeters(settings, name, relay, outbox);
     } catch (RuntimeException e) {
@@ -134,7 +135,7 @@ final class WalMeters {
 
   /** Where the relay tells its outcomes, for the outbox meters. */
   RelayListener listener() {
-    return outbox;
+    return outbox.listener();
   }
 
   /** Starts refreshing the lag in bytes: at once, then every refresh interval. */

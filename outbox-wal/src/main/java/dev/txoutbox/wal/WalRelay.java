@@ -7,34 +7,27 @@ import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.PublishTracer;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
-import dev.txoutbox.internal.heartbeat.RelayHeartbeat;
-import dev.txoutbox.internal.relay.PublishStep;
-import dev.txoutbox.internal.relay.RelayStore;
+import dev.txoutbox.internal.kernel.RelayKernel;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.DurationText;
-import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.Printable;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.SecretMasking;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
@@ -43,7 +36,6 @@ import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.PGProperty;
-import org.postgresql.replication.LogSequenceNumber;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -149,9 +141,6 @@ public final class WalRelay implements AutoCloseable {
   private final DataSource dataSource;
   final DSLContext dsl;
 
-  /** The relay's row in the heartbeat table while it runs (the console reads it); else null. */
-  private volatile @Nullable RelayHeartbeat heartbeat;
-
   private final WalStatements statements;
   final String replicationUrl;
   final Properties replicationProperties;
@@ -161,30 +150,27 @@ public final class WalRelay implements AutoCloseable {
   final String slotName;
   final String publicationName;
   final boolean createIfMissing;
-  final PublishStep step;
+
+  /** The kernel shared with the polling relay: publish, record, report, outages, heartbeat. */
+  final RelayKernel kernel;
+
   final RelayListener listener;
   private final Clock clock;
-  private final Duration reconnectDelay;
+  final Duration reconnectDelay;
   final Backoff reconnectBackoff;
   final Duration statusInterval;
   private final Duration visibilityWait;
   final long minBatchNanos;
   final int concurrentBatches;
-  private final String metricsText;
-  private final Runnable closeMeters;
-  private final @Nullable OutboxRelay sweeper;
-
-  private final AtomicBoolean started = new AtomicBoolean();
-  private final Object lifecycle = new Object();
-  private final AtomicBoolean closed = new AtomicBoolean();
-  private volatile boolean running;
+  final String metricsText;
+  final Runnable closeMeters;
+  final @Nullable WalSweeper sweeper;
 
   /** Whether the relay is running: false once closed. */
   boolean running() {
-    return running;
+    return lifecycle.running();
   }
 
-  private volatile @Nullable Thread reader;
   final AtomicLong confirmedLsn = new AtomicLong();
   final AtomicLong skippedCount = new AtomicLong();
   final AtomicLong reconnects = new AtomicLong();
@@ -195,7 +181,10 @@ public final class WalRelay implements AutoCloseable {
   final WalBatchStep batchStep;
 
   /** Reads the stream and hands its batches to {@link #batchStep}. */
-  private final WalStreamReader streamReader;
+  final WalStreamReader streamReader;
+
+  /** Starts and stops the relay. */
+  private final WalLifecycle lifecycle;
 
   private WalRelay(Builder b) {
     this.dataSource = Objects.requireNonNull(b.dataSource, "dataSource");
@@ -238,78 +227,49 @@ public final class WalRelay implements AutoCloseable {
       this.metricsText = metrics.toString();
       this.closeMeters = meters::close;
     }
-    this.step =
-        PublishStep.wal(
+    this.kernel =
+        new RelayKernel(
             "dev.txoutbox.wal",
             publisher,
             config,
             clock,
             meterListener,
-            withHeartbeat(b.listeners),
+            b.listeners,
             reconnectBackoff,
             b.tracer);
-    this.listener = step.listener();
+    this.listener = kernel.listener();
     this.batchStep =
         new WalBatchStep(
             dsl,
             statements,
             config,
             clock,
-            step,
+            kernel,
             visibilityWait,
             lockTimeout(),
-            () -> running,
+            this::running,
             skippedCount,
             visibilityWaits);
     this.streamReader = new WalStreamReader(this);
-    this.sweeper = b.sweeper ? buildSweeper(b) : null;
+    this.sweeper = b.sweeper ? sweeper(b) : null;
+    this.lifecycle = new WalLifecycle(this);
   }
 
-  /** {@code listeners}, then one that tells the heartbeat of each completed batch. */
-  private List<RelayListener> withHeartbeat(List<RelayListener> listeners) {
-    List<RelayListener> all = new ArrayList<>(listeners);
-    all.add(
-        new RelayListener() {
-          @Override
-          public void batchCompleted(int claimed, int published, int failed, Duration duration) {
-            RelayHeartbeat beat = heartbeat;
-            if (beat != null) {
-              beat.cycleCompleted();
-            }
-          }
-        });
-    return all;
-  }
-
-  /**
-   * The polling relay behind this one, from its own tables, publisher, listeners, clock and metrics
-   * settings: its configuration is this relay's, named {@code <name>-sweeper}, polling every sweep
-   * interval and no more often; in the same ordering, so that it keeps the order of an aggregate
-   * this relay leaves to it.
-   */
-  private OutboxRelay buildSweeper(Builder b) {
-    RelayConfig sweeps =
-        config.toBuilder()
-            .name(config.name() + "-sweeper")
-            .minPollInterval(b.sweepInterval)
-            .maxPollInterval(b.sweepInterval)
-            .build();
-    OutboxRelay.Builder polling =
-        OutboxRelay.builder()
-            .dataSource(dataSource)
-            .tables(tables)
-            .publisher(publisher)
-            .clock(clock)
-            .publishTracer(b.tracer)
-            .config(sweeps);
-    b.listeners.forEach(polling::listener);
-    if (b.metrics != null) {
-      polling.metrics(b.metrics);
-    }
+  /** The sweeper {@code b} asks for; if it cannot be built, the meters registered go too. */
+  private WalSweeper sweeper(Builder b) {
     try {
-      return polling.build();
+      return WalSweeper.build(
+          dataSource,
+          tables,
+          publisher,
+          config,
+          clock,
+          b.tracer,
+          b.listeners,
+          b.metrics,
+          b.sweepInterval);
     } catch (RuntimeException e) {
-      closeMeters.run(); // build() fails as a whole: the WAL meters registered above go too
+      closeMeters.run(); // build() fails as a whole
       throw e;
     }
   }
@@ -327,9 +287,11 @@ public final class WalRelay implements AutoCloseable {
 
   /**
    * The polling relay that retries, dead-letters and sweeps behind this one (see {@link
-   * Builder#sweeper(boolean)}), or empty if it was turned off. Started by {@link #start()} once the
-   * relay's checks have passed (on the relay's thread, after the events pending at the slot's
-   * creation were published), closed by {@link #close()}.
+   * Builder#sweeper(boolean)}), or empty if it was turned off. Started one {@link
+   * Builder#sweepInterval sweep interval} after the stream opened (once {@link #start()}'s checks
+   * passed and the events pending at the slot's creation were published), so that its first poll
+   * does not take, in {@code seq} order, the events the stream is publishing in commit order;
+   * closed by {@link #close()}.
    */
   public Optional<OutboxRelay> sweeper() {
     return Optional.ofNullable(sweeper);
@@ -397,8 +359,7 @@ public final class WalRelay implements AutoCloseable {
    * #reconnects()} and the slot lag tell how well it goes.
    */
   public boolean isRunning() {
-    Thread t = reader;
-    return running && t != null && t.isAlive();
+    return lifecycle.isRunning();
   }
 
   /** How many times a batch was looked at again because rows of it were not visible yet. */
@@ -438,254 +399,7 @@ public final class WalRelay implements AutoCloseable {
    *     once the cause is fixed
    */
   public void start() {
-    if (closed.get()) {
-      throw new IllegalStateException("relay " + config.name() + " was closed; build a new one");
-    }
-    if (!started.compareAndSet(false, true)) {
-      throw new IllegalStateException("relay " + config.name() + " was already started");
-    }
-    try {
-      RuntimeException down = null;
-      try {
-        if (check()) {
-          drainBacklog();
-        }
-      } catch (RuntimeException e) {
-        if (!unreachable(e)) {
-          throw e;
-        }
-        down = e; // the thread waits for the database, as the polling relay waits out an outage
-      }
-      // close() takes the same lock: a close during the checks either comes first, and then
-      // nothing starts, or after the thread exists, and then it stops it.
-      synchronized (lifecycle) {
-        if (closed.get()) {
-          throw new IllegalStateException("relay " + config.name() + " was closed while starting");
-        }
-        startReading(down);
-      }
-    } catch (RuntimeException | Error e) {
-      if (!running) {
-        started.set(false); // nothing started: once the cause is fixed, start() may be called again
-      }
-      throw e;
-    }
-  }
-
-  /**
-   * The checks of {@link #start()}, which create the publication and slot if they may.
-   *
-   * @return whether the slot was created now
-   */
-  private boolean check() {
-    try {
-      dsl.selectOne().from(dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS).limit(0).fetch();
-    } catch (org.jooq.exception.DataAccessException e) {
-      if (unreachable(e)) {
-        throw e;
-      }
-      throw new IllegalStateException(
-          "cannot start: table "
-              + tables.schema()
-              + "."
-              + tables.eventsTable()
-              + " is not readable ("
-              + e.getMessage()
-              + "). Create it with OutboxSchema.migrate(dataSource, tables)",
-          e);
-    }
-    // As the polling relay: without the ordering indexes each batch's check of earlier events
-    // would scan the table.
-    RelayStore.requireOrderingIndexes(dsl, config.ordering(), tables);
-    WalSetup.ensurePublication(dsl, publicationName, tables, createIfMissing);
-    return WalSetup.ensureSlot(dsl, slotName, createIfMissing);
-  }
-
-  /**
-   * Publishes the events that were pending when the slot was created (committed before it, or
-   * since), in {@code seq} order, page by page, before the stream is read: the stream starts at the
-   * slot's creation, so a later event of an aggregate would otherwise reach the broker before its
-   * earlier ones, which the polling relay would publish meanwhile. Each page is one batch as the
-   * stream's are (claim, publish, record); events of later pages that the stream also carries are
-   * then skipped as recorded. Stops, leaving the rest to the polling relay with a WARN, at a page
-   * the broker is unavailable to, or that cannot be read or recorded, or once closed.
-   */
-  private void drainBacklog() {
-    long upTo = WalStore.lastSeq(dsl);
-    long after = Long.MIN_VALUE;
-    int published = 0;
-    String stopped = null;
-    while (!closed.get()) {
-      try {
-        List<OutboxMessage> page = WalStore.backlog(dsl, after, upTo, config.batchSize());
-        if (page.isEmpty()) {
-          break;
-        }
-        stopped = batchStep.process(page, Map.of(), true);
-        if (stopped != null) {
-          stopped = "the broker is unavailable: " + stopped;
-          break;
-        }
-        published += page.size();
-        after = page.get(page.size() - 1).sequence();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      } catch (RuntimeException e) {
-        stopped = e.getMessage();
-        break;
-      }
-    }
-    if (stopped != null) {
-      log.warn(
-          "WAL relay {}: the events pending when slot {} was created are left to the polling"
-              + " relay from seq {} on, so they may reach the broker after later events of their"
-              + " aggregates: {}",
-          config.name(),
-          slotName,
-          after == Long.MIN_VALUE ? "1" : after + 1,
-          safe(stopped));
-    } else if (published > 0) {
-      log.info(
-          "WAL relay {}: {} event(s) pending when slot {} was created published in seq order"
-              + " before the stream",
-          config.name(),
-          published,
-          slotName);
-    }
-  }
-
-  /**
-   * Whether {@code e} says that the database cannot be reached now (a connection refused or lost,
-   * SQLSTATE class 08; a server starting up or shutting down, 57P), which waiting cures, rather
-   * than a problem of the setup.
-   */
-  static boolean unreachable(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof java.net.ConnectException) {
-        return true;
-      }
-      if (t instanceof SQLException sql
-          && sql.getSQLState() != null
-          && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /**
-   * Waits for the database that could not be reached at start: runs the checks of {@link #start()}
-   * again after the reconnect delay, doubling up to 30 s, until they pass or the relay is closed.
-   * One WARN when the wait starts and one INFO when the database is reached; a check that fails
-   * otherwise once the database answers (a table missing) is logged at ERROR, once per message, and
-   * tried again.
-   *
-   * @return whether the checks passed; false once the relay is closed
-   */
-  private boolean awaitDatabase(RuntimeException down) {
-    long since = System.nanoTime();
-    log.warn(
-        "WAL relay {}: the database cannot be reached; waiting for it, checking again after {}"
-            + " doubling up to {}: {}",
-        config.name(),
-        DurationText.of(reconnectDelay),
-        DurationText.of(MAX_RECONNECT_DELAY),
-        safe(down.getMessage()));
-    String said = null;
-    for (int tries = 1; running; tries++) {
-      LockSupport.parkNanos(
-          this, reconnectBackoff.delayAfter(tries, ThreadLocalRandom.current()).toNanos()); // close
-      if (!running) {
-        break;
-      }
-      try {
-        boolean created = check();
-        log.info(
-            "WAL relay {}: database reached after {} ({} checks); reading slot {}",
-            config.name(),
-            DurationText.of(Duration.ofNanos(System.nanoTime() - since)),
-            tries,
-            slotName);
-        if (created) {
-          drainBacklog();
-        }
-        return true;
-      } catch (RuntimeException e) {
-        if (!unreachable(e) && !Objects.equals(said, e.getMessage())) {
-          said = e.getMessage();
-          log.error(
-              "WAL relay {}: the database answers but the relay cannot start yet; checking again:"
-                  + " {}",
-              config.name(),
-              safe(said));
-        }
-      }
-    }
-    return false;
-  }
-
-  private void startReading(@Nullable RuntimeException down) {
-    log.info(
-        "starting WAL relay {}: slot={}, publication={}, tables={}, batchSize={},"
-            + " minBatchInterval={}, concurrentBatches={},"
-            + " maxAttempts={}, completionMode={}, ordering={}, publisher={}, metrics={}, url={}",
-        config.name(),
-        slotName,
-        publicationName,
-        tables,
-        config.batchSize(),
-        DurationText.of(Duration.ofNanos(minBatchNanos)),
-        concurrentBatches,
-        config.maxAttempts(),
-        config.completionMode(),
-        config.ordering(),
-        publisher.describe(),
-        metricsText,
-        SecretMasking.maskUri(replicationUrl));
-    running = true;
-    // The relay's row for the console, written every few seconds by a thread of its own.
-    heartbeat =
-        RelayHeartbeat.start(
-            dsl,
-            tables,
-            config.name(),
-            RelayHeartbeat.Kind.WAL,
-            config + "; slot " + slotName + "; publisher " + publisher.describe());
-    Thread t =
-        new Thread(
-            () -> {
-              if (down == null || awaitDatabase(down)) {
-                startSweeper();
-                streamReader.run();
-              }
-            },
-            "outbox-wal-" + config.name());
-    t.setDaemon(true);
-    reader = t;
-    t.start();
-  }
-
-  /** Starts the sweeper, after the relay's checks (and its backlog) and unless closed. */
-  private void startSweeper() {
-    if (sweeper == null) {
-      return;
-    }
-    synchronized (lifecycle) { // close() closes it under the same lock: never started once closed
-      if (closed.get()) {
-        return;
-      }
-      try {
-        sweeper.start();
-      } catch (RuntimeException e) {
-        log.error(
-            "WAL relay {}: its sweeper could not start; failed and postponed events wait for a"
-                + " polling relay: {}",
-            config.name(),
-            safe(e.getMessage()),
-            e);
-      }
-    }
+    lifecycle.start();
   }
 
   /**
@@ -713,6 +427,11 @@ public final class WalRelay implements AutoCloseable {
     return half.compareTo(MAX_LOCK_WAIT) > 0 ? MAX_LOCK_WAIT : half;
   }
 
+  /** The publisher, as the start line and the heartbeat describe it. */
+  String publisherDescription() {
+    return publisher.describe();
+  }
+
   /**
    * Text from the database or a broker, fit for a log line, as the polling relay logs it:
    * credentials masked, control characters escaped so that it can neither split the line nor drive
@@ -734,73 +453,21 @@ public final class WalRelay implements AutoCloseable {
   /**
    * Stops reading and waits up to {@code timeout} for the batch in progress, then interrupts it
    * (its transaction rolls back and its events come again). Positions not confirmed are read again
-   * by the next relay on the slot. Idempotent.
+   * by the next relay on the slot. Closes the sweeper and removes the meters. Idempotent.
    *
    * @throws NullPointerException if {@code timeout} is null
    */
   public void close(Duration timeout) {
-    Objects.requireNonNull(timeout, "timeout");
-    Thread t;
-    synchronized (lifecycle) {
-      if (!closed.compareAndSet(false, true)) {
-        return;
-      }
-      running = false;
-      t = reader;
-    }
-    if (t != null) {
-      LockSupport.unpark(t);
-      streamReader.batchThreads().forEach(LockSupport::unpark); // ends a hold at once
-      try {
-        t.join(Math.max(1, timeout.toMillis()));
-        if (t.isAlive()) {
-          t.interrupt();
-          streamReader.closeReplication();
-          t.join(Math.max(1, timeout.toMillis()));
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-    streamReader.closeReplication();
-    RelayHeartbeat beat = heartbeat; // stamps stopped_at, waits 2 s at most
-    if (beat != null) {
-      beat.close();
-    }
-    if (sweeper != null) {
-      try {
-        sweeper.close(timeout);
-      } catch (RuntimeException e) {
-        log.warn("WAL relay {}: closing its sweeper failed: {}", config.name(), e.toString(), e);
-      }
-    }
-    closeMeters.run();
-    log.info(
-        "WAL relay {} stopped at confirmed position {}; {} events skipped, {} reconnects",
-        config.name(),
-        LogSequenceNumber.valueOf(confirmedLsn.get()),
-        skippedCount.get(),
-        reconnects.get());
+    lifecycle.close(timeout);
   }
 
   /**
    * Stops abruptly, as a crash would: closes the replication connection and interrupts the batches
-   * out at once, without confirming anything more. For tests of recovery.
+   * out at once, without confirming anything more; the heartbeat, the sweeper and the meters stop
+   * too. For tests of recovery.
    */
   void abort() {
-    running = false;
-    closed.set(true);
-    streamReader.closeReplication();
-    streamReader.batchThreads().forEach(Thread::interrupt);
-    Thread t = reader;
-    if (t != null) {
-      t.interrupt();
-      try {
-        t.join(10_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    lifecycle.abort();
   }
 
   /** Builds a {@link WalRelay}. Not thread-safe; {@link #build()} copies everything. */
@@ -1017,7 +684,8 @@ public final class WalRelay implements AutoCloseable {
      * were inserted with a delay, and sweeps anything the slot missed: an {@code OutboxRelay} on
      * the same data source, tables, publisher, listeners, clock and metrics settings, configured as
      * this relay ({@link #config}) but named {@code <name>-sweeper} and polling every {@link
-     * #sweepInterval}. Turn it off only to run that polling relay yourself. Defaults to true.
+     * #sweepInterval}, from one sweep interval after the stream opened. Turn it off only to run
+     * that polling relay yourself. Defaults to true.
      */
     public Builder sweeper(boolean sweeper) {
       this.sweeper = sweeper;
@@ -1025,8 +693,9 @@ public final class WalRelay implements AutoCloseable {
     }
 
     /**
-     * How often the sweeper polls ({@link #sweeper(boolean)}); it never polls more often, since
-     * this relay publishes new events itself. Defaults to {@link #DEFAULT_SWEEP_INTERVAL}.
+     * How often the sweeper polls ({@link #sweeper(boolean)}), and how long after the stream opened
+     * it starts; it never polls more often, since this relay publishes new events itself. Defaults
+     * to {@link #DEFAULT_SWEEP_INTERVAL}.
      *
      * @throws NullPointerException if {@code sweepInterval} is null
      * @throws IllegalArgumentException if not positive

@@ -1,6 +1,6 @@
 package dev.txoutbox.wal;
 
-import dev.txoutbox.internal.relay.ErrorText;
+import dev.txoutbox.internal.kernel.RelayKernel;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.SecretMasking;
 import java.sql.Connection;
@@ -100,7 +100,7 @@ final class WalSkips {
 
   /**
    * Records {@code move} of {@code slot} and the server's {@code error} (credentials masked, cut to
-   * {@link ErrorText#MAX_LENGTH}), creating the table first if it is missing.
+   * {@link RelayKernel#MAX_ERROR_LENGTH}), creating the table first if it is missing.
    *
    * @throws DataAccessException if the table cannot be created or written
    */
@@ -124,7 +124,7 @@ final class WalSkips {
               .set(COMMIT_LSN, lsn(move.commitLsn()))
               .set(FROM_LSN, lsn(move.fromLsn()))
               .set(TO_LSN, lsn(move.toLsn()))
-              .set(ERROR, ErrorText.sanitize(SecretMasking.maskText(error)))
+              .set(ERROR, RelayKernel.errorText(SecretMasking.maskText(error)))
               .set(SKIPPED_AT, DSL.currentOffsetDateTime())
               .execute();
         });

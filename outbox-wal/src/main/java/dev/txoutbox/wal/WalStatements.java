@@ -2,7 +2,7 @@ package dev.txoutbox.wal;
 
 import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
-import dev.txoutbox.internal.relay.RenderedOnce;
+import dev.txoutbox.internal.kernel.RelayKernel.Statement;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
@@ -34,11 +34,11 @@ final class WalStatements {
   /** Stands for a batch's ids in the statements rendered once. */
   private static final UUID[] IDS = {new UUID(0x7761_6c5f_6261_7463L, 1)};
 
-  private final RenderedOnce settings;
+  private final Statement settings;
   private final CompletionMode mode;
-  private final RenderedOnce claim;
-  private final RenderedOnce complete;
-  private final RenderedOnce visible;
+  private final Statement claim;
+  private final Statement complete;
+  private final Statement visible;
 
   /**
    * @param dsl renders the statements: the relay's, with the outbox's schema and table prefix
@@ -46,28 +46,27 @@ final class WalStatements {
   WalStatements(DSLContext dsl, Ordering ordering, Duration lockTimeout, CompletionMode mode) {
     this.mode = mode;
     this.settings =
-        new RenderedOnce(dsl, WalStore.settingsQuery(dsl, ordering, lockTimeout), List.of());
+        new Statement(dsl, WalStore.settingsQuery(dsl, ordering, lockTimeout), List.of());
     this.claim =
         switch (mode) {
           case MARK_PROCESSED ->
-              new RenderedOnce(
+              new Statement(
                   dsl, (Query) WalStore.claimQuery(dsl, IDS, NOW), List.<Object>of(IDS, NOW));
           case DELETE ->
-              new RenderedOnce(
+              new Statement(
                   dsl, (Query) WalStore.claimSeenQuery(dsl, IDS), List.<Object>of((Object) IDS));
         };
     this.complete =
         switch (mode) {
           case MARK_PROCESSED ->
-              new RenderedOnce(
+              new Statement(
                   dsl, WalStore.completeQuery(dsl, mode, IDS, NOW), List.<Object>of(NOW, IDS));
           case DELETE ->
-              new RenderedOnce(
+              new Statement(
                   dsl, WalStore.completeQuery(dsl, mode, IDS, NOW), List.<Object>of((Object) IDS));
         };
     this.visible =
-        new RenderedOnce(
-            dsl, (Query) WalStore.visibleQuery(dsl, IDS), List.<Object>of((Object) IDS));
+        new Statement(dsl, (Query) WalStore.visibleQuery(dsl, IDS), List.<Object>of((Object) IDS));
   }
 
   /** {@link WalStore#settingsQuery}. */

@@ -4,7 +4,7 @@ import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 
 import dev.txoutbox.CompletionMode;
 import dev.txoutbox.Ordering;
-import dev.txoutbox.internal.relay.RelayStore;
+import dev.txoutbox.internal.kernel.RelayKernel;
 import dev.txoutbox.spi.OutboxMessage;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -43,7 +43,7 @@ final class WalStore {
    * Settings local to the batch's transaction, in one statement: {@code synchronous_commit} off
    * (what the relay records is safe to lose in a crash of the server: the rows stay pending and the
    * polling relay publishes them again, duplicates, never a loss) and, for the per-aggregate
-   * orderings' check, the polling relay's pinned plan ({@link RelayStore#planSettings()}): the
+   * orderings' check, the polling relay's pinned plan ({@link RelayKernel#planSettings()}): the
    * check's probes stay index probes whatever the statistics say. In every ordering {@code
    * enable_seqscan} off: each statement of the batch finds its rows by id, and a sequential scan,
    * which a table without statistics (new, truncated, or with autovacuum off) or a plan cached
@@ -54,13 +54,13 @@ final class WalStore {
    */
   static ResultQuery<Record> settingsQuery(DSLContext tx, Ordering ordering, Duration lockTimeout) {
     List<Field<?>> set = new ArrayList<>();
-    set.add(RelayStore.setLocal("synchronous_commit", "off"));
-    set.add(RelayStore.setLocal("lock_timeout", lockTimeout.toMillis() + "ms"));
+    set.add(RelayKernel.setLocal("synchronous_commit", "off"));
+    set.add(RelayKernel.setLocal("lock_timeout", lockTimeout.toMillis() + "ms"));
     if (ordering == Ordering.NONE) {
-      set.add(RelayStore.seqScansOff());
+      set.add(RelayKernel.seqScansOff());
     } else {
       // enable_seqscan among them.
-      RelayStore.planSettings().forEach(name -> set.add(RelayStore.setLocal(name, "off")));
+      RelayKernel.planSettings().forEach(name -> set.add(RelayKernel.setLocal(name, "off")));
     }
     return tx.select(set);
   }
@@ -109,7 +109,7 @@ final class WalStore {
         .from(seen)
         .leftJoin(locked)
         .on(lockedId.eq(seenId))
-        .where(seenId.eq(DSL.any(RelayStore.uuids(ids))));
+        .where(seenId.eq(DSL.any(RelayKernel.uuids(ids))));
   }
 
   /**
@@ -121,7 +121,7 @@ final class WalStore {
   private static Condition due(UUID[] ids) {
     return OUTBOX_EVENTS
         .ID
-        .eq(DSL.any(RelayStore.uuids(ids)))
+        .eq(DSL.any(RelayKernel.uuids(ids)))
         .and(
             DSL.coalesce(
                     OUTBOX_EVENTS.PROCESSED_AT,
@@ -144,7 +144,7 @@ final class WalStore {
    * @throws RuntimeException if a row cannot be read
    */
   static List<OutboxMessage> backlog(DSLContext dsl, long after, long upTo, int limit) {
-    return dsl.select(RelayStore.MESSAGE_COLUMNS)
+    return dsl.select(RelayKernel.messageColumns())
         .from(OUTBOX_EVENTS)
         .where(OUTBOX_EVENTS.PROCESSED_AT.isNull())
         .and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNull())
@@ -153,7 +153,7 @@ final class WalStore {
         .and(OUTBOX_EVENTS.SEQ.le(upTo))
         .orderBy(OUTBOX_EVENTS.SEQ)
         .limit(limit)
-        .fetch(RelayStore::toMessage);
+        .fetch(RelayKernel::toMessage);
   }
 
   /**
@@ -170,7 +170,7 @@ final class WalStore {
   static Query unmarkQuery(DSLContext tx, UUID[] ids) {
     return tx.update(OUTBOX_EVENTS)
         .setNull(OUTBOX_EVENTS.PROCESSED_AT)
-        .where(OUTBOX_EVENTS.ID.eq(DSL.any(RelayStore.uuids(ids))));
+        .where(OUTBOX_EVENTS.ID.eq(DSL.any(RelayKernel.uuids(ids))));
   }
 
   /**
@@ -181,7 +181,7 @@ final class WalStore {
   static ResultQuery<Record1<UUID>> visibleQuery(DSLContext tx, UUID[] ids) {
     return tx.select(OUTBOX_EVENTS.ID)
         .from(OUTBOX_EVENTS)
-        .where(OUTBOX_EVENTS.ID.eq(DSL.any(RelayStore.uuids(ids))));
+        .where(OUTBOX_EVENTS.ID.eq(DSL.any(RelayKernel.uuids(ids))));
   }
 
   /**
@@ -280,7 +280,7 @@ final class WalStore {
                 .where(before)
                 .and(OUTBOX_EVENTS.PROCESSED_AT.isNull())
                 .and(OUTBOX_EVENTS.DEAD_LETTERED_AT.isNull())
-                .and(OUTBOX_EVENTS.ID.ne(DSL.all(RelayStore.uuids(sent)))));
+                .and(OUTBOX_EVENTS.ID.ne(DSL.all(RelayKernel.uuids(sent)))));
     Condition blocking =
         switch (ordering) {
           case PER_AGGREGATE ->
@@ -315,7 +315,7 @@ final class WalStore {
    * rendered once ({@link WalStatements}).
    */
   static Query completeQuery(DSLContext tx, CompletionMode mode, UUID[] ids, OffsetDateTime now) {
-    Condition these = OUTBOX_EVENTS.ID.eq(DSL.any(RelayStore.uuids(ids)));
+    Condition these = OUTBOX_EVENTS.ID.eq(DSL.any(RelayKernel.uuids(ids)));
     return switch (mode) {
       case DELETE -> tx.deleteFrom(OUTBOX_EVENTS).where(these);
       case MARK_PROCESSED ->
@@ -359,6 +359,6 @@ final class WalStore {
     return tx.update(OUTBOX_EVENTS)
         .set(OUTBOX_EVENTS.RETRY_AFTER, until)
         .setNull(OUTBOX_EVENTS.PROCESSED_AT)
-        .where(OUTBOX_EVENTS.ID.eq(DSL.any(RelayStore.uuids(ids))));
+        .where(OUTBOX_EVENTS.ID.eq(DSL.any(RelayKernel.uuids(ids))));
   }
 }

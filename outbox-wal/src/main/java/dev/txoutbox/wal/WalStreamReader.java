@@ -4,7 +4,7 @@ import dev.txoutbox.Backoff;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
-import dev.txoutbox.internal.relay.PublishStep;
+import dev.txoutbox.internal.kernel.RelayKernel;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
@@ -14,7 +14,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -22,11 +21,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -55,26 +50,26 @@ final class WalStreamReader {
   private static final long WAITED_NANOS = WalRelay.WAITED_NANOS;
   private static final Duration MAX_RECONNECT_DELAY = WalRelay.MAX_RECONNECT_DELAY;
 
-  private final WalRelay relay;
+  final WalRelay relay;
   private final DSLContext dsl;
   private final String replicationUrl;
   private final Properties replicationProperties;
   private final OutboxTables tables;
-  private final RelayConfig config;
+  final RelayConfig config;
   private final String slotName;
   private final String publicationName;
   private final boolean createIfMissing;
-  private final PublishStep step;
+  private final RelayKernel kernel;
   private final RelayListener listener;
   private final Backoff reconnectBackoff;
-  private final Duration statusInterval;
+  final Duration statusInterval;
   private final long minBatchNanos;
-  private final int concurrentBatches;
-  private final AtomicLong confirmedLsn;
+  final int concurrentBatches;
+  final AtomicLong confirmedLsn;
   private final AtomicLong skippedCount;
   private final AtomicLong reconnects;
   private final AtomicLong skippedTransactions;
-  private final WalBatchStep batchStep;
+  final WalBatchStep batchStep;
   private volatile @Nullable Connection replication;
 
   /** The stream's failures in a row inside one transaction. The reader thread's only. */
@@ -93,16 +88,18 @@ final class WalStreamReader {
    * The commit time of the oldest transaction of the batch being processed, or {@link #NO_COMMIT}
    * when none is: older than any in {@link #readOldest}.
    */
-  private volatile long processingOldest = NO_COMMIT;
+  volatile long processingOldest = NO_COMMIT;
 
   /**
    * The commit time of the oldest transaction read into the batch the reader collects, or {@link
    * #NO_COMMIT}.
    */
-  private volatile long readOldest = NO_COMMIT;
+  volatile long readOldest = NO_COMMIT;
 
-  /** The threads processing the current stream's batches ({@link Batches}), for close to wake. */
-  private final Set<Thread> batchThreads = ConcurrentHashMap.newKeySet();
+  /**
+   * The threads processing the current stream's batches ({@link WalBatches}), for close to wake.
+   */
+  final Set<Thread> batchThreads = ConcurrentHashMap.newKeySet();
 
   WalStreamReader(WalRelay relay) {
     this.relay = relay;
@@ -114,7 +111,7 @@ final class WalStreamReader {
     this.slotName = relay.slotName;
     this.publicationName = relay.publicationName;
     this.createIfMissing = relay.createIfMissing;
-    this.step = relay.step;
+    this.kernel = relay.kernel;
     this.listener = relay.listener;
     this.reconnectBackoff = relay.reconnectBackoff;
     this.statusInterval = relay.statusInterval;
@@ -183,8 +180,8 @@ final class WalStreamReader {
       Duration delay = reconnectBackoff.delayAfter(failures, ThreadLocalRandom.current());
       Throwable e = failure;
       // One WARN as a database outage begins, DEBUG while it lasts, one INFO once a stream
-      // opens again: the polling relay's words for its cycles ({@link PublishStep#runFailed}).
-      step.runFailed(e, delay, "stream");
+      // opens again: the polling relay's words for its cycles ({@link RelayKernel#runFailed}).
+      kernel.runFailed(e, delay, "stream");
       log.debug(
           "WAL relay {}: stream failed ({} in a row), reconnecting after {}",
           config.name(),
@@ -290,7 +287,7 @@ final class WalStreamReader {
             // does it (confirmQuiet), under its own conditions, whatever the driver version.
             .withAutomaticFlush(false)
             .start();
-    step.runSucceeded(); // the database answers again, if it did not
+    kernel.runSucceeded(); // the database answers again, if it did not
     OutboxInserts inserts = new OutboxInserts(tables);
     List<OutboxMessage> batch = new ArrayList<>();
     // In the per-aggregate orderings, the transaction of each event of the batch, by event id.
@@ -319,7 +316,7 @@ final class WalStreamReader {
     }
     boolean caughtUp = false;
     long flushed = System.nanoTime() - minBatchNanos; // when the last batch was handed over
-    try (Batches batches = new Batches(stream)) {
+    try (WalBatches batches = new WalBatches(this, stream)) {
       while (relay.running()) {
         batches.confirmIfDone();
         long reading = System.nanoTime();
@@ -449,181 +446,6 @@ final class WalStreamReader {
     stream.setAppliedLSN(position);
     stream.setFlushedLSN(position); // sent by the driver's next status update
     confirmedLsn.set(server);
-  }
-
-  /**
-   * The batches of one stream. Each is claimed, published and recorded on a thread of its own while
-   * the reader decodes the next, so that the database's work on a batch overlaps the reader's on
-   * the stream. Up to {@link #concurrentBatches} are out at a time (one in the per-aggregate
-   * orderings, so that each batch's claim sees the outcomes of every batch before it); positions
-   * are confirmed in commit order, a batch's only once it and every batch before it are recorded.
-   * Only the reader touches the stream: while it waits for a batch it tells the server every half
-   * status interval that the relay is alive.
-   */
-  private final class Batches implements AutoCloseable {
-    /** A batch handed over: its outcome, and its position and oldest commit time. */
-    private record Out(CompletableFuture<Void> done, long lsn, long oldest) {}
-
-    private final PGReplicationStream stream;
-    private final Thread reader = Thread.currentThread();
-    private final ExecutorService threads;
-    private final ArrayDeque<Out> out = new ArrayDeque<>();
-    private boolean interrupted; // the reader, while it waited for a batch: a close's last resort
-
-    Batches(PGReplicationStream stream) {
-      this.stream = stream;
-      this.threads =
-          Executors.newFixedThreadPool(
-              concurrentBatches,
-              r -> {
-                Thread t = new Thread(r, "outbox-wal-" + config.name() + "-batches");
-                t.setDaemon(true);
-                batchThreads.add(t);
-                return t;
-              });
-    }
-
-    /** Whether every batch handed over is recorded and its position confirmed. */
-    boolean idle() {
-      return out.isEmpty();
-    }
-
-    /** Whether a batch handed over now would start at once. */
-    boolean room() {
-      return out.size() < concurrentBatches;
-    }
-
-    /** Confirms the batches out that are finished, in order; throws what one failed with. */
-    void confirmIfDone() throws SQLException, InterruptedException {
-      while (!out.isEmpty() && out.peekFirst().done().isDone()) {
-        confirmFirst();
-      }
-    }
-
-    /**
-     * Hands over {@code events} (copied), whose last commit ends at {@code lsn}, once there is
-     * room; with no events, its position is confirmed after those of the batches out.
-     */
-    void submit(List<OutboxMessage> events, Map<UUID, Integer> xids, long lsn)
-        throws SQLException, InterruptedException {
-      while (!room()) {
-        awaitFirst();
-      }
-      long oldest = readOldest;
-      readOldest = NO_COMMIT;
-      if (events.isEmpty()) {
-        out.addLast(new Out(CompletableFuture.completedFuture(null), lsn, oldest));
-        confirmIfDone();
-        return;
-      }
-      List<OutboxMessage> batch = List.copyOf(events);
-      Map<UUID, Integer> batchXids = Map.copyOf(xids);
-      CompletableFuture<Void> done = new CompletableFuture<>();
-      threads.execute(
-          () -> {
-            try {
-              for (int from = 0; from < batch.size(); from += config.batchSize()) {
-                int to = Math.min(batch.size(), from + config.batchSize());
-                batchStep.processHolding(batch.subList(from, to), batchXids);
-              }
-              done.complete(null);
-            } catch (Throwable e) { // thrown on by the reader
-              done.completeExceptionally(e);
-            } finally {
-              LockSupport.unpark(reader); // after the completion, which the reader looks at
-            }
-          });
-      if (out.isEmpty()) {
-        processingOldest = oldest;
-      }
-      out.addLast(new Out(done, lsn, oldest));
-    }
-
-    /** Waits for every batch out and confirms their positions; throws what one failed with. */
-    void await() throws SQLException, InterruptedException {
-      while (!out.isEmpty()) {
-        awaitFirst();
-      }
-    }
-
-    /** Waits for the first batch out and confirms its position; throws what it failed with. */
-    private void awaitFirst() throws SQLException, InterruptedException {
-      CompletableFuture<Void> f = out.peekFirst().done();
-      long half = Math.max(1, statusInterval.toNanos() / 2);
-      long alive = System.nanoTime() + half;
-      while (!f.isDone()) {
-        LockSupport.parkNanos(this, Math.max(1, alive - System.nanoTime()));
-        if (Thread.interrupted()) {
-          interrupted = true;
-          throw new InterruptedException("interrupted while a batch was processed");
-        }
-        if (System.nanoTime() - alive >= 0) {
-          stream.forceUpdateStatus();
-          alive = System.nanoTime() + half;
-        }
-      }
-      confirmFirst();
-    }
-
-    private void confirmFirst() throws SQLException, InterruptedException {
-      Out first = out.removeFirst();
-      try {
-        first.done().get();
-      } catch (ExecutionException e) { // thrown on as the reader would have thrown it
-        Throwable cause = e.getCause();
-        if (cause instanceof SQLException sql) {
-          throw sql;
-        } else if (cause instanceof InterruptedException interrupted) {
-          throw interrupted;
-        } else if (cause instanceof RuntimeException runtime) {
-          throw runtime;
-        } else if (cause instanceof Error error) {
-          throw error;
-        }
-        throw new IllegalStateException(cause);
-      }
-      LogSequenceNumber position = LogSequenceNumber.valueOf(first.lsn());
-      stream.setAppliedLSN(position);
-      stream.setFlushedLSN(position);
-      stream.forceUpdateStatus();
-      confirmedLsn.set(first.lsn());
-      Out next = out.peekFirst();
-      processingOldest = next == null ? NO_COMMIT : next.oldest();
-    }
-
-    /**
-     * Lets the batches still out finish (the stream failed: what they record is not confirmed, and
-     * their events come again, to be skipped as recorded) and waits for the threads to end, so that
-     * the next stream's batches never run beside them. If the reader is interrupted, which only a
-     * close past its timeout does, it interrupts them instead: their transactions roll back and
-     * their events come again.
-     */
-    @Override
-    public void close() {
-      if (interrupted) {
-        threads.shutdownNow();
-        Thread.currentThread().interrupt(); // as the reader found it
-      } else {
-        threads.shutdown();
-        if (!out.isEmpty() && relay.running()) {
-          log.info(
-              "WAL relay {}: the stream ended with {} batch(es) out; reading again once they are"
-                  + " recorded",
-              config.name(),
-              out.size());
-        }
-        try {
-          while (!threads.awaitTermination(1, TimeUnit.SECONDS)) {
-            log.debug("WAL relay {}: waiting for the batch threads to end", config.name());
-          }
-        } catch (InterruptedException e) {
-          threads.shutdownNow();
-          Thread.currentThread().interrupt();
-        }
-      }
-      batchThreads.clear();
-      processingOldest = NO_COMMIT;
-    }
   }
 
   void closeReplication() {

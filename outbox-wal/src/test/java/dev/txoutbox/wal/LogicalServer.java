@@ -2,13 +2,10 @@ package dev.txoutbox.wal;
 
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.Statement;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
@@ -16,69 +13,52 @@ import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.postgresql.PGConnection;
-import org.postgresql.PGProperty;
 import org.postgresql.replication.PGReplicationStream;
 
 /**
- * One embedded PostgreSQL with {@code wal_level=logical} for the whole test JVM, started on first
- * use: the shared service's configuration is never touched. Each test takes a schema of its own.
+ * The WAL tests' outboxes on outbox-testing's {@link dev.txoutbox.testing.LogicalServer}: the JVM's
+ * shared embedded server with {@code wal_level=logical}, where each test takes a schema of its own,
+ * and a PostgreSQL 15 cluster of a test's own ({@link #pg15()}) for what differs there.
  */
 final class LogicalServer {
 
   private static final AtomicInteger SCHEMAS = new AtomicInteger();
-  private static volatile EmbeddedPostgres server;
 
   private LogicalServer() {}
 
-  static synchronized EmbeddedPostgres server() {
-    if (server == null) {
-      try {
-        EmbeddedPostgres started =
-            EmbeddedPostgres.builder()
-                .setServerConfig("wal_level", "logical")
-                .setServerConfig("max_replication_slots", "32")
-                .setServerConfig("max_wal_senders", "16")
-                .setServerConfig("max_connections", "60")
-                .start();
-        Runtime.getRuntime()
-            .addShutdownHook(
-                new Thread(
-                    () -> {
-                      try {
-                        started.close();
-                      } catch (IOException e) {
-                        // the temporary directory stays behind
-                      }
-                    }));
-        server = started;
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-    return server;
+  static dev.txoutbox.testing.LogicalServer server() {
+    return dev.txoutbox.testing.LogicalServer.shared();
+  }
+
+  /** Whether the PostgreSQL 15 binaries are installed, for {@link #pg15()}. */
+  static boolean pg15Available() {
+    return dev.txoutbox.testing.LogicalServer.available(15);
+  }
+
+  /**
+   * A PostgreSQL 15 cluster of the caller's own, which it may stop and start and must close: since
+   * 15, {@code pgoutput} sends no empty transaction.
+   */
+  static dev.txoutbox.testing.LogicalServer pg15() throws IOException, InterruptedException {
+    return dev.txoutbox.testing.LogicalServer.cluster(15, Map.of());
   }
 
   static DataSource dataSource() {
-    return server().getPostgresDatabase();
+    return server().dataSource();
   }
 
+  /** The JDBC URL of the {@code postgres} database, with {@code user=postgres} in it. */
   static String jdbcUrl() {
-    return server().getJdbcUrl("postgres", "postgres");
+    return server().jdbcUrl() + "?user=postgres";
   }
 
   static Properties credentials() {
-    Properties p = new Properties();
-    p.setProperty("user", "postgres");
-    return p;
+    return server().credentials();
   }
 
   /** A replication connection to the server, as a test that reads a slot itself opens it. */
   static Connection replication() throws SQLException {
-    Properties props = credentials();
-    PGProperty.REPLICATION.set(props, "database");
-    PGProperty.ASSUME_MIN_SERVER_VERSION.set(props, "10");
-    PGProperty.PREFER_QUERY_MODE.set(props, "simple");
-    return DriverManager.getConnection(jdbcUrl(), props);
+    return server().replication();
   }
 
   /** A pgoutput stream of {@code slot}, whose publication has the slot's name, on {@code c}. */
@@ -111,11 +91,6 @@ final class LogicalServer {
   }
 
   static void execute(String sql) {
-    try (Connection c = dataSource().getConnection();
-        Statement s = c.createStatement()) {
-      s.execute(sql);
-    } catch (SQLException e) {
-      throw new IllegalStateException(sql, e);
-    }
+    server().execute(sql);
   }
 }

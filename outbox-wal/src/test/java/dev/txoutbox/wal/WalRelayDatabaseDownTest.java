@@ -22,8 +22,8 @@ class WalRelayDatabaseDownTest {
 
   @Test
   void aRelayStartedWhileTheDatabaseIsDownWaitsForItAndThenPublishes() throws Exception {
-    Assumptions.assumeTrue(Pg15Server.available(), "no PostgreSQL 15 at " + Pg15Server.BIN);
-    try (Pg15Server server = new Pg15Server();
+    Assumptions.assumeTrue(LogicalServer.pg15Available(), "no PostgreSQL 15 binaries installed");
+    try (dev.txoutbox.testing.LogicalServer server = LogicalServer.pg15();
         CapturedLog log = new CapturedLog()) {
       OutboxTables tables = OutboxTables.of("public", "down_");
       OutboxSchema.migrate(server.dataSource(), tables);

@@ -122,7 +122,12 @@ class WalRelayLockTest {
             .transactionResult(
                 t -> {
                   UUID a = outbox.record(t.dsl(), OutboxEvent.of("order", "a", "e1", "{}"));
-                  Thread.sleep(5);
+                  long written = System.currentTimeMillis();
+                  await()
+                      .pollDelay(Duration.ZERO)
+                      .pollInterval(Duration.ofMillis(1))
+                      .atMost(WalTestKit.WAIT)
+                      .until(() -> System.currentTimeMillis() > written + 1);
                   return List.of(
                       a, outbox.record(t.dsl(), OutboxEvent.of("order", "b", "e2", "{}")));
                 });

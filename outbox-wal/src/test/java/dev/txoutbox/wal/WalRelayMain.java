@@ -58,7 +58,7 @@ public final class WalRelayMain {
                   })
               .build();
       relay.start();
-      Thread.sleep(Long.MAX_VALUE);
+      Thread.currentThread().join(); // until the test kills the process
     }
   }
 }

@@ -12,7 +12,7 @@ import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
-import dev.txoutbox.internal.relay.RelayStore;
+import dev.txoutbox.internal.kernel.RelayKernel;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.OutboxMessage;
@@ -293,7 +293,7 @@ class WalRelayOrderingTest {
                 .settings(t.dsl());
             assertThat(setting(t.dsl(), "synchronous_commit")).isEqualTo("off");
             assertThat(setting(t.dsl(), "lock_timeout")).isEqualTo("2500ms");
-            for (String name : RelayStore.planSettings()) {
+            for (String name : RelayKernel.planSettings()) {
               assertThat(setting(t.dsl(), name))
                   .as(name)
                   .isEqualTo(

@@ -36,12 +36,12 @@ class WalRelayPublicationShapeTest {
       "(id, seq, aggregate_type, aggregate_id, event_type, headers, attempts, created_at,"
           + " retry_after, processed_at, dead_lettered_at, last_error)";
 
-  private static Pg15Server server;
+  private static dev.txoutbox.testing.LogicalServer server;
 
   @BeforeAll
   static void startServer() throws Exception {
-    Assumptions.assumeTrue(Pg15Server.available(), "no PostgreSQL 15 at " + Pg15Server.BIN);
-    server = new Pg15Server();
+    Assumptions.assumeTrue(LogicalServer.pg15Available(), "no PostgreSQL 15 binaries installed");
+    server = LogicalServer.pg15();
   }
 
   @AfterAll

@@ -27,8 +27,8 @@ class WalRelayQuietOutboxTest {
 
   @Test
   void onPostgres15TheSlotAdvancesPastOtherTablesWritesWhileTheOutboxIsIdle() throws Exception {
-    Assumptions.assumeTrue(Pg15Server.available(), "no PostgreSQL 15 at " + Pg15Server.BIN);
-    try (Pg15Server server = new Pg15Server()) {
+    Assumptions.assumeTrue(LogicalServer.pg15Available(), "no PostgreSQL 15 binaries installed");
+    try (dev.txoutbox.testing.LogicalServer server = LogicalServer.pg15()) {
       quietOutboxAdvances(server.dataSource(), server.jdbcUrl(), "quiet15_");
     }
   }
@@ -41,8 +41,8 @@ class WalRelayQuietOutboxTest {
 
   @Test
   void aCleanlyStoppedDrainedRelayConfirmsTheServersPositionAtClose() throws Exception {
-    Assumptions.assumeTrue(Pg15Server.available(), "no PostgreSQL 15 at " + Pg15Server.BIN);
-    try (Pg15Server server = new Pg15Server()) {
+    Assumptions.assumeTrue(LogicalServer.pg15Available(), "no PostgreSQL 15 binaries installed");
+    try (dev.txoutbox.testing.LogicalServer server = LogicalServer.pg15()) {
       DataSource dataSource = server.dataSource();
       OutboxTables tables = OutboxTables.of("public", "stop_");
       OutboxSchema.migrate(dataSource, tables);

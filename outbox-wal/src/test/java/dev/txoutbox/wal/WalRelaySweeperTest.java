@@ -10,15 +10,20 @@ import static org.awaitility.Awaitility.await;
 import dev.txoutbox.Backoff;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.Outbox;
+import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.testing.RecordingPublisher;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.sql.Connection;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -71,6 +76,52 @@ class WalRelaySweeperTest {
     assertThat(sweeper.isRunning()).as("closed with the WAL relay").isFalse();
     assertThat(registry.find("outbox.events.published").tag("relay", "wal-test-sweeper").meters())
         .isEmpty();
+  }
+
+  /**
+   * A regression: the sweeper polled at once when it started, in {@code seq} order, and took the
+   * events committed since the slot's confirmed position (a restart's backlog) before the stream
+   * did, so events of two overlapping transactions reached the broker in {@code seq} order, not in
+   * the commit order the stream gives. Now it starts one sweep interval after the stream.
+   */
+  @Test
+  void aRestartsBacklogReachesTheBrokerInCommitOrderThoughTheSweeperRuns() throws Exception {
+    OutboxTables tables = LogicalServer.freshOutbox("swo_");
+    Outbox outbox = Outbox.builder().tables(tables).build();
+    WalRelay first = kit.relay(tables, new RecordingPublisher(), WalTestKit.config(100));
+    first.start(); // creates the slot
+    first.close();
+    // Pairs of overlapping transactions of one aggregate, each pair's later insert committed first.
+    List<UUID> commitOrder = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      try (Connection early = LogicalServer.dataSource().getConnection();
+          Connection late = LogicalServer.dataSource().getConnection()) {
+        early.setAutoCommit(false);
+        late.setAutoCommit(false);
+        UUID inserted = record(outbox, early, tables, "early" + i);
+        UUID insertedLater = record(outbox, late, tables, "late" + i);
+        late.commit();
+        early.commit();
+        commitOrder.add(insertedLater);
+        commitOrder.add(inserted);
+      }
+    }
+
+    RecordingPublisher publisher = new RecordingPublisher();
+    WalRelay relay =
+        kit.relay(
+            WalTestKit.builder(tables, publisher, WalTestKit.config(100))
+                .sweeper(true)
+                .sweepInterval(Duration.ofMinutes(1)));
+    relay.start();
+    await().atMost(WAIT).until(() -> WalTestKit.pending(tables) == 0);
+    assertThat(publisher.publishedIds()).containsExactlyElementsOf(commitOrder);
+  }
+
+  private static UUID record(Outbox outbox, Connection c, OutboxTables tables, String type) {
+    return outbox.record(
+        DSL.using(c, SQLDialect.POSTGRES, tables.settings(null)),
+        OutboxEvent.of("order", "a", type, "{}"));
   }
 
   @Test

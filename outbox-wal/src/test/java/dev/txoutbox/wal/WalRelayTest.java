@@ -431,10 +431,32 @@ class WalRelayTest {
     List<UUID> next = new ArrayList<>();
     for (int t = 0; t < 5; t++) {
       next.addAll(write(tables, outbox, "o", 1));
-      Thread.sleep(20); // each commit reaches the relay before the next: without it, alone
+      String written = walPosition();
+      // Each commit reaches the relay before the next (the server sent it), not all in one read.
+      await().atMost(WAIT).until(() -> sentPast(relay.slotName(), written));
     }
     await().atMost(WAIT).until(() -> pending(tables) == 0);
     assertThat(calls).containsExactly(first, next);
+  }
+
+  /** The server's WAL position now. */
+  private static String walPosition() {
+    return LogicalServer.dsl(OutboxTables.defaults())
+        .fetchSingle("SELECT pg_current_wal_lsn()::text")
+        .get(0, String.class);
+  }
+
+  /** Whether the server has sent the stream of {@code slot} up to {@code position}. */
+  private static boolean sentPast(String slot, String position) {
+    // Statistics views without a generated model: plain SQL.
+    return LogicalServer.dsl(OutboxTables.defaults())
+        .fetchOptional(
+            "SELECT r.sent_lsn >= ?::pg_lsn FROM pg_stat_replication r"
+                + " JOIN pg_replication_slots s ON s.active_pid = r.pid WHERE s.slot_name = ?",
+            position,
+            slot)
+        .map(r -> r.get(0, Boolean.class))
+        .orElse(false);
   }
 
   @Test

@@ -156,7 +156,7 @@ class WalSlotTest {
     String slot = "slot_of_" + database;
     LogicalServer.execute("CREATE DATABASE " + database);
     try {
-      DataSource other = LogicalServer.server().getDatabase("postgres", database);
+      DataSource other = LogicalServer.server().dataSource(database);
       DSL.using(other, SQLDialect.POSTGRES).execute(WalSetup.createSlotSql(slot));
       try {
         assertThat(WalSlot.find(DB, slot).orElseThrow().database()).hasValue(database);
@@ -187,7 +187,7 @@ class WalSlotTest {
     String slot = "txoutbox_public";
     LogicalServer.execute("CREATE DATABASE " + database);
     try {
-      DataSource other = LogicalServer.server().getDatabase("postgres", database);
+      DataSource other = LogicalServer.server().dataSource(database);
       DSL.using(other, SQLDialect.POSTGRES).execute(WalSetup.createSlotSql(slot));
       try {
         DSLContext here = DSL.using(DB, SQLDialect.POSTGRES);

@@ -15,11 +15,12 @@ import org.slf4j.LoggerFactory;
  * open, one worker at a time publishes a small probe batch after a backoff; the first probe the
  * broker answers (with any outcome but "unavailable") closes the circuit again. Logs one line per
  * state change and a summary at most every {@link #SUMMARY_INTERVAL}, in the kernel's words ({@link
- * PublishStep}). Thread-safe.
+ * PublishStep}). The one tracker of a broker outage for both relays: the WAL relay, which holds its
+ * slot instead of pausing claims, reports each publish of a held batch as a probe ({@link #wal}).
+ * News older than the last change is ignored: a cycle that began before the broker was seen back
+ * and then found it unavailable does not open the circuit again. Thread-safe.
  */
-final class BrokerCircuit {
-
-  private static final Logger log = LoggerFactory.getLogger("dev.txoutbox.relay");
+public final class BrokerCircuit {
 
   /** Events in a probe batch. */
   static final int PROBE_BATCH_SIZE = 10;
@@ -42,12 +43,23 @@ final class BrokerCircuit {
   private static final Claim CLAIM = new Claim();
   private static final Probe PROBE = new Probe();
 
+  private final Logger log;
   private final String relay;
   private final Backoff backoff;
   private final RelayListener listener;
   private final LongSupplier nanoTime;
 
+  /** What the relay does while the broker is unavailable, for the WARN that opens the circuit. */
+  private final String policy;
+
+  /** What a probe is, plural, for the lines that count them. */
+  private final String probesWord;
+
+  /** What the relay does once the broker is back, for the INFO that closes the circuit. */
+  private final String resuming;
+
   private boolean open;
+  private long closedAt;
   private boolean probing;
   private long openedAt;
   private long nextProbeAt;
@@ -55,15 +67,71 @@ final class BrokerCircuit {
   private int probes;
   private int unavailableReports;
 
+  /** The polling relay's circuit, logging to {@code dev.txoutbox.relay}. */
   BrokerCircuit(String relay, Backoff backoff, RelayListener listener, LongSupplier nanoTime) {
+    this(
+        LoggerFactory.getLogger("dev.txoutbox.relay"),
+        relay,
+        backoff,
+        listener,
+        nanoTime,
+        "pausing claims and probing with up to "
+            + PROBE_BATCH_SIZE
+            + " events (backoff "
+            + DurationText.of(backoff.initialDelay())
+            + " to "
+            + DurationText.of(backoff.maxDelay())
+            + ")",
+        "probes",
+        "resuming claims");
+  }
+
+  private BrokerCircuit(
+      Logger log,
+      String relay,
+      Backoff backoff,
+      RelayListener listener,
+      LongSupplier nanoTime,
+      String policy,
+      String probesWord,
+      String resuming) {
+    this.log = log;
     this.relay = relay;
     this.backoff = backoff;
     this.listener = listener;
     this.nanoTime = nanoTime;
+    this.policy = policy;
+    this.probesWord = probesWord;
+    this.resuming = resuming;
+    this.closedAt = nanoTime.getAsLong();
+  }
+
+  /**
+   * The WAL relay's circuit, logging to {@code logger}: a batch the broker is unavailable to holds
+   * the slot and is published whole again after each of {@code backoff}'s delays; each of those
+   * publishes is a probe ({@link #report}, then {@link #probed}). The WAL relay never asks for a
+   * {@link #permit()}.
+   *
+   * @param listener the relay's listener wrapper ({@link PublishStep#listener()})
+   */
+  public static BrokerCircuit wal(
+      String logger, String relay, Backoff backoff, RelayListener listener) {
+    return new BrokerCircuit(
+        LoggerFactory.getLogger(logger),
+        relay,
+        backoff,
+        listener,
+        System::nanoTime,
+        "holding the slot and publishing the whole batch again after backoff "
+            + DurationText.of(backoff.initialDelay())
+            + " to "
+            + DurationText.of(backoff.maxDelay()),
+        "publish attempts",
+        "resuming");
   }
 
   /** Now on the circuit's clock, for {@link #report}'s {@code cycleStarted}. */
-  long now() {
+  public long now() {
     return nanoTime.getAsLong();
   }
 
@@ -96,21 +164,22 @@ final class BrokerCircuit {
    *     flight when another opened the circuit may have been partly confirmed before the broker
    *     went away, which is no news that it is back
    */
-  void report(@Nullable String unavailableReason, boolean answered, long cycleStarted) {
+  public void report(@Nullable String unavailableReason, boolean answered, long cycleStarted) {
     Runnable event = null;
     synchronized (this) {
       long now = nanoTime.getAsLong();
       if (answered) {
         if (open && cycleStarted - openedAt >= 0) {
           Duration outage = Duration.ofNanos(now - openedAt);
-          int count = probes;
+          String count = probes + " " + probesWord;
           open = false;
-          event =
-              () ->
-                  PublishStep.brokerAvailable(
-                      log, relay, listener, outage, count + " probes", "resuming claims");
+          closedAt = now;
+          event = () -> PublishStep.brokerAvailable(log, relay, listener, outage, count, resuming);
         }
       } else if (unavailableReason != null) {
+        if (!open && cycleStarted - closedAt < 0) {
+          return; // begun before the broker was seen back: older news than that
+        }
         if (!open) {
           open = true;
           openedAt = now;
@@ -118,19 +187,15 @@ final class BrokerCircuit {
           unavailableReports = 0;
           nextSummaryAt = now + SUMMARY_INTERVAL.toNanos();
           String reason = unavailableReason;
-          String policy =
-              "pausing claims and probing with up to "
-                  + PROBE_BATCH_SIZE
-                  + " events (backoff "
-                  + DurationText.of(backoff.initialDelay())
-                  + " to "
-                  + DurationText.of(backoff.maxDelay())
-                  + ")";
           event = () -> PublishStep.brokerUnavailable(log, relay, listener, reason, policy);
         } else if (now - nextSummaryAt >= 0) {
           nextSummaryAt = now + SUMMARY_INTERVAL.toNanos();
           PublishStep.brokerStillUnavailable(
-              log, relay, unavailableReason, Duration.ofNanos(now - openedAt), probes + " probes");
+              log,
+              relay,
+              unavailableReason,
+              Duration.ofNanos(now - openedAt),
+              probes + " " + probesWord);
         }
         nextProbeAt = now + delay(++unavailableReports);
       }
@@ -141,7 +206,7 @@ final class BrokerCircuit {
   }
 
   /** Ends a probe started by {@link #permit()}; call after {@link #report}, even on failure. */
-  synchronized void probed() {
+  public synchronized void probed() {
     probing = false;
     probes++;
     long now = nanoTime.getAsLong();

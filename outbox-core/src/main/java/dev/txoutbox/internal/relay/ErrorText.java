@@ -5,7 +5,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Makes any text safe to store as {@code last_error}: PostgreSQL's {@code text} refuses U+0000 and
  * the driver would turn a lone UTF-16 surrogate into {@code ?}, so both become U+FFFD; the result
- * holds at most {@link #MAX_LENGTH} characters. Public for outbox-wal only (a qualified export).
+ * holds at most {@link #MAX_LENGTH} characters. Public for outbox-wal's facade ({@code
+ * internal.kernel.RelayKernel}).
  */
 public final class ErrorText {
 

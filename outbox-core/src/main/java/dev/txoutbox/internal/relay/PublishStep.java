@@ -36,9 +36,10 @@ import org.slf4j.spi.LoggingEventBuilder;
  * writes the fates in the caller's transaction, one statement per kind of outcome; {@link #report}
  * tells the listeners (meters first, an application listener's exception isolated) and the log
  * (per-event lines with key-values, retry warnings capped per batch) once the transaction has
- * committed. It also words the broker's and the database's outages for both relays.
+ * committed. It also words the broker's outages (for {@link BrokerCircuit}, the one tracker of
+ * them) and the database's for both relays.
  *
- * <p>Public for outbox-wal only (a qualified export of this package). Thread-safe: batches are
+ * <p>Public for outbox-wal's facade ({@code internal.kernel.RelayKernel}). Thread-safe: batches are
  * published concurrently through one instance.
  */
 public final class PublishStep {
@@ -416,30 +417,6 @@ public final class PublishStep {
         .addKeyValue("event_type", RelayCycle.safe(m.eventType()))
         .addKeyValue("aggregate_id", RelayCycle.safe(m.aggregateId()))
         .addKeyValue("attempt", m.attempt());
-  }
-
-  /**
-   * An outage of the broker begins: one WARN with what the relay does meanwhile ({@code policy}),
-   * then the listeners' {@code brokerUnavailable}. Call once per outage.
-   */
-  public void brokerUnavailable(String reason, String policy) {
-    brokerUnavailable(log, relay, listener, reason, policy);
-  }
-
-  /**
-   * An outage of the broker that has lasted {@code outage} goes on: a WARN summary with the {@code
-   * attempts} so far.
-   */
-  public void brokerStillUnavailable(String reason, Duration outage, String attempts) {
-    brokerStillUnavailable(log, relay, reason, outage, attempts);
-  }
-
-  /**
-   * An outage of the broker ended after {@code outage} and {@code attempts}: one INFO saying what
-   * the relay does now ({@code resuming}), then the listeners' {@code brokerAvailable}.
-   */
-  public void brokerAvailable(Duration outage, String attempts, String resuming) {
-    brokerAvailable(log, relay, listener, outage, attempts, resuming);
   }
 
   // The words of a broker outage, for both relays: here and in BrokerCircuit.

@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The relay's statements: claim a batch, complete the published, record the failed. Public for
- * outbox-wal's start-up check only (a qualified export).
+ * outbox-wal's facade ({@code internal.kernel.RelayKernel}), which hands on the checks and pieces
+ * of statements the WAL relay shares.
  */
 public final class RelayStore {
 

@@ -20,8 +20,8 @@ import org.jooq.impl.DSL;
  * ordered claim's recursive statement in about a millisecond of CPU, more than the database takes
  * to run it, on every call. This keeps the SQL jOOQ rendered from a statement built with sentinel
  * values, binds the real values where the sentinels were, and reads the records with the
- * statement's own typed fields. Immutable and thread-safe. Public for outbox-wal's statements of
- * every batch.
+ * statement's own typed fields. Immutable and thread-safe. Public for outbox-wal's facade ({@code
+ * internal.kernel.RelayKernel}), for the WAL relay's statements of every batch.
  */
 public final class RenderedOnce {
 

@@ -79,6 +79,26 @@ class BrokerCircuitTest {
     assertThat(events).containsExactly("down: refused");
   }
 
+  /**
+   * Two WAL batches held in one outage: the first published again closes it; the second's publish,
+   * begun before that and answered "unavailable" after it, is older news and opens no second one.
+   */
+  @Test
+  void aBatchBegunBeforeTheBrokerWasSeenBackDoesNotOpenTheCircuitAgain() {
+    circuit.report("refused", false, now.get());
+    advance(Duration.ofMillis(5));
+    long secondBegan = now.get();
+    advance(Duration.ofMillis(5));
+    circuit.report(null, true, now.get()); // the first batch, published
+    advance(Duration.ofMillis(5));
+    circuit.report("refused", false, secondBegan);
+    assertThat(circuit.permit()).isInstanceOf(BrokerCircuit.Claim.class);
+    assertThat(events).containsExactly("down: refused", "up after 0s");
+
+    circuit.report("refused", false, now.get()); // news after the close: a new outage
+    assertThat(events).containsExactly("down: refused", "up after 0s", "down: refused");
+  }
+
   @Test
   void theWaitBetweenProbesGrowsToTheCap() {
     circuit.report("refused", false, now.get());
