@@ -244,7 +244,8 @@ final class RelayCommand extends DatabaseCommand {
                 .build();
         closer.add(() -> reader.close(config.shutdownTimeout()));
         WalFlags.start(reader);
-        // The sweeper starts on the relay's thread once the slot is read: healthy once both run.
+        // The sweeper reports running from the relay's start (it polls one sweep interval after
+        // the stream opened): healthy once both run.
         running.set(
             () -> reader.isRunning() && reader.sweeper().map(OutboxRelay::isRunning).orElse(false));
       }

@@ -153,10 +153,20 @@ class WalCommandsTest {
       assertThat(migrated.exitCode()).as(migrated.err()).isZero();
       CompletableFuture<CliRunner.Result> run =
           startRelay(
-              cli, "--source", "wal", "--ordering", "per-aggregate", "--sweep-interval", "10m");
+              cli, "--source", "wal", "--ordering", "per-aggregate", "--sweep-interval", "1s");
       awaitActive(slot);
       List<UUID> ids = db.write(10);
       await().atMost(WAIT).until(() -> rabbit.receivedCount() == ids.size());
+      // The sweeper starts one sweep interval after the stream opened.
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  List.copyOf(relays.list).stream()
+                      .anyMatch(
+                          e ->
+                              e.getFormattedMessage()
+                                  .startsWith("outbox relay default-sweeper starting")));
       cli.stop.countDown();
       CliRunner.Result result = run.get(WAIT.toSeconds(), TimeUnit.SECONDS);
 

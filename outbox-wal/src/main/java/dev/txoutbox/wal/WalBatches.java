@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -59,11 +60,15 @@ final class WalBatches implements AutoCloseable {
     this.threads =
         Executors.newFixedThreadPool(
             concurrentBatches,
-            r -> {
-              Thread t = new Thread(r, "outbox-wal-" + config.name() + "-batches");
-              t.setDaemon(true);
-              streamReader.batchThreads.add(t);
-              return t;
+            new ThreadFactory() {
+              private final ThreadFactory made = reader.relay.threads.factory("batch");
+
+              @Override
+              public Thread newThread(Runnable r) {
+                Thread t = made.newThread(r);
+                streamReader.batchThreads.add(t);
+                return t;
+              }
             });
   }
 

@@ -298,7 +298,8 @@ final class WalLifecycle {
     kernel.startHeartbeat(
         dsl, tables, config + "; slot " + slotName + "; publisher " + relay.publisherDescription());
     Thread t =
-        new Thread(
+        relay.threads.newThread(
+            "reader",
             () -> {
               if (down == null || awaitDatabase(down)) {
                 if (sweeper != null) {
@@ -306,8 +307,7 @@ final class WalLifecycle {
                 }
                 streamReader.run();
               }
-            },
-            "outbox-wal-" + config.name());
+            });
     t.setDaemon(true);
     reader = t;
     t.start();

@@ -124,7 +124,7 @@ final class WalMeters {
               + "' already has WAL meters; close that relay first or give this one another"
               + " RelayConfig name");
     }
-    RelayKernel.Meters outbox = RelayKernel.Meters.register(settings, name, admin);
+    RelayKernel.Meters outbox = RelayKernel.Meters.register(settings, name, admin, relay.threads);
     try {
       return new WalMeters(settings, name, relay, outbox);
     } catch (RuntimeException e) {
@@ -141,12 +141,7 @@ final class WalMeters {
   /** Starts refreshing the lag in bytes: at once, then every refresh interval. */
   void start(String name) {
     ScheduledExecutorService s =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "outbox-wal-" + name + "-meters");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(relay.threads.factory("meters"));
     refresher = s;
     // In nanoseconds: a refresh interval below a millisecond is valid and toMillis() would be 0.
     long every = settings.refreshInterval().toNanos();

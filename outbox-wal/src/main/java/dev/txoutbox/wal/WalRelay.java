@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -166,6 +167,9 @@ public final class WalRelay implements AutoCloseable {
   final Runnable closeMeters;
   final @Nullable WalSweeper sweeper;
 
+  /** Makes every thread the relay starts: the library's, or the user's factory's. */
+  final RelayKernel.Threads threads;
+
   /** Whether the relay is running: false once closed. */
   boolean running() {
     return lifecycle.running();
@@ -202,6 +206,7 @@ public final class WalRelay implements AutoCloseable {
     this.visibilityWait = b.visibilityWait;
     this.minBatchNanos = b.minBatchInterval.toNanos();
     this.concurrentBatches = b.concurrentBatches;
+    this.threads = RelayKernel.Threads.of(b.config.name(), b.threadFactory);
     Properties p = new Properties();
     p.putAll(b.replicationProperties);
     PGProperty.REPLICATION.set(p, "database");
@@ -236,7 +241,8 @@ public final class WalRelay implements AutoCloseable {
             meterListener,
             b.listeners,
             reconnectBackoff,
-            b.tracer);
+            b.tracer,
+            threads);
     this.listener = kernel.listener();
     this.batchStep =
         new WalBatchStep(
@@ -267,7 +273,8 @@ public final class WalRelay implements AutoCloseable {
           b.tracer,
           b.listeners,
           b.metrics,
-          b.sweepInterval);
+          b.sweepInterval,
+          threads);
     } catch (RuntimeException e) {
       closeMeters.run(); // build() fails as a whole
       throw e;
@@ -492,6 +499,7 @@ public final class WalRelay implements AutoCloseable {
     private boolean sweeper = true;
     private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
     private PublishTracer tracer = PublishTracer.none();
+    private @Nullable ThreadFactory threadFactory;
 
     private Builder() {}
 
@@ -605,6 +613,19 @@ public final class WalRelay implements AutoCloseable {
      */
     public Builder publishTracer(PublishTracer tracer) {
       this.tracer = Objects.requireNonNull(tracer, "tracer");
+      return this;
+    }
+
+    /**
+     * Makes every thread the relay starts (its stream reader, batch threads, meters' refresh,
+     * heartbeat, and its sweeper's threads), as it makes them: its names, its daemon flag, its kind
+     * of thread. Defaults to none: the relay makes daemon threads named {@code
+     * outbox-wal-<name>-<role>} ({@code -reader}, {@code -batch}, {@code -meters}, {@code
+     * -sweeper-start}) and, for what it shares with the polling relay, {@code
+     * outbox-relay-<name>-<role>} ({@code -heartbeat}, {@code -metrics}).
+     */
+    public Builder threadFactory(ThreadFactory threadFactory) {
+      this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
       return this;
     }
 

@@ -5,6 +5,7 @@ import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.PublishTracer;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.internal.kernel.RelayKernel;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.Publisher;
@@ -42,9 +43,12 @@ final class WalSweeper implements OutboxRelay {
   private boolean scheduled; // guarded by lock
   private boolean closed; // guarded by lock
 
-  private WalSweeper(OutboxRelay polling, Duration interval) {
+  private final RelayKernel.Threads threads;
+
+  private WalSweeper(OutboxRelay polling, Duration interval, RelayKernel.Threads threads) {
     this.polling = polling;
     this.interval = interval;
+    this.threads = threads;
   }
 
   /**
@@ -63,7 +67,8 @@ final class WalSweeper implements OutboxRelay {
       PublishTracer tracer,
       List<RelayListener> listeners,
       @Nullable OutboxMetrics metrics,
-      Duration interval) {
+      Duration interval,
+      RelayKernel.Threads threads) {
     RelayConfig sweeps =
         config.toBuilder()
             .name(config.name() + "-sweeper")
@@ -78,17 +83,20 @@ final class WalSweeper implements OutboxRelay {
             .clock(clock)
             .publishTracer(tracer)
             .config(sweeps);
+    if (threads.userFactory() != null) {
+      polling.threadFactory(threads.userFactory());
+    }
     listeners.forEach(polling::listener);
     if (metrics != null) {
       polling.metrics(metrics);
     }
-    return new WalSweeper(polling.build(), interval);
+    return new WalSweeper(polling.build(), interval, threads);
   }
 
   /**
    * Starts the polling relay one sweep interval from now, on a thread made then ({@code
-   * outbox-wal-<name>-start}), unless it is closed or started by then. A start that fails is logged
-   * at ERROR: failed and postponed events then wait for a polling relay.
+   * outbox-wal-<name>-sweeper-start}), unless it is closed or started by then. A start that fails
+   * is logged at ERROR: failed and postponed events then wait for a polling relay.
    */
   void startLater() {
     synchronized (lock) {
@@ -101,9 +109,7 @@ final class WalSweeper implements OutboxRelay {
             interval.toNanos(),
             TimeUnit.NANOSECONDS,
             r -> {
-              Thread t = new Thread(r, "outbox-wal-" + polling.config().name() + "-start");
-              t.setDaemon(true);
-              t.start();
+              threads.newThread("sweeper-start", r).start();
             })
         .execute(this::startScheduled);
   }

@@ -523,7 +523,9 @@ class FateTableTest {
               .listener(new Throwing())
               .build();
       closing.add(relay);
-      softly.assertThat(metersThreadAfterBuild("outbox-metrics-" + name)).isTrue(); // drift 8
+      softly
+          .assertThat(metersThreadAfterBuild("outbox-relay-" + name + "-metrics"))
+          .isTrue(); // drift 8
       ids = writeBatch(tables);
       failStatements.set(0);
       if (row.walCycleFailed()) {

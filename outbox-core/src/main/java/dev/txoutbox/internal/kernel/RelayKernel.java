@@ -11,6 +11,7 @@ import dev.txoutbox.internal.relay.BrokerCircuit;
 import dev.txoutbox.internal.relay.ErrorText;
 import dev.txoutbox.internal.relay.PublishStep;
 import dev.txoutbox.internal.relay.RelayStore;
+import dev.txoutbox.internal.relay.RelayThreads;
 import dev.txoutbox.internal.relay.RenderedOnce;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxTables;
@@ -26,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ThreadFactory;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Query;
@@ -131,8 +133,9 @@ public final class RelayKernel {
      *
      * @throws IllegalStateException if the registry already holds them for this name
      */
-    public static Meters register(OutboxMetrics settings, String name, OutboxAdmin admin) {
-      return new Meters(RelayMeters.register(settings, name, admin));
+    public static Meters register(
+        OutboxMetrics settings, String name, OutboxAdmin admin, Threads threads) {
+      return new Meters(RelayMeters.register(settings, name, admin, threads.relay));
     }
 
     /** Where the relay tells its outcomes, for the meters; told before any other listener. */
@@ -147,8 +150,47 @@ public final class RelayKernel {
     }
   }
 
+  /**
+   * The WAL relay's threads, through core's one place that makes the library's threads: its own
+   * named {@code outbox-wal-<relay>-<role>}, and those it shares with the polling relay (heartbeat,
+   * outbox meters) named as the polling relay's, {@code outbox-relay-<relay>-<role>}; all made by
+   * the user's factory when one was given. Thread-safe.
+   */
+  public static final class Threads {
+    private final RelayThreads wal;
+    private final RelayThreads relay;
+    private final @Nullable ThreadFactory factory;
+
+    private Threads(String relayName, @Nullable ThreadFactory factory) {
+      this.wal = RelayThreads.of("wal-" + relayName, factory);
+      this.relay = RelayThreads.forRelay(relayName, factory);
+      this.factory = factory;
+    }
+
+    /** The threads of WAL relay {@code relayName}, made by {@code factory} when not null. */
+    public static Threads of(String relayName, @Nullable ThreadFactory factory) {
+      return new Threads(relayName, factory);
+    }
+
+    /** A new thread of the WAL relay doing {@code role}, not started. */
+    public Thread newThread(String role, Runnable task) {
+      return wal.newThread(role, task);
+    }
+
+    /** A factory for an executor's threads doing {@code role}. */
+    public ThreadFactory factory(String role) {
+      return wal.factory(role);
+    }
+
+    /** The user's factory, for the sweeper's polling relay; null for the library's own. */
+    public @Nullable ThreadFactory userFactory() {
+      return factory;
+    }
+  }
+
   private final PublishStep step;
   private final BrokerCircuit circuit;
+  private final Threads threads;
   private final String name;
   private volatile @Nullable RelayHeartbeat heartbeat;
 
@@ -160,6 +202,7 @@ public final class RelayKernel {
    * @param meters the relay's meters ({@link Meters#listener()}), told first, or null
    * @param listeners the application's listeners, each isolated from the others
    * @param tracer traces each publish, {@link PublishTracer#none()} when off
+   * @param threads makes the heartbeat's thread
    */
   public RelayKernel(
       String logger,
@@ -169,7 +212,8 @@ public final class RelayKernel {
       @Nullable RelayListener meters,
       List<RelayListener> listeners,
       Backoff reconnect,
-      PublishTracer tracer) {
+      PublishTracer tracer,
+      Threads threads) {
     List<RelayListener> all = new ArrayList<>(listeners);
     all.add( // last: tells the heartbeat of each completed batch
         new RelayListener() {
@@ -185,6 +229,7 @@ public final class RelayKernel {
     this.circuit =
         BrokerCircuit.wal(logger, config.name(), config.brokerProbeBackoff(), step.listener());
     this.name = config.name();
+    this.threads = threads;
   }
 
   /** The listener wrapper: meters first, each application listener's exception isolated. */
@@ -275,7 +320,8 @@ public final class RelayKernel {
    * of its own, each completed batch noted; {@code settings} summarises its configuration.
    */
   public void startHeartbeat(DSLContext dsl, OutboxTables tables, String settings) {
-    heartbeat = RelayHeartbeat.start(dsl, tables, name, RelayHeartbeat.Kind.WAL, settings);
+    heartbeat =
+        RelayHeartbeat.start(dsl, tables, name, RelayHeartbeat.Kind.WAL, settings, threads.relay);
   }
 
   /** Stops the heartbeat, if started, with a last beat that stamps the stop. Idempotent. */

@@ -41,6 +41,13 @@ public final class RelayThreads {
     return new RelayThreads(owner, null);
   }
 
+  /**
+   * Threads of {@code owner}, {@code outbox-<owner>-<role>}, made by {@code factory} when given.
+   */
+  public static RelayThreads of(String owner, @Nullable ThreadFactory factory) {
+    return new RelayThreads(owner, factory);
+  }
+
   /** The name of this owner's thread doing {@code role}: {@code outbox-relay-orders-worker-1}. */
   public String name(String role) {
     return PREFIX + owner + "-" + role;
