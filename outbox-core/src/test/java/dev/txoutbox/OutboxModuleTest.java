@@ -19,6 +19,7 @@ import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.testing.TestDatabase;
+import dev.txoutbox.testing.TestMessages;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -116,6 +117,42 @@ class OutboxModuleTest {
       relay.close();
     }
     assertThat(registry.getMeters()).as("the relay removed its meters").isEmpty();
+  }
+
+  /** Per-type retry policies reach the injected relay with the configuration that holds them. */
+  @Test
+  void theInjectedRelayKeepsThePerTypeRetryPolicies() {
+    RetryPolicy payments =
+        RetryPolicy.of(200, Backoff.exponential(Duration.ofSeconds(5), Duration.ofMinutes(30)));
+    RetryPolicy orders =
+        RetryPolicy.of(3, Backoff.exponential(Duration.ofMillis(100), Duration.ofSeconds(1)))
+            .withMaxAge(Duration.ofMinutes(1));
+    Injector injector =
+        injector(
+            OutboxModule.builder()
+                .schema(db.schema())
+                .relay(
+                    RelayConfig.builder()
+                        .name("guiced-policies")
+                        .retryPolicy("payment.captured", payments)
+                        .aggregateRetryPolicy("order", orders)
+                        .build())
+                .build(),
+            new RecordingPublisher());
+    OutboxRelay relay = injector.getInstance(OutboxRelay.class);
+    try {
+      assertThat(relay.config().retryPolicy(message("order", "payment.captured")))
+          .isEqualTo(payments);
+      assertThat(relay.config().retryPolicy(message("order", "order.created"))).isEqualTo(orders);
+      assertThat(relay.config().retryPolicy(message("cart", "cart.emptied")).maxAttempts())
+          .isEqualTo(RelayConfig.defaults().maxAttempts());
+    } finally {
+      relay.close();
+    }
+  }
+
+  private static OutboxMessage message(String aggregateType, String eventType) {
+    return TestMessages.message().aggregateType(aggregateType).eventType(eventType).build();
   }
 
   @Test
