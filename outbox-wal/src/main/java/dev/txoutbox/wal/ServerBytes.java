@@ -27,14 +27,19 @@ final class ServerBytes {
   private final @Nullable InputStream socket;
   private final String unknownWhy;
 
-  private ServerBytes(InputStream socket) {
+  /** The driver's protocol stream, for {@link #pending()}; null if it is not reachable. */
+  private final @Nullable PGStream stream;
+
+  private ServerBytes(InputStream socket, @Nullable PGStream stream) {
     this.socket = socket;
     this.unknownWhy = "";
+    this.stream = stream;
   }
 
-  private ServerBytes(String unknownWhy) {
+  private ServerBytes(String unknownWhy, @Nullable PGStream stream) {
     this.socket = null;
     this.unknownWhy = unknownWhy;
+    this.stream = stream;
   }
 
   /** The socket of {@code replication}, or one that never knows, if the driver hides it. */
@@ -43,24 +48,29 @@ final class ServerBytes {
       Object executor = replication.unwrap(BaseConnection.class).getQueryExecutor();
       Field stream = QueryExecutorBase.class.getDeclaredField("pgStream");
       stream.setAccessible(true);
-      return of(((PGStream) stream.get(executor)).getSocket());
+      PGStream pg = (PGStream) stream.get(executor);
+      return of(pg.getSocket(), pg);
     } catch (ReflectiveOperationException
         | SQLException
         | RuntimeException
         | LinkageError e) { // LinkageError: a driver version without these classes or members
-      return new ServerBytes("the driver's socket is not reachable: " + e);
+      return new ServerBytes("the driver's socket is not reachable: " + e, null);
     }
   }
 
   /** The bytes of {@code socket}; one that never knows for an SSL or unconnected socket. */
   static ServerBytes of(Socket socket) {
+    return of(socket, null);
+  }
+
+  private static ServerBytes of(Socket socket, @Nullable PGStream stream) {
     if (socket instanceof SSLSocket) {
-      return new ServerBytes("an SSL socket counts only decrypted bytes");
+      return new ServerBytes("an SSL socket counts only decrypted bytes", stream);
     }
     try {
-      return new ServerBytes(socket.getInputStream());
+      return new ServerBytes(socket.getInputStream(), stream);
     } catch (IOException e) {
-      return new ServerBytes("the socket has no input: " + e);
+      return new ServerBytes("the socket has no input: " + e, stream);
     }
   }
 
@@ -87,6 +97,29 @@ final class ServerBytes {
       return socket.available() == 0;
     } catch (IOException e) {
       return false; // the stream's next read reports the failure
+    }
+  }
+
+  /** Whether {@link #pending()} can tell: the driver's protocol stream was reachable. */
+  boolean watchable() {
+    return stream != null;
+  }
+
+  /**
+   * Whether the server sent something the driver has not handed over yet, without consuming it:
+   * pgjdbc's own look ({@code PGStream.hasMessagePending()}), which sees bytes behind TLS too, but
+   * there waits up to 1 ms for them and looks at the socket at most once a second. False if not
+   * {@link #watchable()}; true if the socket failed (the stream's next read reports it). Only
+   * between two reads of the stream, on the reader's thread.
+   */
+  boolean pending() {
+    if (stream == null) {
+      return false;
+    }
+    try {
+      return stream.hasMessagePending();
+    } catch (IOException e) {
+      return true;
     }
   }
 }

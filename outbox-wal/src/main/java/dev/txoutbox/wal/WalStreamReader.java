@@ -29,6 +29,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.jooq.DSLContext;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.PGConnection;
+import org.postgresql.PGProperty;
 import org.postgresql.replication.LogSequenceNumber;
 import org.postgresql.replication.PGReplicationStream;
 import org.slf4j.Logger;
@@ -54,6 +55,17 @@ final class WalStreamReader {
   private final DSLContext dsl;
   private final String replicationUrl;
   private final Properties replicationProperties;
+
+  /**
+   * {@link #replicationProperties} with a socket timeout for the login ({@link
+   * StreamLiveness#checkTimeout}) when the replication URL sets none, so that opening a stream on a
+   * silent primary gives up; {@link #endLoginBound} lifts it once the stream is open.
+   */
+  private final Properties openProperties;
+
+  /** Whether {@link #openProperties} set the socket timeout, lifted once the stream is open. */
+  private final boolean loginBound;
+
   private final OutboxTables tables;
   final RelayConfig config;
   private final String slotName;
@@ -122,6 +134,15 @@ final class WalStreamReader {
     this.reconnects = relay.reconnects;
     this.skippedTransactions = relay.skippedTransactions;
     this.batchStep = relay.batchStep;
+    this.loginBound = !StreamLiveness.setsSocketTimeout(replicationUrl, replicationProperties);
+    Properties open = new Properties();
+    open.putAll(replicationProperties);
+    if (loginBound) {
+      open.setProperty(
+          PGProperty.SOCKET_TIMEOUT.getName(),
+          Long.toString(StreamLiveness.checkTimeout(statusInterval).toSeconds()));
+    }
+    this.openProperties = open;
   }
 
   /**
@@ -205,6 +226,7 @@ final class WalStreamReader {
     String reason = String.valueOf(error.getMessage());
     WalSkips.Move move;
     try (Connection c = openReplication()) {
+      endLoginBound(c); // moving the slot may take long
       move = WalSkips.advance(c, slotName, in, () -> relay.running());
     } catch (SQLException | RuntimeException e) {
       log.warn(
@@ -251,7 +273,7 @@ final class WalStreamReader {
    */
   private Connection openReplication() throws SQLException {
     try {
-      return DriverManager.getConnection(replicationUrl, replicationProperties);
+      return DriverManager.getConnection(replicationUrl, openProperties);
     } catch (SQLException e) {
       String text = String.valueOf(e.getMessage());
       if ("08P01".equals(e.getSQLState()) && text.contains("unsupported startup parameter")) {
@@ -265,6 +287,17 @@ final class WalStreamReader {
             e);
       }
       throw e;
+    }
+  }
+
+  /**
+   * Lifts the login's socket timeout from {@code c} (if the relay set it): the stream is read
+   * without blocking and {@link StreamLiveness} bounds its silence; a socket timeout would cut a
+   * statement on the connection, or a message that arrives in parts.
+   */
+  private void endLoginBound(Connection c) throws SQLException {
+    if (loginBound) {
+      c.setNetworkTimeout(Runnable::run, 0);
     }
   }
 
@@ -287,6 +320,7 @@ final class WalStreamReader {
             // does it (confirmQuiet), under its own conditions, whatever the driver version.
             .withAutomaticFlush(false)
             .start();
+    endLoginBound(c);
     kernel.runSucceeded(); // the database answers again, if it did not
     OutboxInserts inserts = new OutboxInserts(tables);
     List<OutboxMessage> batch = new ArrayList<>();
@@ -314,6 +348,17 @@ final class WalStreamReader {
           config.name(),
           WalRelay.safe(server.unknownWhy()));
     }
+    StreamLiveness liveness =
+        new StreamLiveness(
+            config.name(),
+            slotName,
+            replicationUrl,
+            replicationProperties,
+            statusInterval,
+            relay::running,
+            c,
+            stream,
+            server);
     boolean caughtUp = false;
     long flushed = System.nanoTime() - minBatchNanos; // when the last batch was handed over
     try (WalBatches batches = new WalBatches(this, stream)) {
@@ -322,6 +367,7 @@ final class WalStreamReader {
         long reading = System.nanoTime();
         ByteBuffer buffer = read(stream, inserts);
         if (buffer == null) {
+          liveness.check(); // throws once a silent stream is given up
           if (confirm >= 0
               && batches.room()
               && (batch.isEmpty() || reading - flushed >= minBatchNanos)) {
@@ -352,6 +398,7 @@ final class WalStreamReader {
           }
           continue;
         }
+        liveness.heard();
         OutboxInserts.Transaction t = decode(buffer, inserts);
         if (t != null) {
           if (confirm < 0) {
