@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.RelayConfig;
-import dev.txoutbox.RelayListener;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.testing.LogicalServer;
@@ -17,7 +16,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
@@ -72,7 +70,8 @@ class SilentWalPrimaryTest {
     OutboxSchema.migrate(server.dataSource(), tables);
     Outbox outbox = Outbox.builder().tables(tables).build();
     RecordingPublisher publisher = new RecordingPublisher();
-    List<Throwable> failures = new CopyOnWriteArrayList<>();
+    CycleFailures listener = new CycleFailures();
+    List<Throwable> failures = listener.all();
     try (SilentProxy proxy = SilentProxy.start(server.port());
         LogCapture log = LogCapture.of("dev.txoutbox.wal");
         WalRelay relay =
@@ -85,13 +84,7 @@ class SilentWalPrimaryTest {
                 .publisher(publisher)
                 .config(RelayConfig.builder().name("wal-silent").build())
                 .sweeper(false)
-                .listener(
-                    new RelayListener() {
-                      @Override
-                      public void cycleFailed(Throwable error) {
-                        failures.add(error);
-                      }
-                    })
+                .listener(listener)
                 .build()) {
       relay.start();
       UUID before = write(outbox, "before");

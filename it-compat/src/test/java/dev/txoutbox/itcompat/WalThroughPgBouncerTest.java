@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.txoutbox.RelayConfig;
-import dev.txoutbox.RelayListener;
 import dev.txoutbox.itcompat.PgBouncer.PoolMode;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.testing.RecordingPublisher;
@@ -12,7 +11,6 @@ import dev.txoutbox.wal.WalRelay;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -54,7 +52,8 @@ class WalThroughPgBouncerTest {
   void aReplicationConnectionThroughPgBouncerIsRefusedAtItsStartupPacket(PoolMode mode)
       throws Exception {
     OutboxTables tables = server.freshOutbox("wal_bouncer_" + mode.ini());
-    List<Throwable> failures = new CopyOnWriteArrayList<>();
+    CycleFailures listener = new CycleFailures();
+    List<Throwable> failures = listener.all();
     try (PgBouncer bouncer = PgBouncer.in(mode, server.port()).start();
         WalRelay relay =
             WalRelay.builder()
@@ -64,13 +63,7 @@ class WalThroughPgBouncerTest {
                 .publisher(new RecordingPublisher())
                 .config(RelayConfig.builder().name("wal-bouncer-" + mode.ini()).build())
                 .reconnectDelay(Duration.ofMillis(50))
-                .listener(
-                    new RelayListener() {
-                      @Override
-                      public void cycleFailed(Throwable error) {
-                        failures.add(error);
-                      }
-                    })
+                .listener(listener)
                 .build()) {
       relay.start();
       await().atMost(Duration.ofSeconds(30)).until(() -> failures.size() >= 2);

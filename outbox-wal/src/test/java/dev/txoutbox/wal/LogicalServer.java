@@ -86,6 +86,23 @@ final class LogicalServer {
     return tables;
   }
 
+  /**
+   * A publication of the outbox table of {@code tables} (inserts only) and a pgoutput slot, both
+   * named {@code name}, for a test that reads the slot itself.
+   */
+  static void publicationAndSlot(OutboxTables tables, String name) {
+    // DDL and the slot function: no jOOQ model for them.
+    execute(
+        "CREATE PUBLICATION "
+            + name
+            + " FOR TABLE "
+            + tables.schema()
+            + "."
+            + tables.eventsTable()
+            + " WITH (publish = 'insert')");
+    execute("SELECT pg_create_logical_replication_slot('" + name + "', 'pgoutput')");
+  }
+
   static DSLContext dsl(OutboxTables tables) {
     return DSL.using(dataSource(), SQLDialect.POSTGRES, tables.settings(null));
   }

@@ -26,16 +26,7 @@ class ServerBytesTest {
   void tellsWhetherTheServerSentBytesNotReadYet() throws Exception {
     OutboxTables tables = LogicalServer.freshOutbox("sb_");
     String slot = "server_bytes_" + tables.schema();
-    // DDL and the slot function: no jOOQ model for them.
-    LogicalServer.execute(
-        "CREATE PUBLICATION "
-            + slot
-            + " FOR TABLE "
-            + tables.schema()
-            + "."
-            + tables.eventsTable()
-            + " WITH (publish = 'insert')");
-    LogicalServer.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
+    LogicalServer.publicationAndSlot(tables, slot);
     try (Connection c = LogicalServer.replication()) {
       ServerBytes server = ServerBytes.of(c);
       assertThat(server.known())

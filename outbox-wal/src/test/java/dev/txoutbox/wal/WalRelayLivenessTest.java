@@ -127,16 +127,7 @@ class WalRelayLivenessTest {
     static Stream open(String prefix) throws SQLException {
       OutboxTables tables = LogicalServer.freshOutbox(prefix);
       String slot = prefix + tables.schema();
-      LogicalServer.execute(
-          "CREATE PUBLICATION "
-              + slot
-              + " FOR TABLE "
-              + tables.schema()
-              + "."
-              + tables.eventsTable()
-              + " WITH (publish = 'insert')");
-      LogicalServer.execute(
-          "SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
+      LogicalServer.publicationAndSlot(tables, slot);
       Connection c = LogicalServer.replication();
       return new Stream(slot, c, LogicalServer.stream(c, slot, false));
     }
