@@ -63,7 +63,7 @@ public final class LogicalServer implements AutoCloseable {
   /**
    * What an embedded server is started with on its command line, which its {@code postgresql.conf}
    * cannot change: zonky's own {@code timezone} and {@code synchronous_commit}, and fewer
-   * connections than zonky's 300.
+   * connections than zonky's 300. A caller's setting of one of them replaces it there.
    */
   private static final Map<String, String> EMBEDDED_COMMAND_LINE =
       Map.of("timezone", "UTC", "synchronous_commit", "off", "max_connections", "60");
@@ -106,9 +106,10 @@ public final class LogicalServer implements AutoCloseable {
    * path (the version {@link #shared()} runs), with {@code settings} added to its {@code
    * postgresql.conf} as {@link #cluster(int, Map)} adds them.
    *
-   * @throws IllegalArgumentException if {@code settings} names {@code timezone}, {@code
-   *     synchronous_commit} or {@code max_connections}, which an embedded server's command line
-   *     sets
+   * <p>An embedded server starts with {@code timezone = UTC}, {@code synchronous_commit = off} and
+   * {@code max_connections = 60} on its command line, where {@code settings} for them replace these
+   * values (simple values only: no spaces).
+   *
    * @throws IOException if it cannot start
    */
   public static LogicalServer embedded(Map<String, String> settings) throws IOException {
@@ -123,8 +124,7 @@ public final class LogicalServer implements AutoCloseable {
    * one archive, {@code postgres-linux-x86_64.txz}), with {@code settings} as {@link
    * #embedded(Map)} takes them.
    *
-   * @throws IllegalArgumentException if {@code binaries} is not a file, or as {@link
-   *     #embedded(Map)}
+   * @throws IllegalArgumentException if {@code binaries} is not a file
    * @throws IOException if the jar cannot be read or holds no {@code .txz} archive, or the server
    *     cannot start
    */
@@ -160,20 +160,18 @@ public final class LogicalServer implements AutoCloseable {
 
   private static EmbeddedPostgres startEmbedded(
       EmbeddedPostgres.Builder builder, Map<String, String> settings) throws IOException {
-    for (String name : settings.keySet()) {
-      if (EMBEDDED_COMMAND_LINE.containsKey(name)) {
-        throw new IllegalArgumentException(
-            "settings must not set "
-                + name
-                + " on an embedded server, whose command line sets it to "
-                + EMBEDDED_COMMAND_LINE.get(name)
-                + ", but set it to "
-                + settings.get(name));
-      }
-    }
-    EMBEDDED_COMMAND_LINE.forEach(builder::setServerConfig);
     Map<String, String> conf = logicalSettings();
-    conf.putAll(settings);
+    Map<String, String> commandLine = new LinkedHashMap<>(EMBEDDED_COMMAND_LINE);
+    settings.forEach(
+        (name, value) -> {
+          if (commandLine.containsKey(name)) {
+            // A command-line value has no quotes: 'local' is local there.
+            commandLine.put(name, value.replaceAll("^'(.*)'$", "$1"));
+          } else {
+            conf.put(name, value);
+          }
+        });
+    commandLine.forEach(builder::setServerConfig);
     return builder
         .setDataDirectoryCustomizer(
             data -> {
