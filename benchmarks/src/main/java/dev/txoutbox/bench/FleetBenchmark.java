@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * verify}:
  *
  * <pre>
- * mvn -B -q -o package -pl benchmarks -am -DskipTests
+ * mvn -B -q -o -Pbenchmarks package -pl benchmarks -am -DskipTests
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.FleetBenchmark \
  *     [--outboxes 30] [--events 10000] [--rounds 3] [--kills 10] [--ttl-ms 3000] [--scan-ms 500] \
  *     [--pool-size 1] [--skip-overhead] [--skip-kills]

@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * per transaction is steadier than tx/s on a shared machine. Not part of the test run:
  *
  * <pre>
- * mvn -B -q -o package -pl benchmarks -am -DskipTests
+ * mvn -B -q -o -Pbenchmarks package -pl benchmarks -am -DskipTests
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.WriterBenchmark \
  *     [--seconds 20] [--rounds 2] [--threads 1,4,8] [--cases alone,plain,outbox,notify]
  * </pre>
