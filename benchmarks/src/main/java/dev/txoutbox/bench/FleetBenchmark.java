@@ -588,13 +588,8 @@ public final class FleetBenchmark {
    * part whose "broker" is the table {@code published}; SIGTERM closes it.
    */
   private static void node(String[] args) throws Exception {
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(args[1]);
-    config.setUsername(BenchDatabase.user());
-    config.setPassword(BenchDatabase.password());
-    config.setMaximumPoolSize(6); // the node's scans and LISTEN, and the publishers' inserts
-    config.setPoolName("control");
-    HikariDataSource control = new HikariDataSource(config);
+    // 6: the node's scans and LISTEN, and the publishers' inserts
+    HikariDataSource control = BenchDatabase.pool(args[1], 6, "control");
     String id = args[2];
     FleetNode node =
         FleetNode.builder()

@@ -1,6 +1,5 @@
 package dev.txoutbox.bench;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.Outbox;
 import java.io.BufferedReader;
@@ -51,13 +50,13 @@ public final class RemoteWriters {
     ProcessHandle.current()
         .parent()
         .ifPresent(parent -> parent.onExit().thenRun(() -> Runtime.getRuntime().halt(2)));
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(args[0]);
-    config.setUsername(args[1]);
-    config.setPassword(BenchDatabase.password());
-    config.setMaximumPoolSize(LatencyBenchmark.WRITERS + 1);
-    config.setPoolName("remote-writers");
-    try (HikariDataSource pool = new HikariDataSource(config)) {
+    try (HikariDataSource pool =
+        BenchDatabase.pool(
+            args[0],
+            args[1],
+            BenchDatabase.password(),
+            LatencyBenchmark.WRITERS + 1,
+            "remote-writers")) {
       Outbox outbox = Outbox.builder().schema(args[2]).build();
       LatencyBenchmark.Steady steady =
           LatencyBenchmark.writeSteadily(

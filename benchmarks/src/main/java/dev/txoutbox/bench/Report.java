@@ -1,5 +1,6 @@
 package dev.txoutbox.bench;
 
+import dev.txoutbox.testing.LogicalServer;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
