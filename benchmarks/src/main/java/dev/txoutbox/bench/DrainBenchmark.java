@@ -445,22 +445,36 @@ public final class DrainBenchmark {
   /** Drains the seeded outbox of {@code n} events in this JVM and measures it. */
   private static Measurement drainHere(BenchDatabase db, Targets targets, Case c, int n)
       throws Exception {
-    CpuMeter.Sample cpu = db.cpu().sample();
+    Target target = JDBC_TARGETS.contains(c.target()) ? null : targets.get(c.target());
+    Drained d = drain(db, target, c, n);
+    if (target != null) {
+      target.afterRun();
+    }
+    return checked(c, d.events(), n, d.nanos(), d.cpu());
+  }
+
+  /** What one drain did: events completed, nanoseconds, CPU spent. */
+  private record Drained(long events, long nanos, CpuMeter.Sample cpu) {}
+
+  /**
+   * Drains the seeded outbox of {@code n} events with the plain JDBC cycles ({@code target} null)
+   * or a relay publishing to {@code target}, counting CPU from just before it starts; a relay's
+   * clock runs from {@code relay.start()} to the last commit (not the publisher's creation nor the
+   * close).
+   */
+  private static Drained drain(BenchDatabase db, Target target, Case c, int n) throws Exception {
+    CpuMeter.Sample before = db.cpu().sample();
     long start = System.nanoTime();
     long drained;
     long nanos;
-    if (JDBC_TARGETS.contains(c.target())) {
+    if (target == null) {
       drained = jdbcDrain(db, c);
       nanos = System.nanoTime() - start;
     } else {
-      Target target = targets.get(c.target());
-      // From relay.start() to the last commit: not the publisher's creation nor the close.
       nanos = relayDrain(db, target, c, n, PublishTracer.none());
-      target.afterRun();
       drained = n;
     }
-    CpuMeter.Sample spent = db.cpu().sample().minus(cpu);
-    return checked(c, drained, n, nanos, spent);
+    return new Drained(drained, nanos, db.cpu().sample().minus(before));
   }
 
   private static long jdbcDrain(BenchDatabase db, Case c) throws Exception {
@@ -496,25 +510,15 @@ public final class DrainBenchmark {
   private static void child(Map<String, String> options) throws Exception {
     Case c = Case.fromOptions(options);
     int events = Integer.parseInt(options.get("events"));
-    try (BenchDatabase db = BenchDatabase.existing(options.get("url"))) {
-      CpuMeter.Sample before = db.cpu().sample();
-      long start = System.nanoTime();
-      long drained;
-      long nanos;
-      if (JDBC_TARGETS.contains(c.target())) {
-        drained = jdbcDrain(db, c);
-        nanos = System.nanoTime() - start;
-      } else if (c.target().equals("noop")) {
-        try (NoopTarget target = new NoopTarget()) {
-          nanos = relayDrain(db, target, c, events, PublishTracer.none());
-        }
-        drained = events;
-      } else {
-        throw new IllegalArgumentException(
-            "a fresh JVM runs the no-op and JDBC targets only, but got '" + c.target() + "'");
-      }
-      CpuMeter.Sample spent = db.cpu().sample().minus(before);
-      ChildJvm.result(drained + " " + nanos + " " + spent.jvmNanos() + " " + spent.postgresNanos());
+    if (!JDBC_TARGETS.contains(c.target()) && !c.target().equals("noop")) {
+      throw new IllegalArgumentException(
+          "a fresh JVM runs the no-op and JDBC targets only, but got '" + c.target() + "'");
+    }
+    try (BenchDatabase db = BenchDatabase.existing(options.get("url"));
+        NoopTarget noop = new NoopTarget()) {
+      Drained d = drain(db, JDBC_TARGETS.contains(c.target()) ? null : noop, c, events);
+      ChildJvm.result(
+          d.events() + " " + d.nanos() + " " + d.cpu().jvmNanos() + " " + d.cpu().postgresNanos());
     }
   }
 
