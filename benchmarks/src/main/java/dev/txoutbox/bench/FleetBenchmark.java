@@ -452,17 +452,17 @@ public final class FleetBenchmark {
   private static Process start(String url, String id, int ttl, int scan, int pool, Path logs)
       throws Exception {
     return new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx256m",
-            "-cp",
-            System.getProperty("java.class.path"),
-            FleetBenchmark.class.getName(),
-            "--node",
-            url,
-            id,
-            String.valueOf(ttl),
-            String.valueOf(scan),
-            String.valueOf(pool))
+            ChildJvm.command(
+                ChildJvm.classPath(),
+                List.of("-Xmx256m"),
+                FleetBenchmark.class,
+                List.of(
+                    "--node",
+                    url,
+                    id,
+                    String.valueOf(ttl),
+                    String.valueOf(scan),
+                    String.valueOf(pool))))
         .redirectErrorStream(true)
         .redirectOutput(logs.resolve(id + ".log").toFile())
         .start();

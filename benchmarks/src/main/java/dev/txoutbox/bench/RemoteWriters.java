@@ -143,21 +143,20 @@ public final class RemoteWriters {
       Duration length,
       Path file)
       throws IOException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     ProcessBuilder pb =
         new ProcessBuilder(
-            List.of(
-                java,
-                "-cp",
-                System.getProperty("java.class.path"),
-                RemoteWriters.class.getName(),
-                url,
-                user,
-                schema,
-                Integer.toString(rate),
-                Long.toString(warmup.toMillis()),
-                Long.toString(length.toMillis()),
-                file.toString()));
+            ChildJvm.command(
+                ChildJvm.classPath(),
+                List.of(),
+                RemoteWriters.class,
+                List.of(
+                    url,
+                    user,
+                    schema,
+                    Integer.toString(rate),
+                    Long.toString(warmup.toMillis()),
+                    Long.toString(length.toMillis()),
+                    file.toString())));
     pb.environment().put("OUTBOX_BENCH_DB_PASSWORD", password);
     pb.redirectError(ProcessBuilder.Redirect.INHERIT);
     return new Child(pb.start());
