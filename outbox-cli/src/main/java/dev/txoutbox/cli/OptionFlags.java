@@ -65,7 +65,7 @@ final class OptionFlags {
 
   /** The flag of {@code option}, its {@code --help} line followed by {@code note} (or nothing). */
   static OptionSpec option(RelayOption<?> option, @Nullable String note) {
-    return option(option, help(option, note));
+    return withHelp(option, help(option, note));
   }
 
   /**
@@ -73,10 +73,10 @@ final class OptionFlags {
    * (the builder refuses its absence in the flag's words).
    */
   static OptionSpec required(RelayOption<?> option) {
-    return option(option, meaning(option) + " Required.");
+    return withHelp(option, meaning(option) + " Required.");
   }
 
-  private static OptionSpec option(RelayOption<?> option, String help) {
+  private static OptionSpec withHelp(RelayOption<?> option, String help) {
     OptionSpec.Builder b =
         OptionSpec.builder(flag(option)).description(help).paramLabel(option.label());
     return switch (option.type()) {

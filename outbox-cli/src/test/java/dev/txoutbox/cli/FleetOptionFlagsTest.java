@@ -202,7 +202,7 @@ class FleetOptionFlagsTest {
     assertThat(r.exitCode()).as(r.err()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.errLines().get(0))
         .startsWith(
-            "--outbox-url must not carry a password, the registry stores no secret: give"
+            "--outbox-url must not carry a password, which the registry never stores; give"
                 + " --outbox-password env:NAME or file:/path instead but was jdbc:postgresql:")
         .doesNotContain("hunter2");
   }

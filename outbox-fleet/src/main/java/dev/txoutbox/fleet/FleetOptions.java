@@ -186,7 +186,7 @@ public final class FleetOptions {
               return SecretMasking.secretsIn(url.substring(5)).isEmpty()
                       && !url.toLowerCase(Locale.ROOT).matches(".*[?&](ssl)?password=.*")
                   ? null
-                  : "must not carry a password, the registry stores no secret: give "
+                  : "must not carry a password, which the registry never stores; give "
                       + s.name(PASSWORD)
                       + " env:NAME or file:/path instead";
             }
@@ -336,7 +336,8 @@ public final class FleetOptions {
               Pattern.compile("[a-z0-9_]{1,63}"),
               "1 to 63 characters of [a-z0-9_]",
               "the replication slot of a wal outbox")
-          .withDefaultText("the WAL relay's, txoutbox_ followed by the table prefix and the schema");
+          .withDefaultText(
+              "the WAL relay's, txoutbox_ followed by the table prefix and the schema");
 
   /** {@link FleetOutbox.Builder#publisher}. */
   public static final RelayOption<String> PUBLISHER =
