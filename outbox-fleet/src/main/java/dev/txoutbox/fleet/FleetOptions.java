@@ -8,6 +8,7 @@ import dev.txoutbox.spi.SecretMasking;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
@@ -260,25 +261,11 @@ public final class FleetOptions {
           "SCHEMA",
           OutboxSchema.DEFAULT_SCHEMA,
           null,
-          new RelayOption.Rule<String>() {
-            @Override
-            public @Nullable String violation(
-                String schema, @Nullable String other, RelayOption.Spelling s) {
-              try {
-                OutboxSchema.requireSchemaName(schema);
-                return null;
-              } catch (IllegalArgumentException e) {
-                return "must be " + describe(s);
-              }
-            }
-
-            @Override
-            public String describe(RelayOption.Spelling s) {
-              return "a lower-case identifier of 1 to "
+          accepted(
+              OutboxSchema::requireSchemaName,
+              "a lower-case identifier of 1 to "
                   + OutboxSchema.MAX_SCHEMA_NAME_LENGTH
-                  + " characters [a-z0-9_], not starting with a digit";
-            }
-          },
+                  + " characters [a-z0-9_], not starting with a digit"),
           "the schema of the outbox's tables");
 
   /** {@link FleetOutbox.Builder#tablePrefix}. */
@@ -291,27 +278,13 @@ public final class FleetOptions {
           "PREFIX",
           null,
           null,
-          new RelayOption.Rule<String>() {
-            @Override
-            public @Nullable String violation(
-                String prefix, @Nullable String other, RelayOption.Spelling s) {
-              try {
-                OutboxTables.of(OutboxSchema.DEFAULT_SCHEMA, prefix);
-                return null;
-              } catch (IllegalArgumentException e) {
-                return "must be " + describe(s);
-              }
-            }
-
-            @Override
-            public String describe(RelayOption.Spelling s) {
-              return "empty or a lower-case identifier start of up to "
+          accepted(
+              prefix -> OutboxTables.of(OutboxSchema.DEFAULT_SCHEMA, prefix),
+              "empty or a lower-case identifier start of up to "
                   + OutboxTables.MAX_TABLE_PREFIX_LENGTH
                   + " characters [a-z0-9_], not starting with a digit; with the schema, at most "
                   + OutboxTables.MAX_PREFIX_AND_SCHEMA_LENGTH
-                  + " characters";
-            }
-          },
+                  + " characters"),
           "the prefix of the outbox's tables");
 
   /** {@link FleetOutbox.Builder#kind}. */
@@ -428,6 +401,30 @@ public final class FleetOptions {
       @Override
       public String describe(RelayOption.Spelling s) {
         return "at least " + DurationText.of(min);
+      }
+    };
+  }
+
+  /**
+   * A text that {@code check} accepts (it throws {@code IllegalArgumentException} otherwise): the
+   * rule of another module, said in {@code words}.
+   */
+  private static RelayOption.Rule<String> accepted(Consumer<String> check, String words) {
+    return new RelayOption.Rule<>() {
+      @Override
+      public @Nullable String violation(
+          String value, @Nullable String other, RelayOption.Spelling s) {
+        try {
+          check.accept(value);
+          return null;
+        } catch (IllegalArgumentException e) {
+          return "must be " + words;
+        }
+      }
+
+      @Override
+      public String describe(RelayOption.Spelling s) {
+        return words;
       }
     };
   }
