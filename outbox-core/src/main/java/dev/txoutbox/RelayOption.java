@@ -75,13 +75,27 @@ public final class RelayOption<T> {
     String value(Object value);
   }
 
-  /** A rule a value must follow; {@code other} is the value of the option it is compared with. */
-  private interface Rule<T> {
+  /**
+   * A rule a value must follow, for an option none of the factories fits ({@link #of}); {@code
+   * other} is the value of the option it is compared with.
+   *
+   * @param <T> the type of the value
+   */
+  public interface Rule<T> {
     /** The error's words after the option's name, or null if {@code value} follows the rule. */
     @Nullable String violation(T value, @Nullable T other, Spelling s);
 
     /** The rule for people: {@code 1 to 10000}, {@code positive}; empty for none. */
     String describe(Spelling s);
+
+    /**
+     * What an error shows of {@code value} after "but was": null to write it as {@code s} does (a
+     * text in quotes); a rule for values that may hold a secret shows less ({@code not (value
+     * hidden)}).
+     */
+    default @Nullable String shown(T value, Spelling s) {
+      return null;
+    }
   }
 
   private static final Pattern NAME = Pattern.compile("[a-z][A-Za-z0-9]*");
@@ -97,6 +111,7 @@ public final class RelayOption<T> {
   private final Rule<T> rule;
   private final @Nullable RelayOption<T> comparedWith;
   private final Map<String, String> words;
+  private final @Nullable String defaultWords;
 
   private RelayOption(
       String name,
@@ -109,6 +124,22 @@ public final class RelayOption<T> {
       Rule<T> rule,
       @Nullable RelayOption<T> comparedWith,
       Map<String, String> words) {
+    this(
+        name, setter, key, type, label, defaultValue, description, rule, comparedWith, words, null);
+  }
+
+  private RelayOption(
+      String name,
+      String setter,
+      @Nullable String key,
+      Type type,
+      String label,
+      @Nullable T defaultValue,
+      String description,
+      Rule<T> rule,
+      @Nullable RelayOption<T> comparedWith,
+      Map<String, String> words,
+      @Nullable String defaultWords) {
     this.name = requireMatch(NAME, name, "name");
     this.setter = requireMatch(NAME, setter, "setter");
     this.key = key == null ? null : requireMatch(KEY, key, "key");
@@ -127,6 +158,7 @@ public final class RelayOption<T> {
     this.rule = rule;
     this.comparedWith = comparedWith;
     this.words = words;
+    this.defaultWords = defaultWords;
   }
 
   private static String requireMatch(Pattern pattern, String text, String what) {
@@ -279,12 +311,16 @@ public final class RelayOption<T> {
         Map.of());
   }
 
-  /** Text matching {@code pattern}, which {@code rule} says in words. */
+  /**
+   * Text matching {@code pattern}, which {@code rule} says in words.
+   *
+   * @param defaultValue null for "none"
+   */
   public static RelayOption<String> text(
       String name,
       @Nullable String key,
       String label,
-      String defaultValue,
+      @Nullable String defaultValue,
       Pattern pattern,
       String rule,
       String description) {
@@ -348,6 +384,60 @@ public final class RelayOption<T> {
       String name, Backoff defaultValue, String description) {
     return new RelayOption<>(
         name, name, null, Type.BACKOFF, "", defaultValue, description, none(), null, Map.of());
+  }
+
+  /**
+   * An option whose value follows {@code rule}, for one that none of the factories above fits (a
+   * duration with a bound of its own, a reference to a secret).
+   *
+   * @param setter the builder method that sets it: {@code name}, or the whole it is part of
+   * @param type how the value is written; not {@link Type#CHOICE} nor {@link Type#BACKOFF}, which
+   *     have factories of their own
+   * @param defaultValue null for "none"
+   * @param comparedWith the option whose value {@code rule} is given as {@code other}, or null
+   * @throws IllegalArgumentException if {@code type} is {@link Type#CHOICE} or {@link Type#BACKOFF}
+   */
+  public static <T> RelayOption<T> of(
+      String name,
+      String setter,
+      @Nullable String key,
+      Type type,
+      String label,
+      @Nullable T defaultValue,
+      @Nullable RelayOption<T> comparedWith,
+      Rule<T> rule,
+      String description) {
+    if (type == Type.CHOICE || type == Type.BACKOFF) {
+      throw new IllegalArgumentException(
+          "option " + name + " must be made by its type's own factory but was of type " + type);
+    }
+    return new RelayOption<>(
+        name,
+        setter,
+        key,
+        type,
+        label,
+        defaultValue,
+        description,
+        Objects.requireNonNull(rule, "rule"),
+        comparedWith,
+        Map.of());
+  }
+
+  /**
+   * This option, its default (none: computed when no value is given) said in {@code words} ({@code
+   * a third of leaseTtl}) wherever the default is shown.
+   *
+   * @throws IllegalStateException if the option has a default value
+   */
+  public RelayOption<T> withDefaultText(String words) {
+    Objects.requireNonNull(words, "words");
+    if (defaultValue != null) {
+      throw new IllegalStateException(
+          "option " + name + " must have no default value to say its default in words but has");
+    }
+    return new RelayOption<>(
+        name, setter, key, type, label, null, description, rule, comparedWith, this.words, words);
   }
 
   private static <T> Rule<T> none() {
@@ -427,10 +517,10 @@ public final class RelayOption<T> {
 
   /**
    * The default for people, as the command line writes values: {@code 25ms}, {@code 0.2}, {@code
-   * mark}, {@code none}.
+   * mark}, {@code none}, or the words of {@link #withDefaultText}.
    */
   public String defaultText() {
-    return describe(defaultValue);
+    return defaultValue == null && defaultWords != null ? defaultWords : describe(defaultValue);
   }
 
   /** {@code value} of this option as the command line writes it. */
@@ -497,13 +587,11 @@ public final class RelayOption<T> {
     }
     String violation = rule.violation(value, other, s);
     if (violation != null) {
-      String shown = s.value(value);
-      throw new IllegalArgumentException(
-          s.name(this)
-              + " "
-              + violation
-              + " but was "
-              + (type == Type.TEXT ? "'" + shown + "'" : shown));
+      String shown = rule.shown(value, s);
+      if (shown == null) {
+        shown = type == Type.TEXT ? "'" + s.value(value) + "'" : s.value(value);
+      }
+      throw new IllegalArgumentException(s.name(this) + " " + violation + " but was " + shown);
     }
     return value;
   }
