@@ -10,6 +10,7 @@ import dev.txoutbox.spi.BrokerCheck;
 import dev.txoutbox.spi.Printable;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.wal.WalRelay;
+import dev.txoutbox.wal.WalRelayBuilder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.UncheckedIOException;
@@ -122,7 +123,7 @@ final class RelayCommand extends DatabaseCommand {
     ParseResult parsed = spec.commandLine().getParseResult();
     RelayFlags relay = RelayFlags.of(parsed);
     WalFlags.Source source;
-    WalRelay.Builder walRelay;
+    WalRelayBuilder walRelay;
     RelayConfig config;
     MetricsFlags.Checked endpoint;
     try {

@@ -5,6 +5,7 @@ import dev.txoutbox.RelayOption;
 import dev.txoutbox.RelayOptions;
 import dev.txoutbox.spi.SecretMasking;
 import dev.txoutbox.wal.WalRelay;
+import dev.txoutbox.wal.WalRelayBuilder;
 import dev.txoutbox.wal.WalSlot;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,9 +36,9 @@ final class WalFlags {
   static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(30);
 
   /**
-   * The flag that sets each option of {@link WalRelay.Builder}. Until outbox-wal defines its
-   * options as {@code RelayOption}s, as core does for the shared ones, its builder's messages are
-   * put in the words of these flags by {@link FlagNames}.
+   * The flag that sets each option of {@link WalRelayBuilder}. Until outbox-wal defines its options
+   * as {@code RelayOption}s, as core does for the shared ones, its builder's messages are put in
+   * the words of these flags by {@link FlagNames}.
    */
   private static final Map<String, String> WAL_FLAGS =
       Map.of(
@@ -197,12 +198,12 @@ final class WalFlags {
    *
    * @throws IllegalArgumentException naming the flag at fault
    */
-  WalRelay.Builder walRelay(DatabaseTarget target) {
+  WalRelayBuilder walRelay(DatabaseTarget target) {
     if (replicationUrl != null) {
       OutputMasking.hide(SecretMasking.secretsIn(replicationUrl));
     }
     try {
-      WalRelay.Builder b =
+      WalRelayBuilder b =
           WalRelay.builder()
               .tables(target.tables())
               .replicationUrl(

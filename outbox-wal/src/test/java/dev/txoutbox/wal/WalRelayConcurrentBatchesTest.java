@@ -30,7 +30,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * {@link WalRelay.Builder#concurrentBatches}: a later batch may finish first, but no position is
+ * {@link WalRelayBuilder#concurrentBatches}: a later batch may finish first, but no position is
  * confirmed before every earlier batch is recorded, so a crash meanwhile loses nothing.
  */
 class WalRelayConcurrentBatchesTest {
