@@ -75,13 +75,22 @@ public final class RelayOption<T> {
     String value(Object value);
   }
 
-  /** A rule a value must follow; {@code other} is the value of the option it is compared with. */
-  private interface Rule<T> {
-    /** The error's words after the option's name, or null if {@code value} follows the rule. */
-    @Nullable String violation(T value, @Nullable T other, Spelling s);
+  /**
+   * A rule a value must follow: its {@code violation} and, for people, its description ({@code 1 to
+   * 10000}, {@code positive}; empty for none).
+   */
+  private record Rule<T>(Violation<T> violation, Function<Spelling, String> describe) {
 
-    /** The rule for people: {@code 1 to 10000}, {@code positive}; empty for none. */
-    String describe(Spelling s);
+    /** No rule: any value. */
+    static <T> Rule<T> none() {
+      return new Rule<>((value, other, s) -> null, s -> "");
+    }
+  }
+
+  /** How a value breaks a rule; {@code other} is the value of the option it is compared with. */
+  private interface Violation<T> {
+    /** The error's words after the option's name, or null if {@code value} follows the rule. */
+    @Nullable String of(T value, @Nullable T other, Spelling s);
   }
 
   private static final Pattern NAME = Pattern.compile("[a-z][A-Za-z0-9]*");
@@ -93,6 +102,7 @@ public final class RelayOption<T> {
   private final Type type;
   private final String label;
   private final @Nullable T defaultValue;
+  private final @Nullable String defaultWords;
   private final String description;
   private final Rule<T> rule;
   private final @Nullable RelayOption<T> comparedWith;
@@ -105,6 +115,7 @@ public final class RelayOption<T> {
       Type type,
       String label,
       @Nullable T defaultValue,
+      @Nullable String defaultWords,
       String description,
       Rule<T> rule,
       @Nullable RelayOption<T> comparedWith,
@@ -115,6 +126,7 @@ public final class RelayOption<T> {
     this.type = Objects.requireNonNull(type, "type");
     this.label = Objects.requireNonNull(label, "label");
     this.defaultValue = defaultValue;
+    this.defaultWords = defaultWords;
     this.description = Objects.requireNonNull(description, "description");
     if (description.isBlank() || description.endsWith(".")) {
       throw new IllegalArgumentException(
@@ -155,18 +167,11 @@ public final class RelayOption<T> {
         Type.INTEGER,
         "N",
         defaultValue,
+        null,
         description,
-        new Rule<>() {
-          @Override
-          public @Nullable String violation(Integer v, @Nullable Integer other, Spelling s) {
-            return v >= min && v <= max ? null : "must be between " + min + " and " + max;
-          }
-
-          @Override
-          public String describe(Spelling s) {
-            return min + " to " + max;
-          }
-        },
+        new Rule<Integer>(
+            (v, other, s) -> v >= min && v <= max ? null : "must be between " + min + " and " + max,
+            s -> min + " to " + max),
         null,
         Map.of());
   }
@@ -184,23 +189,17 @@ public final class RelayOption<T> {
       @Nullable Duration defaultValue,
       @Nullable RelayOption<Duration> atLeast,
       String description) {
-    Rule<Duration> rule =
-        new Rule<>() {
-          @Override
-          public @Nullable String violation(Duration v, @Nullable Duration other, Spelling s) {
-            if (atLeast != null) {
-              return other == null || v.compareTo(other) >= 0
-                  ? null
-                  : "must be at least " + s.name(atLeast) + " (" + s.value(other) + ")";
-            }
-            return v.isNegative() || v.isZero() ? "must be positive" : null;
+    Violation<Duration> violation =
+        (v, other, s) -> {
+          if (atLeast != null) {
+            return other == null || v.compareTo(other) >= 0
+                ? null
+                : "must be at least " + s.name(atLeast) + " (" + s.value(other) + ")";
           }
-
-          @Override
-          public String describe(Spelling s) {
-            return atLeast == null ? "positive" : "at least " + s.name(atLeast);
-          }
+          return v.isNegative() || v.isZero() ? "must be positive" : null;
         };
+    Rule<Duration> rule =
+        new Rule<>(violation, s -> atLeast == null ? "positive" : "at least " + s.name(atLeast));
     return new RelayOption<>(
         name,
         setter,
@@ -208,6 +207,7 @@ public final class RelayOption<T> {
         Type.DURATION,
         "DURATION",
         defaultValue,
+        null,
         description,
         rule,
         atLeast,
@@ -217,6 +217,16 @@ public final class RelayOption<T> {
   /** A duration of zero or more. */
   public static RelayOption<Duration> duration(
       String name, @Nullable String key, Duration defaultValue, String description) {
+    return duration(name, key, defaultValue, null, description);
+  }
+
+  /** A duration of zero or more, and at most {@code max} unless it is null. */
+  public static RelayOption<Duration> duration(
+      String name,
+      @Nullable String key,
+      Duration defaultValue,
+      @Nullable Duration max,
+      String description) {
     return new RelayOption<>(
         name,
         name,
@@ -224,18 +234,16 @@ public final class RelayOption<T> {
         Type.DURATION,
         "DURATION",
         defaultValue,
+        null,
         description,
-        new Rule<>() {
-          @Override
-          public @Nullable String violation(Duration v, @Nullable Duration other, Spelling s) {
-            return v.isNegative() ? "must not be negative" : null;
-          }
-
-          @Override
-          public String describe(Spelling s) {
-            return "0 or more";
-          }
-        },
+        new Rule<Duration>(
+            (v, other, s) ->
+                v.isNegative()
+                    ? "must not be negative"
+                    : max != null && v.compareTo(max) > 0
+                        ? "must be at most " + DurationText.of(max)
+                        : null,
+            s -> max == null ? "0 or more" : "0 to " + DurationText.of(max)),
         null,
         Map.of());
   }
@@ -257,34 +265,32 @@ public final class RelayOption<T> {
         Type.NUMBER,
         "X",
         defaultValue,
+        null,
         description,
-        new Rule<>() {
-          @Override
-          public @Nullable String violation(Double v, @Nullable Double other, Spelling s) {
-            // Written so that NaN fails too.
-            boolean ok = v >= min && (bounded ? v <= max : !Double.isInfinite(v));
-            return ok
-                ? null
-                : bounded
-                    ? "must be between " + plain(min) + " and " + plain(max)
-                    : "must be at least " + plain(min);
-          }
-
-          @Override
-          public String describe(Spelling s) {
-            return bounded ? plain(min) + " to " + plain(max) : "at least " + plain(min);
-          }
-        },
+        new Rule<Double>(
+            (v, other, s) ->
+                // Written so that NaN fails too.
+                v >= min && (bounded ? v <= max : !Double.isInfinite(v))
+                    ? null
+                    : bounded
+                        ? "must be between " + plain(min) + " and " + plain(max)
+                        : "must be at least " + plain(min),
+            s -> bounded ? plain(min) + " to " + plain(max) : "at least " + plain(min)),
         null,
         Map.of());
   }
 
-  /** Text matching {@code pattern}, which {@code rule} says in words. */
+  /**
+   * Text matching {@code pattern}, which {@code rule} says in words.
+   *
+   * @param defaultValue null for "none", or for a default {@linkplain #withDefaultText said in
+   *     words}
+   */
   public static RelayOption<String> text(
       String name,
       @Nullable String key,
       String label,
-      String defaultValue,
+      @Nullable String defaultValue,
       Pattern pattern,
       String rule,
       String description) {
@@ -295,18 +301,10 @@ public final class RelayOption<T> {
         Type.TEXT,
         label,
         defaultValue,
+        null,
         description,
-        new Rule<>() {
-          @Override
-          public @Nullable String violation(String v, @Nullable String other, Spelling s) {
-            return pattern.matcher(v).matches() ? null : "must be " + rule;
-          }
-
-          @Override
-          public String describe(Spelling s) {
-            return rule;
-          }
-        },
+        new Rule<String>(
+            (v, other, s) -> pattern.matcher(v).matches() ? null : "must be " + rule, s -> rule),
         null,
         Map.of());
   }
@@ -330,8 +328,9 @@ public final class RelayOption<T> {
         Type.CHOICE,
         "MODE",
         defaultValue,
+        null,
         description,
-        none(),
+        Rule.none(),
         null,
         Collections.unmodifiableMap(words));
   }
@@ -339,29 +338,60 @@ public final class RelayOption<T> {
   /** A switch, off unless given. */
   public static RelayOption<Boolean> onOff(
       String name, String setter, String key, String description) {
+    return onOff(name, setter, key, false, description);
+  }
+
+  /**
+   * A switch, on or off unless set; a switch on by default is turned off by its flag {@code
+   * --no-<key>} ({@link #flag()}).
+   */
+  public static RelayOption<Boolean> onOff(
+      String name, String setter, @Nullable String key, boolean defaultValue, String description) {
     return new RelayOption<>(
-        name, setter, key, Type.SWITCH, "", false, description, none(), null, Map.of());
+        name,
+        setter,
+        key,
+        Type.SWITCH,
+        "",
+        defaultValue,
+        null,
+        description,
+        Rule.none(),
+        null,
+        Map.of());
   }
 
   /** A backoff, set as a whole in code; no flag. */
   public static RelayOption<Backoff> backoff(
       String name, Backoff defaultValue, String description) {
     return new RelayOption<>(
-        name, name, null, Type.BACKOFF, "", defaultValue, description, none(), null, Map.of());
+        name,
+        name,
+        null,
+        Type.BACKOFF,
+        "",
+        defaultValue,
+        null,
+        description,
+        Rule.none(),
+        null,
+        Map.of());
   }
 
-  private static <T> Rule<T> none() {
-    return new Rule<>() {
-      @Override
-      public @Nullable String violation(T value, @Nullable T other, Spelling s) {
-        return null;
-      }
-
-      @Override
-      public String describe(Spelling s) {
-        return "";
-      }
-    };
+  /**
+   * This option with no default value but a default said in {@code words}, for a default that
+   * depends on other settings ({@code txoutbox_<table prefix><schema>}) or that a tool gives
+   * ({@code --jdbc-url}): {@link #defaultValue()} is null and {@link #defaultText()} the words.
+   *
+   * @throws IllegalArgumentException if {@code words} is blank
+   */
+  public RelayOption<T> withDefaultText(String words) {
+    if (words.isBlank()) {
+      throw new IllegalArgumentException(
+          "the default text of option " + name + " must not be blank but was '" + words + "'");
+    }
+    return new RelayOption<>(
+        name, setter, key, type, label, null, words, description, rule, comparedWith, this.words);
   }
 
   // ---------------------------------------------------------------------------------- accessors
@@ -387,6 +417,17 @@ public final class RelayOption<T> {
     return key;
   }
 
+  /**
+   * The command line's flag: {@code --<key>}, or {@code --no-<key>} for a {@link Type#SWITCH} on by
+   * default, which the flag turns off; null when no tool sets it.
+   */
+  public @Nullable String flag() {
+    if (key == null) {
+      return null;
+    }
+    return (type == Type.SWITCH && Boolean.TRUE.equals(defaultValue) ? "--no-" : "--") + key;
+  }
+
   /** How the value is written. */
   public Type type() {
     return type;
@@ -397,7 +438,10 @@ public final class RelayOption<T> {
     return label;
   }
 
-  /** The value used when none is given; null when the default is "none". */
+  /**
+   * The value used when none is given; null when the default is "none", or is {@linkplain
+   * #withDefaultText said in words}.
+   */
   public @Nullable T defaultValue() {
     return defaultValue;
   }
@@ -422,15 +466,15 @@ public final class RelayOption<T> {
 
   /** The bounds of a value for people, in {@code s}'s words: {@code 1 to 10000}; empty if none. */
   public String bounds(Spelling s) {
-    return rule.describe(s);
+    return rule.describe().apply(s);
   }
 
   /**
    * The default for people, as the command line writes values: {@code 25ms}, {@code 0.2}, {@code
-   * mark}, {@code none}.
+   * mark}, {@code none}, or the words of {@link #withDefaultText}.
    */
   public String defaultText() {
-    return describe(defaultValue);
+    return defaultWords != null ? defaultWords : describe(defaultValue);
   }
 
   /** {@code value} of this option as the command line writes it. */
@@ -495,7 +539,7 @@ public final class RelayOption<T> {
     if (value == null) {
       throw new NullPointerException(name);
     }
-    String violation = rule.violation(value, other, s);
+    String violation = rule.violation().of(value, other, s);
     if (violation != null) {
       String shown = s.value(value);
       throw new IllegalArgumentException(

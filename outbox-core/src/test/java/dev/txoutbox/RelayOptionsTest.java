@@ -120,4 +120,45 @@ class RelayOptionsTest {
         .isEqualTo("at least minPollInterval");
     assertThat(RelayOptions.BATCH_SIZE.bounds(FLAGS)).isEqualTo("1 to 10000");
   }
+
+  @Test
+  void aModuleDefinesBoundedDurationsSwitchesOnByDefaultAndDefaultsSaidInWords() {
+    RelayOption<Duration> interval =
+        RelayOption.duration(
+            "gatherInterval", "gather-interval", Duration.ofMillis(1), Duration.ofSeconds(1), "x");
+    assertThat(interval.check(Duration.ZERO)).isZero();
+    assertThat(interval.check(Duration.ofSeconds(1))).isEqualTo(Duration.ofSeconds(1));
+    assertThatThrownBy(() -> interval.check(Duration.ofMillis(1001)))
+        .hasMessage("gatherInterval must be at most 1s but was PT1.001S");
+    assertThatThrownBy(() -> interval.check(Duration.ofMillis(2000), null, FLAGS))
+        .hasMessage("--gather-interval must be at most 1s but was 2s");
+    assertThatThrownBy(() -> interval.check(Duration.ofMillis(-1)))
+        .hasMessage("gatherInterval must not be negative but was PT-0.001S");
+    assertThat(interval.bounds(FLAGS)).isEqualTo("0 to 1s");
+
+    RelayOption<Boolean> create =
+        RelayOption.onOff("createIfMissing", "createIfMissing", "create-slot", true, "y");
+    assertThat(create.defaultValue()).isTrue();
+    assertThat(create.flag()).isEqualTo("--no-create-slot");
+    assertThat(RelayOptions.LISTEN.flag()).isEqualTo("--listen");
+    assertThat(RelayOptions.BROKER_PROBE_BACKOFF.flag()).isNull();
+
+    RelayOption<String> slot =
+        RelayOption.text(
+                "slotName",
+                "slot",
+                "NAME",
+                null,
+                java.util.regex.Pattern.compile("[a-z]+"),
+                "lower case letters",
+                "z")
+            .withDefaultText("txoutbox_<schema>");
+    assertThat(slot.defaultValue()).isNull();
+    assertThat(slot.defaultText()).isEqualTo("txoutbox_<schema>");
+    assertThat(slot.key()).isEqualTo("slot");
+    assertThatThrownBy(() -> slot.check("A"))
+        .hasMessage("slotName must be lower case letters but was 'A'");
+    assertThatThrownBy(() -> slot.withDefaultText(" "))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
 }
