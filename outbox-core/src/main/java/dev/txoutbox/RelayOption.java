@@ -1,6 +1,8 @@
 package dev.txoutbox;
 
 import dev.txoutbox.spi.DurationText;
+import dev.txoutbox.spi.Printable;
+import dev.txoutbox.spi.SecretMasking;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Collections;
@@ -529,7 +531,8 @@ public final class RelayOption<T> {
 
   /**
    * {@code value}, checked against {@code other} (the value of {@link #comparedWith()}, or null),
-   * the error in {@code s}'s words ("--batch-size must be between 1 and 10000 but was 0").
+   * the error in {@code s}'s words ("--batch-size must be between 1 and 10000 but was 0"). A text
+   * value is shown with its credentials masked and its control characters escaped.
    *
    * @throws NullPointerException naming the option if {@code value} is null
    * @throws IllegalArgumentException naming the option and its bounds if {@code value} is out of
@@ -547,7 +550,9 @@ public final class RelayOption<T> {
               + " "
               + violation
               + " but was "
-              + (type == Type.TEXT ? "'" + shown + "'" : shown));
+              + (type == Type.TEXT
+                  ? "'" + Printable.of(SecretMasking.maskUri(shown)) + "'"
+                  : shown));
     }
     return value;
   }

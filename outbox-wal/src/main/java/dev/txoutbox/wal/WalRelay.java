@@ -393,6 +393,8 @@ public final class WalRelay implements AutoCloseable {
    *     (the message says how to install them: {@code OutboxSchema.migrateOrderingIndex} or {@code
    *     txoutbox migrate --with-ordering-index}). A start that threw started nothing: call it again
    *     once the cause is fixed
+   * @throws WalSettingsException (an {@code IllegalStateException}) if a slot of its name belongs
+   *     to another database: its message names the options to change
    */
   public void start() {
     lifecycle.start();

@@ -7,9 +7,7 @@ import dev.txoutbox.RelayListener;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
-import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.Publisher;
-import dev.txoutbox.spi.SecretMasking;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -18,14 +16,16 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.ThreadFactory;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
-/** Builds a {@link WalRelay}. Not thread-safe; {@link #build()} copies everything. */
+/**
+ * Builds a {@link WalRelay}: {@link WalRelay#builder()}. Each value option is checked as it is set,
+ * by its definition in {@link WalOptions} (the options every relay shares come with {@link
+ * #config}, checked by {@code RelayOptions}'s). Not thread-safe; {@link #build()} copies
+ * everything.
+ */
 public final class WalRelayBuilder {
-
-  private static final Pattern SLOT_NAME = Pattern.compile("[a-z0-9_]{1,63}");
 
   @Nullable DataSource dataSource;
   @Nullable String replicationUrl;
@@ -66,14 +66,10 @@ public final class WalRelayBuilder {
    *
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code url} does not start with {@code jdbc:postgresql:}
+   *     (the message shows it with its password masked)
    */
   public WalRelayBuilder replicationUrl(String url, Properties properties) {
-    Objects.requireNonNull(url, "url");
-    if (!url.startsWith("jdbc:postgresql:")) {
-      throw new IllegalArgumentException(
-          "replicationUrl must start with jdbc:postgresql: but was " + SecretMasking.maskUri(url));
-    }
-    this.replicationUrl = url;
+    this.replicationUrl = WalOptions.REPLICATION_URL.check(url);
     Properties copy = new Properties();
     copy.putAll(Objects.requireNonNull(properties, "properties"));
     this.replicationProperties = copy;
@@ -119,7 +115,7 @@ public final class WalRelayBuilder {
    * @throws IllegalArgumentException if the name is not a valid slot name
    */
   public WalRelayBuilder slotName(String slotName) {
-    this.slotName = requireSlotName(slotName, "slotName");
+    this.slotName = WalOptions.SLOT_NAME.check(slotName);
     return this;
   }
 
@@ -129,7 +125,7 @@ public final class WalRelayBuilder {
    * @throws IllegalArgumentException if the name is not valid
    */
   public WalRelayBuilder publicationName(String publicationName) {
-    this.publicationName = requireSlotName(publicationName, "publicationName");
+    this.publicationName = WalOptions.PUBLICATION_NAME.check(publicationName);
     return this;
   }
 
@@ -190,7 +186,7 @@ public final class WalRelayBuilder {
    * @throws IllegalArgumentException if not positive
    */
   public WalRelayBuilder reconnectDelay(Duration reconnectDelay) {
-    this.reconnectDelay = requirePositive(reconnectDelay, "reconnectDelay");
+    this.reconnectDelay = WalOptions.RECONNECT_DELAY.check(reconnectDelay);
     return this;
   }
 
@@ -206,14 +202,7 @@ public final class WalRelayBuilder {
    * @throws IllegalArgumentException if out of range
    */
   public WalRelayBuilder concurrentBatches(int concurrentBatches) {
-    if (concurrentBatches < 1 || concurrentBatches > WalRelay.MAX_CONCURRENT_BATCHES) {
-      throw new IllegalArgumentException(
-          "concurrentBatches must be 1 to "
-              + WalRelay.MAX_CONCURRENT_BATCHES
-              + " but was "
-              + concurrentBatches);
-    }
-    this.concurrentBatches = concurrentBatches;
+    this.concurrentBatches = WalOptions.CONCURRENT_BATCHES.check(concurrentBatches);
     return this;
   }
 
@@ -225,25 +214,13 @@ public final class WalRelayBuilder {
    * wait up to that much. The first event after a quiet spell is published at once; a backlog fills
    * its batches without waiting. Zero publishes a batch as soon as the stream has nothing more.
    * Defaults to {@link WalRelay#DEFAULT_MIN_BATCH_INTERVAL}, at most {@link
-   * #MAX_MIN_BATCH_INTERVAL}.
+   * WalRelay#MAX_MIN_BATCH_INTERVAL}.
    *
    * @throws IllegalArgumentException if negative or longer than {@link
    *     WalRelay#MAX_MIN_BATCH_INTERVAL}
    */
   public WalRelayBuilder minBatchInterval(Duration minBatchInterval) {
-    Objects.requireNonNull(minBatchInterval, "minBatchInterval");
-    if (minBatchInterval.isNegative()) {
-      throw new IllegalArgumentException(
-          "minBatchInterval must not be negative but was " + minBatchInterval);
-    }
-    if (minBatchInterval.compareTo(WalRelay.MAX_MIN_BATCH_INTERVAL) > 0) {
-      throw new IllegalArgumentException(
-          "minBatchInterval must be at most "
-              + DurationText.of(WalRelay.MAX_MIN_BATCH_INTERVAL)
-              + " but was "
-              + minBatchInterval);
-    }
-    this.minBatchInterval = minBatchInterval;
+    this.minBatchInterval = WalOptions.MIN_BATCH_INTERVAL.check(minBatchInterval);
     return this;
   }
 
@@ -270,7 +247,7 @@ public final class WalRelayBuilder {
    * @throws IllegalArgumentException if not positive
    */
   public WalRelayBuilder sweepInterval(Duration sweepInterval) {
-    this.sweepInterval = requirePositive(sweepInterval, "sweepInterval");
+    this.sweepInterval = WalOptions.SWEEP_INTERVAL.check(sweepInterval);
     return this;
   }
 
@@ -310,7 +287,7 @@ public final class WalRelayBuilder {
    * @throws IllegalArgumentException if not positive
    */
   WalRelayBuilder statusInterval(Duration statusInterval) {
-    this.statusInterval = requirePositive(statusInterval, "statusInterval");
+    this.statusInterval = WalOptions.STATUS_INTERVAL.check(statusInterval);
     return this;
   }
 
@@ -322,7 +299,7 @@ public final class WalRelayBuilder {
    * @throws IllegalArgumentException if not positive
    */
   WalRelayBuilder visibilityWait(Duration visibilityWait) {
-    this.visibilityWait = requirePositive(visibilityWait, "visibilityWait");
+    this.visibilityWait = WalOptions.VISIBILITY_WAIT.check(visibilityWait);
     return this;
   }
 
@@ -356,22 +333,5 @@ public final class WalRelayBuilder {
       throw new IllegalStateException(
           "the WAL relay must be given " + option + "(...) but was not");
     }
-  }
-
-  private static Duration requirePositive(Duration value, String option) {
-    Objects.requireNonNull(value, option);
-    if (value.isNegative() || value.isZero()) {
-      throw new IllegalArgumentException(option + " must be positive but was " + value);
-    }
-    return value;
-  }
-
-  private static String requireSlotName(String name, String option) {
-    Objects.requireNonNull(name, option);
-    if (!SLOT_NAME.matcher(name).matches()) {
-      throw new IllegalArgumentException(
-          option + " must be 1 to 63 characters of a-z, 0-9 and _ but was '" + name + "'");
-    }
-    return name;
   }
 }

@@ -172,7 +172,7 @@ class WalRelayConcurrentBatchesTest {
   void refusesConcurrentBatchesOutOfRange(int n) {
     assertThatThrownBy(() -> WalRelay.builder().concurrentBatches(n))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("concurrentBatches must be 1 to 8 but was " + n);
+        .hasMessage("concurrentBatches must be between 1 and 8 but was " + n);
   }
 
   @Test
