@@ -92,9 +92,6 @@ final class WalFlags {
     if (option == REPLICATION_URL) {
       return "The same user and password as --jdbc-url.";
     }
-    if (option == WalOptions.CONCURRENT_BATCHES) {
-      return "More than 1 needs --ordering none.";
-    }
     return null;
   }
 

@@ -43,8 +43,7 @@ class WalOptionFlagsTest {
               Character.toUpperCase(option.description().charAt(0))
                   + option.description().substring(1));
     }
-    assertThat(help(relay, "--concurrent-batches"))
-        .endsWith(": 1 to 8. More than 1 needs --ordering none. Default: 1.");
+    assertThat(help(relay, "--concurrent-batches")).endsWith(": 1 to 8. Default: 1.");
     assertThat(help(relay, "--min-batch-interval")).endsWith(": 0 to 1s. Default: 1ms.");
     assertThat(help(relay, "--slot"))
         .endsWith(

@@ -70,8 +70,8 @@ public final class WalOptions {
               Pattern.compile("jdbc:postgresql:.*", Pattern.DOTALL),
               "a JDBC URL starting with jdbc:postgresql:",
               "the JDBC URL of the replication connection to the outbox's database, straight to"
-                  + " the server: a pooler such as PgBouncer does not carry replication"
-                  + " connections")
+                  + " the server (a pooler such as PgBouncer does not carry replication"
+                  + " connections)")
           .withDefaultText("required");
 
   /** {@link WalRelayBuilder#concurrentBatches}. */
@@ -82,9 +82,9 @@ public final class WalOptions {
           1,
           1,
           WalRelay.MAX_CONCURRENT_BATCHES,
-          "batches claimed, published and recorded at a time, each in its own transaction;"
-              + " more than 1 only with ordering none: a backlog drains faster where the database"
-              + " has cores to spare, but a later batch may be published before an earlier one"
+          "batches claimed, published and recorded at a time, each in its own transaction; more"
+              + " than 1, only with ordering none, drains a backlog faster where the database has"
+              + " cores to spare, but a later batch may then be published before an earlier one"
               + " (positions are still confirmed in commit order)");
 
   /** {@link WalRelayBuilder#minBatchInterval}. */
