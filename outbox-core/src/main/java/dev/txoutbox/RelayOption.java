@@ -78,21 +78,26 @@ public final class RelayOption<T> {
   }
 
   /**
-   * A rule a value must follow: its {@code violation} and, for people, its description ({@code 1 to
-   * 10000}, {@code positive}; empty for none).
+   * A rule a value must follow, for an option none of the factories fits ({@link #of}); {@code
+   * other} is the value of the option it is compared with.
+   *
+   * @param <T> the type of the value
    */
-  private record Rule<T>(Violation<T> violation, Function<Spelling, String> describe) {
-
-    /** No rule: any value. */
-    static <T> Rule<T> none() {
-      return new Rule<>((value, other, s) -> null, s -> "");
-    }
-  }
-
-  /** How a value breaks a rule; {@code other} is the value of the option it is compared with. */
-  private interface Violation<T> {
+  public interface Rule<T> {
     /** The error's words after the option's name, or null if {@code value} follows the rule. */
-    @Nullable String of(T value, @Nullable T other, Spelling s);
+    @Nullable String violation(T value, @Nullable T other, Spelling s);
+
+    /** The rule for people: {@code 1 to 10000}, {@code positive}; empty for none. */
+    String describe(Spelling s);
+
+    /**
+     * What an error shows of {@code value} after "but was": null to write it as {@code s} does (a
+     * text in quotes); a rule for values that may hold a secret shows less ({@code not (value
+     * hidden)}).
+     */
+    default @Nullable String shown(T value, Spelling s) {
+      return null;
+    }
   }
 
   private static final Pattern NAME = Pattern.compile("[a-z][A-Za-z0-9]*");
@@ -104,11 +109,11 @@ public final class RelayOption<T> {
   private final Type type;
   private final String label;
   private final @Nullable T defaultValue;
-  private final @Nullable String defaultWords;
   private final String description;
   private final Rule<T> rule;
   private final @Nullable RelayOption<T> comparedWith;
   private final Map<String, String> words;
+  private final @Nullable String defaultWords;
 
   private RelayOption(
       String name,
@@ -117,18 +122,32 @@ public final class RelayOption<T> {
       Type type,
       String label,
       @Nullable T defaultValue,
-      @Nullable String defaultWords,
       String description,
       Rule<T> rule,
       @Nullable RelayOption<T> comparedWith,
       Map<String, String> words) {
+    this(
+        name, setter, key, type, label, defaultValue, description, rule, comparedWith, words, null);
+  }
+
+  private RelayOption(
+      String name,
+      String setter,
+      @Nullable String key,
+      Type type,
+      String label,
+      @Nullable T defaultValue,
+      String description,
+      Rule<T> rule,
+      @Nullable RelayOption<T> comparedWith,
+      Map<String, String> words,
+      @Nullable String defaultWords) {
     this.name = requireMatch(NAME, name, "name");
     this.setter = requireMatch(NAME, setter, "setter");
     this.key = key == null ? null : requireMatch(KEY, key, "key");
     this.type = Objects.requireNonNull(type, "type");
     this.label = Objects.requireNonNull(label, "label");
     this.defaultValue = defaultValue;
-    this.defaultWords = defaultWords;
     this.description = Objects.requireNonNull(description, "description");
     if (description.isBlank() || description.endsWith(".")) {
       throw new IllegalArgumentException(
@@ -141,6 +160,7 @@ public final class RelayOption<T> {
     this.rule = rule;
     this.comparedWith = comparedWith;
     this.words = words;
+    this.defaultWords = defaultWords;
   }
 
   private static String requireMatch(Pattern pattern, String text, String what) {
@@ -169,11 +189,18 @@ public final class RelayOption<T> {
         Type.INTEGER,
         "N",
         defaultValue,
-        null,
         description,
-        new Rule<Integer>(
-            (v, other, s) -> v >= min && v <= max ? null : "must be between " + min + " and " + max,
-            s -> min + " to " + max),
+        new Rule<>() {
+          @Override
+          public @Nullable String violation(Integer v, @Nullable Integer other, Spelling s) {
+            return v >= min && v <= max ? null : "must be between " + min + " and " + max;
+          }
+
+          @Override
+          public String describe(Spelling s) {
+            return min + " to " + max;
+          }
+        },
         null,
         Map.of());
   }
@@ -191,17 +218,23 @@ public final class RelayOption<T> {
       @Nullable Duration defaultValue,
       @Nullable RelayOption<Duration> atLeast,
       String description) {
-    Violation<Duration> violation =
-        (v, other, s) -> {
-          if (atLeast != null) {
-            return other == null || v.compareTo(other) >= 0
-                ? null
-                : "must be at least " + s.name(atLeast) + " (" + s.value(other) + ")";
-          }
-          return v.isNegative() || v.isZero() ? "must be positive" : null;
-        };
     Rule<Duration> rule =
-        new Rule<>(violation, s -> atLeast == null ? "positive" : "at least " + s.name(atLeast));
+        new Rule<>() {
+          @Override
+          public @Nullable String violation(Duration v, @Nullable Duration other, Spelling s) {
+            if (atLeast != null) {
+              return other == null || v.compareTo(other) >= 0
+                  ? null
+                  : "must be at least " + s.name(atLeast) + " (" + s.value(other) + ")";
+            }
+            return v.isNegative() || v.isZero() ? "must be positive" : null;
+          }
+
+          @Override
+          public String describe(Spelling s) {
+            return atLeast == null ? "positive" : "at least " + s.name(atLeast);
+          }
+        };
     return new RelayOption<>(
         name,
         setter,
@@ -209,7 +242,6 @@ public final class RelayOption<T> {
         Type.DURATION,
         "DURATION",
         defaultValue,
-        null,
         description,
         rule,
         atLeast,
@@ -219,16 +251,6 @@ public final class RelayOption<T> {
   /** A duration of zero or more. */
   public static RelayOption<Duration> duration(
       String name, @Nullable String key, Duration defaultValue, String description) {
-    return duration(name, key, defaultValue, null, description);
-  }
-
-  /** A duration of zero or more, and at most {@code max} unless it is null. */
-  public static RelayOption<Duration> duration(
-      String name,
-      @Nullable String key,
-      Duration defaultValue,
-      @Nullable Duration max,
-      String description) {
     return new RelayOption<>(
         name,
         name,
@@ -236,16 +258,18 @@ public final class RelayOption<T> {
         Type.DURATION,
         "DURATION",
         defaultValue,
-        null,
         description,
-        new Rule<Duration>(
-            (v, other, s) ->
-                v.isNegative()
-                    ? "must not be negative"
-                    : max != null && v.compareTo(max) > 0
-                        ? "must be at most " + DurationText.of(max)
-                        : null,
-            s -> max == null ? "0 or more" : "0 to " + DurationText.of(max)),
+        new Rule<>() {
+          @Override
+          public @Nullable String violation(Duration v, @Nullable Duration other, Spelling s) {
+            return v.isNegative() ? "must not be negative" : null;
+          }
+
+          @Override
+          public String describe(Spelling s) {
+            return "0 or more";
+          }
+        },
         null,
         Map.of());
   }
@@ -267,17 +291,24 @@ public final class RelayOption<T> {
         Type.NUMBER,
         "X",
         defaultValue,
-        null,
         description,
-        new Rule<Double>(
-            (v, other, s) ->
-                // Written so that NaN fails too.
-                v >= min && (bounded ? v <= max : !Double.isInfinite(v))
-                    ? null
-                    : bounded
-                        ? "must be between " + plain(min) + " and " + plain(max)
-                        : "must be at least " + plain(min),
-            s -> bounded ? plain(min) + " to " + plain(max) : "at least " + plain(min)),
+        new Rule<>() {
+          @Override
+          public @Nullable String violation(Double v, @Nullable Double other, Spelling s) {
+            // Written so that NaN fails too.
+            boolean ok = v >= min && (bounded ? v <= max : !Double.isInfinite(v));
+            return ok
+                ? null
+                : bounded
+                    ? "must be between " + plain(min) + " and " + plain(max)
+                    : "must be at least " + plain(min);
+          }
+
+          @Override
+          public String describe(Spelling s) {
+            return bounded ? plain(min) + " to " + plain(max) : "at least " + plain(min);
+          }
+        },
         null,
         Map.of());
   }
@@ -285,8 +316,7 @@ public final class RelayOption<T> {
   /**
    * Text matching {@code pattern}, which {@code rule} says in words.
    *
-   * @param defaultValue null for "none", or for a default {@linkplain #withDefaultText said in
-   *     words}
+   * @param defaultValue null for "none"
    */
   public static RelayOption<String> text(
       String name,
@@ -303,10 +333,18 @@ public final class RelayOption<T> {
         Type.TEXT,
         label,
         defaultValue,
-        null,
         description,
-        new Rule<String>(
-            (v, other, s) -> pattern.matcher(v).matches() ? null : "must be " + rule, s -> rule),
+        new Rule<>() {
+          @Override
+          public @Nullable String violation(String v, @Nullable String other, Spelling s) {
+            return pattern.matcher(v).matches() ? null : "must be " + rule;
+          }
+
+          @Override
+          public String describe(Spelling s) {
+            return rule;
+          }
+        },
         null,
         Map.of());
   }
@@ -330,9 +368,8 @@ public final class RelayOption<T> {
         Type.CHOICE,
         "MODE",
         defaultValue,
-        null,
         description,
-        Rule.none(),
+        none(),
         null,
         Collections.unmodifiableMap(words));
   }
@@ -344,56 +381,88 @@ public final class RelayOption<T> {
   }
 
   /**
-   * A switch, on or off unless set; a switch on by default is turned off by its flag {@code
-   * --no-<key>} ({@link #flag()}).
+   * A switch, on or off unless set; one on by default is turned off by its flag {@code --no-<key>}
+   * ({@link #flag()}).
    */
   public static RelayOption<Boolean> onOff(
-      String name, String setter, @Nullable String key, boolean defaultValue, String description) {
+      String name, String setter, @Nullable String key, boolean on, String description) {
     return new RelayOption<>(
-        name,
-        setter,
-        key,
-        Type.SWITCH,
-        "",
-        defaultValue,
-        null,
-        description,
-        Rule.none(),
-        null,
-        Map.of());
+        name, setter, key, Type.SWITCH, "", on, description, none(), null, Map.of());
   }
 
   /** A backoff, set as a whole in code; no flag. */
   public static RelayOption<Backoff> backoff(
       String name, Backoff defaultValue, String description) {
     return new RelayOption<>(
+        name, name, null, Type.BACKOFF, "", defaultValue, description, none(), null, Map.of());
+  }
+
+  /**
+   * An option whose value follows {@code rule}, for one that none of the factories above fits (a
+   * duration with a bound of its own, a reference to a secret).
+   *
+   * @param setter the builder method that sets it: {@code name}, or the whole it is part of
+   * @param type how the value is written; not {@link Type#CHOICE} nor {@link Type#BACKOFF}, which
+   *     have factories of their own
+   * @param defaultValue null for "none"
+   * @param comparedWith the option whose value {@code rule} is given as {@code other}, or null
+   * @throws IllegalArgumentException if {@code type} is {@link Type#CHOICE} or {@link Type#BACKOFF}
+   */
+  public static <T> RelayOption<T> of(
+      String name,
+      String setter,
+      @Nullable String key,
+      Type type,
+      String label,
+      @Nullable T defaultValue,
+      @Nullable RelayOption<T> comparedWith,
+      Rule<T> rule,
+      String description) {
+    if (type == Type.CHOICE || type == Type.BACKOFF) {
+      throw new IllegalArgumentException(
+          "option " + name + " must be made by its type's own factory but was of type " + type);
+    }
+    return new RelayOption<>(
         name,
-        name,
-        null,
-        Type.BACKOFF,
-        "",
+        setter,
+        key,
+        type,
+        label,
         defaultValue,
-        null,
         description,
-        Rule.none(),
-        null,
+        Objects.requireNonNull(rule, "rule"),
+        comparedWith,
         Map.of());
   }
 
   /**
-   * This option with no default value but a default said in {@code words}, for a default that
-   * depends on other settings ({@code txoutbox_<table prefix><schema>}) or that a tool gives
-   * ({@code --jdbc-url}): {@link #defaultValue()} is null and {@link #defaultText()} the words.
+   * This option, its default (none: computed when no value is given) said in {@code words} ({@code
+   * a third of leaseTtl}) wherever the default is shown.
    *
-   * @throws IllegalArgumentException if {@code words} is blank
+   * @throws IllegalStateException if the option has a default value
    */
   public RelayOption<T> withDefaultText(String words) {
-    if (words.isBlank()) {
-      throw new IllegalArgumentException(
-          "the default text of option " + name + " must not be blank but was '" + words + "'");
+    Objects.requireNonNull(words, "words");
+    if (defaultValue != null) {
+      throw new IllegalStateException(
+          "option " + name + " must have no default value to say its default in words but has");
     }
     return new RelayOption<>(
-        name, setter, key, type, label, null, words, description, rule, comparedWith, this.words);
+        name, setter, key, type, label, null, description, rule, comparedWith, this.words, words);
+  }
+
+  private static <T> Rule<T> none() {
+    return new Rule<>() {
+      @Override
+      public @Nullable String violation(T value, @Nullable T other, Spelling s) {
+        return null;
+      }
+
+      @Override
+      public String describe(Spelling s) {
+        return "";
+      }
+    };
   }
 
   // ---------------------------------------------------------------------------------- accessors
@@ -440,10 +509,7 @@ public final class RelayOption<T> {
     return label;
   }
 
-  /**
-   * The value used when none is given; null when the default is "none", or is {@linkplain
-   * #withDefaultText said in words}.
-   */
+  /** The value used when none is given; null when the default is "none". */
   public @Nullable T defaultValue() {
     return defaultValue;
   }
@@ -468,7 +534,7 @@ public final class RelayOption<T> {
 
   /** The bounds of a value for people, in {@code s}'s words: {@code 1 to 10000}; empty if none. */
   public String bounds(Spelling s) {
-    return rule.describe().apply(s);
+    return rule.describe(s);
   }
 
   /**
@@ -476,7 +542,7 @@ public final class RelayOption<T> {
    * mark}, {@code none}, or the words of {@link #withDefaultText}.
    */
   public String defaultText() {
-    return defaultWords != null ? defaultWords : describe(defaultValue);
+    return defaultValue == null && defaultWords != null ? defaultWords : describe(defaultValue);
   }
 
   /** {@code value} of this option as the command line writes it. */
@@ -542,17 +608,16 @@ public final class RelayOption<T> {
     if (value == null) {
       throw new NullPointerException(name);
     }
-    String violation = rule.violation().of(value, other, s);
+    String violation = rule.violation(value, other, s);
     if (violation != null) {
-      String shown = s.value(value);
-      throw new IllegalArgumentException(
-          s.name(this)
-              + " "
-              + violation
-              + " but was "
-              + (type == Type.TEXT
-                  ? "'" + Printable.of(SecretMasking.maskUri(shown)) + "'"
-                  : shown));
+      String shown = rule.shown(value, s);
+      if (shown == null) {
+        shown =
+            type == Type.TEXT
+                ? "'" + Printable.of(SecretMasking.maskUri(s.value(value))) + "'"
+                : s.value(value);
+      }
+      throw new IllegalArgumentException(s.name(this) + " " + violation + " but was " + shown);
     }
     return value;
   }

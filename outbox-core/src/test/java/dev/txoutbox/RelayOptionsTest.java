@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.txoutbox.spi.DurationText;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -122,20 +123,7 @@ class RelayOptionsTest {
   }
 
   @Test
-  void aModuleDefinesBoundedDurationsSwitchesOnByDefaultAndDefaultsSaidInWords() {
-    RelayOption<Duration> interval =
-        RelayOption.duration(
-            "gatherInterval", "gather-interval", Duration.ofMillis(1), Duration.ofSeconds(1), "x");
-    assertThat(interval.check(Duration.ZERO)).isZero();
-    assertThat(interval.check(Duration.ofSeconds(1))).isEqualTo(Duration.ofSeconds(1));
-    assertThatThrownBy(() -> interval.check(Duration.ofMillis(1001)))
-        .hasMessage("gatherInterval must be at most 1s but was PT1.001S");
-    assertThatThrownBy(() -> interval.check(Duration.ofMillis(2000), null, FLAGS))
-        .hasMessage("--gather-interval must be at most 1s but was 2s");
-    assertThatThrownBy(() -> interval.check(Duration.ofMillis(-1)))
-        .hasMessage("gatherInterval must not be negative but was PT-0.001S");
-    assertThat(interval.bounds(FLAGS)).isEqualTo("0 to 1s");
-
+  void aModuleDefinesSwitchesOnByDefaultAndDefaultsSaidInWords() {
     RelayOption<Boolean> create =
         RelayOption.onOff("createIfMissing", "createIfMissing", "create-slot", true, "y");
     assertThat(create.defaultValue()).isTrue();
@@ -158,7 +146,83 @@ class RelayOptionsTest {
     assertThat(slot.key()).isEqualTo("slot");
     assertThatThrownBy(() -> slot.check("A"))
         .hasMessage("slotName must be lower case letters but was 'A'");
-    assertThatThrownBy(() -> slot.withDefaultText(" "))
-        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> slot.check("a\u0000b"))
+        .hasMessage("slotName must be lower case letters but was 'a\\u0000b'");
+  }
+
+  /** A module's own rule ({@link RelayOption#of}): a text that must be a reference, never shown. */
+  private static final RelayOption<String> REFERENCE =
+      RelayOption.of(
+              "password",
+              "password",
+              "password-ref",
+              RelayOption.Type.TEXT,
+              "REF",
+              null,
+              null,
+              new RelayOption.Rule<String>() {
+                @Override
+                public @Nullable String violation(
+                    String v, @Nullable String other, RelayOption.Spelling s) {
+                  return v.startsWith("env:") ? null : "must be env:NAME";
+                }
+
+                @Override
+                public String describe(RelayOption.Spelling s) {
+                  return "env:NAME";
+                }
+
+                @Override
+                public String shown(String v, RelayOption.Spelling s) {
+                  return "not (value hidden)";
+                }
+              },
+              "where the password is")
+          .withDefaultText("the driver's own");
+
+  @Test
+  void aModulesOwnRuleSaysItsWordsAndShowsWhatItChooses() {
+    assertThat(REFERENCE.check("env:PW")).isEqualTo("env:PW");
+    assertThatThrownBy(() -> REFERENCE.check("hunter2"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("password must be env:NAME but was not (value hidden)");
+    assertThatThrownBy(() -> REFERENCE.check("hunter2", null, FLAGS))
+        .hasMessage("--password-ref must be env:NAME but was not (value hidden)");
+    assertThat(REFERENCE.bounds(FLAGS)).isEqualTo("env:NAME");
+    assertThat(REFERENCE.defaultValue()).isNull();
+    assertThat(REFERENCE.defaultText()).isEqualTo("the driver's own");
+  }
+
+  @Test
+  void onlyAnOptionWithoutADefaultValueSaysItsDefaultInWords() {
+    assertThatThrownBy(() -> RelayOptions.BATCH_SIZE.withDefaultText("many"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "option batchSize must have no default value to say its default in words but has");
+    assertThatThrownBy(
+            () ->
+                RelayOption.of(
+                    "mode",
+                    "mode",
+                    "mode",
+                    RelayOption.Type.CHOICE,
+                    "MODE",
+                    null,
+                    null,
+                    new RelayOption.Rule<Object>() {
+                      @Override
+                      public @Nullable String violation(
+                          Object v, @Nullable Object other, RelayOption.Spelling s) {
+                        return null;
+                      }
+
+                      @Override
+                      public String describe(RelayOption.Spelling s) {
+                        return "";
+                      }
+                    },
+                    "a mode"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("option mode must be made by its type's own factory but was of type CHOICE");
   }
 }

@@ -1,6 +1,5 @@
 package dev.txoutbox.bench;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.OutboxRelay;
@@ -50,12 +49,6 @@ final class BacklogSection {
       String label, double medianMillis, double jvmMicros, double pgMicros, String explain) {}
 
   static ReportSection run(ReportProfile profile, List<List<String>> summary) throws Exception {
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(BenchDatabase.url("txoutbox_bench"));
-    config.setUsername(BenchDatabase.user());
-    config.setPassword(BenchDatabase.password());
-    config.setMaximumPoolSize(4);
-    config.setPoolName("backlog-bench");
     List<Backlog> backlogs = new ArrayList<>();
     for (int size : profile.backlogSizes()) {
       backlogs.add(new Backlog(size, 0));
@@ -70,7 +63,8 @@ final class BacklogSection {
                 + " interleaved in blocks of 5 cycles, %d cycles each. CPU per event is the cycle's"
                 + " CPU divided by the %d events it completes. Reference: the smallest backlog.",
             BATCH, AGGREGATES, profile.claimCycles(), BATCH));
-    try (HikariDataSource pool = new HikariDataSource(config)) {
+    try (HikariDataSource pool =
+        BenchDatabase.pool(BenchDatabase.url("txoutbox_bench"), 4, "backlog-bench")) {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       CpuMeter meter = new CpuMeter(dsl);
       // Warm the JIT up on a throwaway table first: its compilations would count as CPU.

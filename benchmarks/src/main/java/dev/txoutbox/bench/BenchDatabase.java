@@ -46,19 +46,46 @@ final class BenchDatabase implements AutoCloseable {
   }
 
   BenchDatabase(String url, String user, String password) {
+    this(url, user, password, true);
+  }
+
+  /**
+   * The database at {@code url}, as {@link #user()}, whose outbox a parent JVM already migrated and
+   * seeded: nothing is created or migrated, so a child JVM measuring a fresh relay loads no Flyway
+   * and runs no statement of its own before the relay starts but {@link CpuMeter}'s.
+   */
+  static BenchDatabase existing(String url) {
+    return new BenchDatabase(url, user(), password(), false);
+  }
+
+  private BenchDatabase(String url, String user, String password, boolean migrate) {
     this.url = url;
-    createDatabaseIfMissing(url, user, password);
+    if (migrate) {
+      createDatabaseIfMissing(url, user, password);
+    }
+    pool = pool(url, user, password, 8, "bench");
+    if (migrate) {
+      OutboxSchema.migrate(pool, SCHEMA);
+      OutboxSchema.migrateOrderingIndex(pool, SCHEMA);
+    }
+    dsl = DSL.using(pool, SQLDialect.POSTGRES);
+    cpu = new CpuMeter(dsl);
+  }
+
+  /** A pool of {@code size} connections to {@code url} as {@link #user()}, named {@code name}. */
+  static HikariDataSource pool(String url, int size, String name) {
+    return pool(url, user(), password(), size, name);
+  }
+
+  /** A pool of {@code size} connections to {@code url} as {@code user}, named {@code name}. */
+  static HikariDataSource pool(String url, String user, String password, int size, String name) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url);
     config.setUsername(user);
     config.setPassword(password);
-    config.setMaximumPoolSize(8);
-    config.setPoolName("bench");
-    pool = new HikariDataSource(config);
-    OutboxSchema.migrate(pool, SCHEMA);
-    OutboxSchema.migrateOrderingIndex(pool, SCHEMA);
-    dsl = DSL.using(pool, SQLDialect.POSTGRES);
-    cpu = new CpuMeter(dsl);
+    config.setMaximumPoolSize(size);
+    config.setPoolName(name);
+    return new HikariDataSource(config);
   }
 
   /** CPU time of this JVM and of the database's backends. */

@@ -89,6 +89,22 @@ final class ChildJvm {
   }
 
   /**
+   * The command line of a new JVM of this JVM's runtime running {@code main} with {@code args} on
+   * {@code classPath}, with {@code jvmOptions} before the class path.
+   */
+  static List<String> command(
+      String classPath, List<String> jvmOptions, Class<?> main, List<String> args) {
+    List<String> command = new ArrayList<>();
+    command.add(new File(System.getProperty("java.home"), "bin/java").getPath());
+    command.addAll(jvmOptions);
+    command.add("-cp");
+    command.add(classPath);
+    command.add(main.getName());
+    command.addAll(args);
+    return command;
+  }
+
+  /**
    * Runs {@code main} with {@code args} in a new JVM on {@code classPath} and returns its result
    * line without the prefix.
    *
@@ -96,13 +112,10 @@ final class ChildJvm {
    */
   static String run(String classPath, Class<?> main, String what, List<String> args)
       throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(new File(System.getProperty("java.home"), "bin/java").getPath());
-    command.add("-cp");
-    command.add(classPath);
-    command.add(main.getName());
-    command.addAll(args);
-    Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    Process p =
+        new ProcessBuilder(command(classPath, List.of(), main, args))
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
     String result = null;
     try (BufferedReader out =
         new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {

@@ -1,6 +1,5 @@
 package dev.txoutbox.bench;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.OutboxRelay;
@@ -59,16 +58,6 @@ public final class ClaimBenchmark {
     int cycles = Integer.parseInt(options.getOrDefault("cycles", "20"));
     List<Integer> sizes = ints(options.getOrDefault("sizes", "10000,100000,1000000"));
     List<Integer> aggregateCounts = ints(options.getOrDefault("aggregates", "10,1000"));
-    String url =
-        System.getenv()
-            .getOrDefault(
-                "OUTBOX_BENCH_JDBC_URL", "jdbc:postgresql://127.0.0.1:5432/txoutbox_bench");
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(url);
-    config.setUsername(System.getenv().getOrDefault("OUTBOX_BENCH_DB_USER", "postgres"));
-    config.setPassword(System.getenv().getOrDefault("OUTBOX_BENCH_DB_PASSWORD", ""));
-    config.setMaximumPoolSize(4);
-    config.setPoolName("claim-bench");
     StringBuilder report = new StringBuilder();
     report.append("# Claim benchmark\n\n");
     report.append(
@@ -86,7 +75,8 @@ public final class ClaimBenchmark {
         "| aggregates | pending | statistics | ordered p50 | ordered p90 | unordered p50 |"
             + " unordered p90 | ordered CPU ms JVM / PG | unordered CPU ms JVM / PG |\n");
     report.append("|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
-    try (HikariDataSource pool = new HikariDataSource(config)) {
+    try (HikariDataSource pool =
+        BenchDatabase.pool(BenchDatabase.url("txoutbox_bench"), 4, "claim-bench")) {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       // Warm the JIT up on a throwaway table first: its compilations would count as CPU.
       recreate(pool, dsl);

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * part of {@code mvn verify}:
  *
  * <pre>
- * mvn -B -q -o package -pl benchmarks -am -DskipTests
+ * mvn -B -q -o -Pbenchmarks package -pl benchmarks -am -DskipTests
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.ConsoleBenchmark \
  *     [--events 100000] [--rounds 3] [--pending 1000000] [--processed 5000000] [--skip-backlog]
  * </pre>

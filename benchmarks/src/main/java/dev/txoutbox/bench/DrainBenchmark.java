@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,23 +26,39 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Drains N pending events again and again, side by side in one process: the database's ceiling
- * (claim and completion as one statement), a plain JDBC relay (the reference), the seed article's
- * per-row relay, the txoutbox relay with a no-op publisher (unordered, and ordered per aggregate
- * over 1,000, 10 and 1 aggregates), and the relay publishing to Kafka, RabbitMQ and SQS
- * (ElasticMQ). Rounds interleave every case; the table gives the median rate, its ratio to the
- * reference of the same run and CPU per event. {@link Report} runs it as the report's drain
+ * Drains N pending events again and again, side by side: the database's ceiling (claim and
+ * completion as one statement), a plain JDBC relay (the reference), the seed article's per-row
+ * relay, the txoutbox relay with a no-op publisher (unordered, and ordered per aggregate over
+ * 1,000, 10 and 1 aggregates), and the relay publishing to Kafka, RabbitMQ and SQS (ElasticMQ).
+ * Rounds interleave every case; the table gives the median rate, its ratio to the reference of the
+ * same run, CPU per event and the machine's load. {@link Report} runs it as the report's drain
  * section.
  *
+ * <p>Each case runs in one of two JVMs ({@code --jvm}, both by default):
+ *
+ * <ul>
+ *   <li>{@code fresh}: a new JVM per run, as a restarted relay has (class loading and JIT
+ *       compilation in its CPU): this JVM seeds the outbox, then a child JVM opens a pool, starts
+ *       the relay (or the plain JDBC relay), drains and reports; its CPU is counted from just
+ *       before the relay starts. Not for the broker targets, which run warm only.
+ *   <li>{@code warm}: in this long-lived JVM, after an uncounted warm-up run of every warm case
+ *       with {@code --warmup-events} (default: {@code --events}; 0 for none).
+ * </ul>
+ *
+ * A second table puts each shape's fresh and warm figures side by side, each with its ratio to the
+ * plain JDBC relay in the same kind of JVM.
+ *
  * <pre>
+ * mvn -B -q -o -Pbenchmarks package -pl benchmarks -am -DskipTests
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.DrainBenchmark \
- *     [--events 100000] [--rounds 3] [--targets ceiling,jdbc,per-row,noop,ordered,kafka,rabbit,sqs] \
- *     [--shapes 1x100,2x100,1x500,2x500]
+ *     [--events 100000] [--rounds 3] [--jvm fresh,warm] [--warmup-events N] \
+ *     [--targets ceiling,jdbc,per-row,noop,ordered,kafka,rabbit,sqs] \
+ *     [--shapes 1x100:mark,2x100:mark,1x500:mark,2x500:mark,2x500:delete]
  * </pre>
  *
- * <p>{@code --shapes} picks the workers × batch of the no-op and baseline cases (default all four);
- * {@code --targets jdbc,noop --shapes 1x100,2x500 --rounds 5} measures the relay against the plain
- * JDBC relay in the shapes issue 33 must not regress.
+ * <p>{@code --shapes} picks the workers × batch of the no-op and baseline cases, each in both
+ * completion modes unless it names one ({@code 2x500:delete}); the default is {@link
+ * #DEFAULT_SHAPES}. {@code --targets} defaults to {@code jdbc,noop}.
  *
  * <p>Database from {@code OUTBOX_BENCH_JDBC_URL} (default {@code
  * jdbc:postgresql://127.0.0.1:5432/txoutbox_bench}, user {@code postgres}); RabbitMQ from {@code
@@ -70,9 +87,31 @@ public final class DrainBenchmark {
       int batchSize,
       CompletionMode mode,
       Ordering ordering,
-      int aggregates) {
+      int aggregates,
+      boolean fresh) {
     Case(String target, int workers, int batchSize, CompletionMode mode) {
       this(target, workers, batchSize, mode, Ordering.NONE, DEFAULT_AGGREGATES);
+    }
+
+    /** A case run warm, in the long-lived JVM. */
+    Case(
+        String target,
+        int workers,
+        int batchSize,
+        CompletionMode mode,
+        Ordering ordering,
+        int aggregates) {
+      this(target, workers, batchSize, mode, ordering, aggregates, false);
+    }
+
+    /** This case in a new JVM per run ({@code true}) or in the long-lived, warmed one. */
+    Case inFreshJvm(boolean inFresh) {
+      return new Case(target, workers, batchSize, mode, ordering, aggregates, inFresh);
+    }
+
+    /** {@code fresh JVM} or {@code warm JVM}. */
+    String jvm() {
+      return fresh ? "fresh JVM" : "warm JVM";
     }
 
     /** What is measured, e.g. {@code txoutbox relay, no-op publisher}. */
@@ -105,7 +144,7 @@ public final class DrainBenchmark {
     }
 
     String label() {
-      return what() + " | " + shape();
+      return what() + " | " + shape() + " | " + jvm();
     }
 
     /** A chart's label, e.g. {@code txoutbox, ordered (10 agg.) 2×500 mark}. */
@@ -125,17 +164,73 @@ public final class DrainBenchmark {
           + workers
           + "×"
           + batchSize
-          + (mode == CompletionMode.DELETE ? " delete" : " mark");
+          + (mode == CompletionMode.DELETE ? " delete" : " mark")
+          + (fresh ? " fresh" : "");
     }
 
-    /** The same shape measured on another target, unordered. */
+    /** The same shape measured on another target, unordered, in the same kind of JVM. */
     Case on(String other) {
-      return new Case(other, workers, batchSize, mode);
+      return new Case(other, workers, batchSize, mode).inFreshJvm(fresh);
+    }
+
+    /** The command line of a child JVM running this case ({@link #fromOptions}). */
+    List<String> options() {
+      return List.of(
+          "--target",
+          target,
+          "--workers",
+          String.valueOf(workers),
+          "--batch",
+          String.valueOf(batchSize),
+          "--mode",
+          mode.name(),
+          "--ordering",
+          ordering.name(),
+          "--aggregates",
+          String.valueOf(aggregates));
+    }
+
+    /** The case a child JVM was given by {@link #options()}. */
+    static Case fromOptions(Map<String, String> options) {
+      return new Case(
+          options.get("target"),
+          Integer.parseInt(options.get("workers")),
+          Integer.parseInt(options.get("batch")),
+          CompletionMode.valueOf(options.get("mode")),
+          Ordering.valueOf(options.get("ordering")),
+          Integer.parseInt(options.get("aggregates")),
+          true);
     }
   }
 
-  /** One run of a case: events per second, and CPU per event of the JVM and of PostgreSQL. */
-  record Measurement(double rate, double jvmMicros, double postgresMicros) {}
+  /**
+   * One run of a case: events per second, CPU per event of the JVM and of PostgreSQL, and the
+   * machine's 1-minute load average when it ended (NaN where unknown).
+   */
+  record Measurement(double rate, double jvmMicros, double postgresMicros, double load) {
+    Measurement(double rate, double jvmMicros, double postgresMicros) {
+      this(rate, jvmMicros, postgresMicros, Double.NaN);
+    }
+  }
+
+  /**
+   * Workers × batch and the completion modes of one shape of {@code --shapes}: {@code 2x500} in
+   * both modes, {@code 2x500:delete} in one.
+   */
+  record Shape(int workers, int batchSize, List<CompletionMode> modes) {
+    Shape {
+      modes = List.copyOf(modes);
+    }
+
+    /** Every shape of {@code shapes} (workers, batch) in both completion modes. */
+    static List<Shape> bothModes(int[][] shapes) {
+      List<Shape> out = new ArrayList<>();
+      for (int[] wb : shapes) {
+        out.add(new Shape(wb[0], wb[1], List.of(CompletionMode.values())));
+      }
+      return out;
+    }
+  }
 
   /**
    * The targets: {@code ordered} is the no-op publisher ordered per aggregate over 1,000, 10 and 1
@@ -144,73 +239,129 @@ public final class DrainBenchmark {
   static final List<String> TARGETS =
       List.of("ceiling", "jdbc", "per-row", "noop", "ordered", "kafka", "rabbit", "sqs");
 
-  /** Workers × batch of the command line's no-op and baseline cases. */
-  static final int[][] SHAPES = {{1, 100}, {2, 100}, {1, 500}, {2, 500}};
+  /** The command line's no-op and baseline cases: marking in four shapes, deleting in one. */
+  static final String DEFAULT_SHAPES = "1x100:mark,2x100:mark,1x500:mark,2x500:mark,2x500:delete";
+
+  /** The kinds of JVM a case runs in ({@code --jvm}). */
+  static final List<String> JVMS = List.of("fresh", "warm");
 
   private DrainBenchmark() {}
 
   public static void main(String[] args) {
     try {
-      run(args);
+      ChildJvm.main(args, DrainBenchmark::run, DrainBenchmark::child);
     } catch (Exception | Error e) {
       log.error("benchmark failed", e);
       System.exit(1); // broker client threads must not keep a failed run alive
     }
-    System.exit(0); // nor a finished one
   }
 
-  private static void run(String[] args) throws Exception {
-    Map<String, String> options = parse(args);
+  private static void run(Map<String, String> options) throws Exception {
     int events = Integer.parseInt(options.getOrDefault("events", "100000"));
     int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
+    int warmup = Integer.parseInt(options.getOrDefault("warmup-events", String.valueOf(events)));
     List<String> targets =
-        List.of(options.getOrDefault("targets", "jdbc,noop,kafka,rabbit,sqs").split(","));
-    for (String target : targets) {
-      if (!TARGETS.contains(target)) {
-        throw new IllegalArgumentException(
-            "--targets takes " + String.join(", ", TARGETS) + ", but got '" + target + "'");
+        listed(options.getOrDefault("targets", "jdbc,noop"), "--targets", TARGETS);
+    List<String> jvms = listed(options.getOrDefault("jvm", "fresh,warm"), "--jvm", JVMS);
+    List<Shape> shapes = shapes(options.getOrDefault("shapes", DEFAULT_SHAPES));
+    List<Case> cases = new ArrayList<>();
+    for (String jvm : jvms) {
+      for (String target : targets) {
+        if (jvm.equals("fresh") && BROKER_TARGETS.contains(target)) {
+          log.warn("{} runs warm only: a broker is not started per JVM", target);
+          continue;
+        }
+        cases.addAll(cases(target, shapes, jvm.equals("fresh")));
       }
     }
-    List<Case> cases = new ArrayList<>();
-    int[][] shapes = options.containsKey("shapes") ? shapes(options.get("shapes")) : SHAPES;
-    for (String target : targets) {
-      cases.addAll(cases(target, shapes));
-    }
+    String loadAtStart = MachineInfo.currentLoadAverage();
     try (BenchDatabase db = BenchDatabase.fromEnvironment();
         Targets started = Targets.start(targets)) {
-      Map<Case, List<Measurement>> runs = measure(db, started, cases, c -> events, rounds, 0);
-      writeReport("drain", report(runs, events, rounds, db.serverVersion()));
+      Map<Case, List<Measurement>> runs = measure(db, started, cases, c -> events, rounds, warmup);
+      writeReport(
+          "drain",
+          report(
+              runs,
+              events,
+              rounds,
+              warmup,
+              db.serverVersion(),
+              loadAtStart + "; at the end " + MachineInfo.currentLoadAverage()));
     }
   }
 
   /**
-   * The workers × batch shapes of {@code text}, such as {@code 1x100,2x500}.
+   * The comma-separated values of {@code option}.
    *
-   * @throws IllegalArgumentException naming {@code --shapes} if a shape is not {@code <n>x<n>}
+   * @throws IllegalArgumentException naming the option if a value is not one of {@code allowed}
    */
-  static int[][] shapes(String text) {
-    String[] items = text.split(",");
-    int[][] shapes = new int[items.length][];
-    for (int i = 0; i < items.length; i++) {
-      String[] wb = items[i].trim().split("x");
+  static List<String> listed(String text, String option, List<String> allowed) {
+    List<String> values = List.of(text.split(","));
+    for (String v : values) {
+      if (!allowed.contains(v)) {
+        throw new IllegalArgumentException(
+            option + " takes " + String.join(", ", allowed) + ", but got '" + v + "'");
+      }
+    }
+    return values;
+  }
+
+  /**
+   * The shapes of {@code text}, such as {@code 1x100,2x500:delete}: workers x batch, in both
+   * completion modes unless a {@code :mark} or {@code :delete} names one.
+   *
+   * @throws IllegalArgumentException naming {@code --shapes} if a shape is not {@code
+   *     <n>x<n>[:mark|:delete]}
+   */
+  static List<Shape> shapes(String text) {
+    List<Shape> shapes = new ArrayList<>();
+    for (String item : text.split(",")) {
+      String[] shapeAndMode = item.trim().split(":", -1);
+      String[] wb = shapeAndMode[0].split("x", -1);
+      int workers;
+      int batch;
       try {
-        shapes[i] = new int[] {Integer.parseInt(wb[0]), Integer.parseInt(wb[1])};
+        workers = Integer.parseInt(wb[0]);
+        batch = Integer.parseInt(wb[1]);
       } catch (RuntimeException e) {
         throw new IllegalArgumentException(
-            "--shapes takes workers x batch such as 1x100,2x500, but got '" + items[i] + "'");
+            "--shapes takes workers x batch such as 1x100,2x500:delete, but got '" + item + "'");
       }
-      if (wb.length != 2 || shapes[i][0] < 1 || shapes[i][1] < 1) {
+      if (wb.length != 2 || workers < 1 || batch < 1 || shapeAndMode.length > 2) {
         throw new IllegalArgumentException(
-            "--shapes takes positive workers x batch such as 1x100,2x500, but got '"
-                + items[i]
+            "--shapes takes positive workers x batch such as 1x100,2x500:delete, but got '"
+                + item
                 + "'");
       }
+      List<CompletionMode> modes =
+          shapeAndMode.length == 1
+              ? List.of(CompletionMode.values())
+              : switch (shapeAndMode[1]) {
+                case "mark" -> List.of(CompletionMode.MARK_PROCESSED);
+                case "delete" -> List.of(CompletionMode.DELETE);
+                default ->
+                    throw new IllegalArgumentException(
+                        "--shapes takes :mark or :delete after a shape, but got '" + item + "'");
+              };
+      shapes.add(new Shape(workers, batch, modes));
     }
     return shapes;
   }
 
-  /** The cases of {@code target} ({@link #TARGETS}) for the workers × batch {@code shapes}. */
+  /**
+   * The cases of {@code target} ({@link #TARGETS}) for the workers × batch {@code shapes}, each in
+   * both completion modes, run warm.
+   */
   static List<Case> cases(String target, int[][] shapes) {
+    return cases(target, Shape.bothModes(shapes), false);
+  }
+
+  /** The cases of {@code target} for {@code shapes}, in a fresh JVM per run or warm. */
+  static List<Case> cases(String target, List<Shape> shapes, boolean fresh) {
+    return casesWarm(target, shapes).stream().map(c -> c.inFreshJvm(fresh)).toList();
+  }
+
+  private static List<Case> casesWarm(String target, List<Shape> shapes) {
     List<Case> cases = new ArrayList<>();
     switch (target) {
       case "ordered" -> {
@@ -226,16 +377,20 @@ public final class DrainBenchmark {
         }
       }
       case "per-row" -> {
-        for (int[] wb : shapes) {
-          if (wb[1] == 100) {
-            cases.add(new Case(target, wb[0], wb[1], CompletionMode.MARK_PROCESSED));
+        for (Shape shape : shapes) {
+          if (shape.batchSize() == 100 && shape.modes().contains(CompletionMode.MARK_PROCESSED)) {
+            cases.add(
+                new Case(
+                    target, shape.workers(), shape.batchSize(), CompletionMode.MARK_PROCESSED));
           }
         }
       }
       case "ceiling", "jdbc", "noop" -> {
         for (CompletionMode mode : CompletionMode.values()) {
-          for (int[] wb : shapes) {
-            cases.add(new Case(target, wb[0], wb[1], mode));
+          for (Shape shape : shapes) {
+            if (shape.modes().contains(mode)) {
+              cases.add(new Case(target, shape.workers(), shape.batchSize(), mode));
+            }
           }
         }
       }
@@ -249,10 +404,11 @@ public final class DrainBenchmark {
 
   /**
    * Measures every case in {@code rounds} interleaved rounds, each run on a freshly seeded outbox
-   * of {@code events.applyAsInt(case)} pending events, after a warm-up round of every case with
-   * {@code warmupEvents} (none if 0) that is not counted.
+   * of {@code events.applyAsInt(case)} pending events, after a warm-up round of every warm case
+   * with {@code warmupEvents} (none if 0) that is not counted. A fresh case runs in a child JVM
+   * ({@link #child}) after this JVM seeded its outbox.
    *
-   * @param targets the started targets of the relay cases (JDBC cases need none)
+   * @param targets the started targets of the warm relay cases (JDBC and fresh cases need none)
    * @return the runs of each case, in the order of {@code cases}
    * @throws IllegalStateException if a run did not complete every event
    */
@@ -266,43 +422,104 @@ public final class DrainBenchmark {
       throws Exception {
     Map<Case, List<Measurement>> runs = new LinkedHashMap<>();
     for (int round = warmupEvents > 0 ? 0 : 1; round <= rounds; round++) {
-      log.info(round == 0 ? "drain warm-up" : "drain round {} of {}", round, rounds);
+      if (round == 0) {
+        log.info("drain warm-up, load {}", MachineInfo.currentLoadAverage());
+      } else {
+        log.info("drain round {} of {}, load {}", round, rounds, MachineInfo.currentLoadAverage());
+      }
       for (Case c : cases) {
+        if (round == 0 && c.fresh()) {
+          continue; // nothing to warm: its JVM is new every run
+        }
         int n = round == 0 ? warmupEvents : events.applyAsInt(c);
         db.seed(n, c.aggregates());
-        CpuMeter.Sample cpu = db.cpu().sample();
-        long start = System.nanoTime();
-        long drained;
-        long nanos;
-        if (JDBC_TARGETS.contains(c.target())) {
-          JdbcBaselineRelay.Cycle cycle =
-              switch (c.target()) {
-                case "ceiling" -> JdbcBaselineRelay.Cycle.CEILING;
-                case "per-row" -> JdbcBaselineRelay.Cycle.PER_ROW;
-                default -> JdbcBaselineRelay.Cycle.BATCH;
-              };
-          drained =
-              JdbcBaselineRelay.drain(
-                  db.dataSource(),
-                  cycle,
-                  c.workers(),
-                  c.batchSize(),
-                  c.mode() == CompletionMode.DELETE);
-          nanos = System.nanoTime() - start;
-        } else {
-          Target target = targets.get(c.target());
-          // From relay.start() to the last commit: not the publisher's creation nor the close.
-          nanos = relayDrain(db, target, c, n, PublishTracer.none());
-          target.afterRun();
-          drained = n;
-        }
-        CpuMeter.Sample spent = db.cpu().sample().minus(cpu);
+        Measurement m = c.fresh() ? inChild(db, c, n) : drainHere(db, targets, c, n);
         if (round > 0) {
-          record(runs, c, drained, n, nanos, spent);
+          runs.computeIfAbsent(c, k -> new ArrayList<>()).add(m);
         }
       }
     }
     return runs;
+  }
+
+  /** Drains the seeded outbox of {@code n} events in this JVM and measures it. */
+  private static Measurement drainHere(BenchDatabase db, Targets targets, Case c, int n)
+      throws Exception {
+    Target target = JDBC_TARGETS.contains(c.target()) ? null : targets.get(c.target());
+    Drained d = drain(db, target, c, n);
+    if (target != null) {
+      target.afterRun();
+    }
+    return checked(c, d.events(), n, d.nanos(), d.cpu());
+  }
+
+  /** What one drain did: events completed, nanoseconds, CPU spent. */
+  private record Drained(long events, long nanos, CpuMeter.Sample cpu) {}
+
+  /**
+   * Drains the seeded outbox of {@code n} events with the plain JDBC cycles ({@code target} null)
+   * or a relay publishing to {@code target}, counting CPU from just before it starts; a relay's
+   * clock runs from {@code relay.start()} to the last commit (not the publisher's creation nor the
+   * close).
+   */
+  private static Drained drain(BenchDatabase db, Target target, Case c, int n) throws Exception {
+    CpuMeter.Sample before = db.cpu().sample();
+    long start = System.nanoTime();
+    long drained;
+    long nanos;
+    if (target == null) {
+      drained = jdbcDrain(db, c);
+      nanos = System.nanoTime() - start;
+    } else {
+      nanos = relayDrain(db, target, c, n, PublishTracer.none());
+      drained = n;
+    }
+    return new Drained(drained, nanos, db.cpu().sample().minus(before));
+  }
+
+  private static long jdbcDrain(BenchDatabase db, Case c) throws Exception {
+    JdbcBaselineRelay.Cycle cycle =
+        switch (c.target()) {
+          case "ceiling" -> JdbcBaselineRelay.Cycle.CEILING;
+          case "per-row" -> JdbcBaselineRelay.Cycle.PER_ROW;
+          default -> JdbcBaselineRelay.Cycle.BATCH;
+        };
+    return JdbcBaselineRelay.drain(
+        db.dataSource(), cycle, c.workers(), c.batchSize(), c.mode() == CompletionMode.DELETE);
+  }
+
+  /**
+   * Drains the seeded outbox of {@code n} events in a new JVM ({@link #child}) and measures it by
+   * the child's own figures.
+   */
+  private static Measurement inChild(BenchDatabase db, Case c, int n) throws Exception {
+    List<String> args = new ArrayList<>(List.of("--child", "drain", "--url", db.url()));
+    args.addAll(List.of("--events", String.valueOf(n)));
+    args.addAll(c.options());
+    String result = ChildJvm.run(ChildJvm.classPath(), DrainBenchmark.class, c.label(), args);
+    long[] f = Arrays.stream(result.split(" ")).mapToLong(Long::parseLong).toArray();
+    return checked(c, f[0], n, f[1], new CpuMeter.Sample(f[2], f[3]));
+  }
+
+  /**
+   * A child JVM's side of a fresh case, as a restarted relay: opens a pool on the outbox its parent
+   * seeded, then counts CPU from just before the relay (or the plain JDBC relay) starts until it
+   * drained every event, and prints the events drained, nanoseconds, and the JVM's and PostgreSQL's
+   * CPU nanoseconds as its result line.
+   */
+  private static void child(Map<String, String> options) throws Exception {
+    Case c = Case.fromOptions(options);
+    int events = Integer.parseInt(options.get("events"));
+    if (!JDBC_TARGETS.contains(c.target()) && !c.target().equals("noop")) {
+      throw new IllegalArgumentException(
+          "a fresh JVM runs the no-op and JDBC targets only, but got '" + c.target() + "'");
+    }
+    try (BenchDatabase db = BenchDatabase.existing(options.get("url"));
+        NoopTarget noop = new NoopTarget()) {
+      Drained d = drain(db, JDBC_TARGETS.contains(c.target()) ? null : noop, c, events);
+      ChildJvm.result(
+          d.events() + " " + d.nanos() + " " + d.cpu().jvmNanos() + " " + d.cpu().postgresNanos());
+    }
   }
 
   /** The started targets of a run by key; closes them all. */
@@ -449,19 +666,17 @@ public final class DrainBenchmark {
     }
   }
 
-  private static void record(
-      Map<Case, List<Measurement>> rates,
-      Case c,
-      long drained,
-      int expected,
-      long nanos,
-      CpuMeter.Sample cpu) {
+  /**
+   * The figures of a run that drained {@code drained} events.
+   *
+   * @throws IllegalStateException if that is not the {@code expected} count
+   */
+  private static Measurement checked(
+      Case c, long drained, int expected, long nanos, CpuMeter.Sample cpu) {
     if (drained != expected) {
       throw new IllegalStateException(c.label() + " drained " + drained + " of " + expected);
     }
-    rates
-        .computeIfAbsent(c, k -> new ArrayList<>())
-        .add(measurement(c.label(), drained, nanos, cpu));
+    return measurement(c.label(), drained, nanos, cpu);
   }
 
   /** The figures of a drain of {@code drained} events in {@code nanos}, logged. */
@@ -470,75 +685,163 @@ public final class DrainBenchmark {
         new Measurement(
             drained / (nanos / 1e9),
             cpu.jvmNanos() / 1e3 / drained,
-            cpu.postgresNanos() / 1e3 / drained);
+            cpu.postgresNanos() / 1e3 / drained,
+            oneMinuteLoad());
     log.info(
-        "{}: {} events/s, CPU per event {} µs JVM / {} µs PostgreSQL",
+        "{}: {} events/s, CPU per event {} µs JVM / {} µs PostgreSQL, load {}",
         label,
         Math.round(m.rate()),
         String.format("%.1f", m.jvmMicros()),
-        String.format("%.1f", m.postgresMicros()));
+        String.format("%.1f", m.postgresMicros()),
+        m.load());
     return m;
   }
 
-  /** The command line's Markdown table: each case with its reference of the same run. */
+  /** The machine's 1-minute load average, NaN where {@code /proc/loadavg} cannot be read. */
+  static double oneMinuteLoad() {
+    try {
+      return Double.parseDouble(MachineInfo.currentLoadAverage().split(" ")[0]);
+    } catch (NumberFormatException e) {
+      return Double.NaN;
+    }
+  }
+
+  /**
+   * The command line's Markdown report: every case with its reference of the same run, then each
+   * shape's fresh and warm figures side by side if both ran.
+   */
   static String report(
-      Map<Case, List<Measurement>> runs, int events, int rounds, String pgVersion) {
+      Map<Case, List<Measurement>> runs,
+      int events,
+      int rounds,
+      int warmupEvents,
+      String pgVersion,
+      String load) {
     StringBuilder out = new StringBuilder();
     out.append("# Drain benchmark\n\n");
     out.append(
         String.format(
-            "Draining %,d pending events, median of %d interleaved rounds, %d cores, Java %s,"
-                + " PostgreSQL %s.%n%n",
+            "Draining %,d pending events, median of %d interleaved rounds; fresh JVM: a new JVM"
+                + " per run, as a restarted relay; warm JVM: this long-lived JVM after a warm-up"
+                + " run of every warm case (%,d events). %d cores, Java %s, PostgreSQL %s. Load"
+                + " average (1, 5, 15 min) at the start: %s.%n%n",
             events,
             rounds,
+            warmupEvents,
             Runtime.getRuntime().availableProcessors(),
             System.getProperty("java.version"),
-            pgVersion));
+            pgVersion,
+            load));
     out.append(ReportWriter.markdown(table(runs)));
+    ReportSection.Table sideBySide = freshAndWarm(runs);
+    if (!sideBySide.rows().isEmpty()) {
+      out.append("\n## Fresh and warm JVM side by side\n\n")
+          .append(ReportWriter.markdown(sideBySide));
+    }
     return out.toString();
   }
 
   /**
-   * Every case's median events/s, its ratio to its reference in the same runs (the plain JDBC relay
-   * of the same shape; for ordered cases the unordered no-op relay; for a broker the no-op relay)
-   * and CPU µs per event.
+   * Every case's median events/s, its ratio to its reference in the same runs and kind of JVM (the
+   * plain JDBC relay of the same shape; for ordered cases the unordered no-op relay; for a broker
+   * the no-op relay), CPU µs per event with the JVM's ratio to the reference's, and the 1-minute
+   * load average over the runs.
    */
   static ReportSection.Table table(Map<Case, List<Measurement>> runs) {
     List<List<String>> rows = new ArrayList<>();
     for (Map.Entry<Case, List<Measurement>> e : runs.entrySet()) {
       Case c = e.getKey();
       Case reference = reference(c);
-      double rate = Figures.median(e.getValue(), Measurement::rate);
+      List<Measurement> ms = e.getValue();
       List<Measurement> ref = reference == null ? null : runs.get(reference);
+      double rate = Figures.median(ms, Measurement::rate);
+      double jvm = Figures.median(ms, Measurement::jvmMicros);
       rows.add(
           List.of(
               c.what(),
               c.shape(),
+              c.fresh() ? "fresh" : "warm",
               Figures.rate(rate),
-              String.format(
-                  "%s–%s",
-                  Figures.rate(
-                      e.getValue().stream().mapToDouble(Measurement::rate).min().orElse(0)),
-                  Figures.rate(
-                      e.getValue().stream().mapToDouble(Measurement::rate).max().orElse(0))),
+              range(ms, Measurement::rate, Figures::rate),
               ref == null
                   ? ""
                   : Figures.ratio(rate, Figures.median(ref, Measurement::rate))
                       + " of "
                       + reference.what(),
-              Figures.one(Figures.median(e.getValue(), Measurement::jvmMicros)),
-              Figures.one(Figures.median(e.getValue(), Measurement::postgresMicros))));
+              Figures.one(jvm),
+              ref == null ? "" : Figures.ratio(jvm, Figures.median(ref, Measurement::jvmMicros)),
+              Figures.one(Figures.median(ms, Measurement::postgresMicros)),
+              range(ms, Measurement::load, Figures::one)));
     }
     return new ReportSection.Table(
         List.of(
             "case",
             "workers × batch",
+            "JVM",
             "events/s (median)",
             "min–max",
             "vs reference, same run",
             "JVM CPU µs/event",
-            "PostgreSQL CPU µs/event"),
+            "JVM CPU vs reference",
+            "PostgreSQL CPU µs/event",
+            "load (1 min), min–max"),
         rows);
+  }
+
+  /**
+   * Each case measured both in a fresh JVM and warm, one row: its median rate and JVM CPU per event
+   * in each, with their ratios to the reference in the same kind of JVM, and PostgreSQL's CPU per
+   * event.
+   */
+  static ReportSection.Table freshAndWarm(Map<Case, List<Measurement>> runs) {
+    List<List<String>> rows = new ArrayList<>();
+    for (Case warm : runs.keySet()) {
+      Case fresh = warm.inFreshJvm(true);
+      if (warm.fresh() || !runs.containsKey(fresh)) {
+        continue;
+      }
+      List<String> row = new ArrayList<>(List.of(warm.what(), warm.shape()));
+      List<String> jvm = new ArrayList<>();
+      List<String> postgres = new ArrayList<>();
+      for (Case c : List.of(fresh, warm)) {
+        List<Measurement> ms = runs.get(c);
+        Case reference = reference(c);
+        List<Measurement> ref = reference == null ? null : runs.get(reference);
+        double rate = Figures.median(ms, Measurement::rate);
+        double cpu = Figures.median(ms, Measurement::jvmMicros);
+        row.add(Figures.rate(rate));
+        row.add(ref == null ? "" : Figures.ratio(rate, Figures.median(ref, Measurement::rate)));
+        String cpuRatio =
+            ref == null ? "" : Figures.ratio(cpu, Figures.median(ref, Measurement::jvmMicros));
+        jvm.add(Figures.one(cpu) + (cpuRatio.isEmpty() ? "" : " (" + cpuRatio + ")"));
+        postgres.add(Figures.one(Figures.median(ms, Measurement::postgresMicros)));
+      }
+      row.addAll(jvm);
+      row.add(String.join(" / ", postgres));
+      rows.add(row);
+    }
+    return new ReportSection.Table(
+        List.of(
+            "case",
+            "workers × batch",
+            "fresh events/s",
+            "fresh vs reference",
+            "warm events/s",
+            "warm vs reference",
+            "JVM CPU µs/event fresh (vs reference)",
+            "warm (vs reference)",
+            "PostgreSQL CPU µs/event fresh / warm"),
+        rows);
+  }
+
+  /** {@code min–max} of {@code f} over {@code runs}, each formatted by {@code format}. */
+  private static <T> String range(
+      List<T> runs,
+      java.util.function.ToDoubleFunction<T> f,
+      java.util.function.DoubleFunction<String> format) {
+    double min = runs.stream().mapToDouble(f).min().orElse(Double.NaN);
+    double max = runs.stream().mapToDouble(f).max().orElse(Double.NaN);
+    return format.apply(min) + "–" + format.apply(max);
   }
 
   /** The case {@code c} is compared with, or null for the plain JDBC relay itself. */
@@ -572,9 +875,12 @@ public final class DrainBenchmark {
     for (int i = 0; i < args.length; i++) {
       if (!args[i].startsWith("--") || i + 1 >= args.length) {
         throw new IllegalArgumentException(
-            "usage: DrainBenchmark [--events N] [--rounds N] [--targets "
+            "usage: DrainBenchmark [--events N] [--rounds N] [--jvm fresh,warm]"
+                + " [--warmup-events N] [--targets "
                 + String.join(",", TARGETS)
-                + "] [--shapes 1x100,2x500]");
+                + "] [--shapes "
+                + DEFAULT_SHAPES
+                + "]");
       }
       options.put(args[i].substring(2), args[++i]);
     }

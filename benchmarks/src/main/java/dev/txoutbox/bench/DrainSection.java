@@ -41,13 +41,24 @@ final class DrainSection {
                 + " of the same shape): a KRaft broker in a child JVM (3 partitions, `acks=all`,"
                 + " idempotent producer), the local RabbitMQ (durable queue, persistent messages,"
                 + " confirms), ElasticMQ in this JVM. The JVM CPU counts ElasticMQ (in this JVM) but"
-                + " not the Kafka broker's JVM nor the RabbitMQ server.",
+                + " not the Kafka broker's JVM nor the RabbitMQ server.\n\n"
+                + "Every case runs in this long-lived JVM, warmed by that warm-up round (**warm"
+                + " JVM**); the plain JDBC relay and txoutbox with the no-op publisher also run in a"
+                + " **fresh JVM** per run (%s), as a restarted relay: this JVM seeds the outbox, a"
+                + " new JVM opens a pool, starts the relay, drains and reports its own CPU from just"
+                + " before the relay starts, class loading and JIT compilation included. The second"
+                + " table puts both side by side.",
             profile.drainEvents(),
             profile.slowEvents(),
             profile.drainRounds(),
             profile.drainRounds() == 1 ? "" : "s",
-            profile.drainWarmupEvents()));
+            profile.drainWarmupEvents(),
+            DrainBenchmark.DEFAULT_SHAPES.replace("x", "×").replace(",", ", ")));
     List<DrainBenchmark.Case> cases = new ArrayList<>();
+    for (String target : List.of("jdbc", "noop")) {
+      cases.addAll(
+          DrainBenchmark.cases(target, DrainBenchmark.shapes(DrainBenchmark.DEFAULT_SHAPES), true));
+    }
     for (String target : List.of("ceiling", "jdbc", "per-row", "noop", "ordered")) {
       cases.addAll(DrainBenchmark.cases(target, profile.drainShapes()));
     }
@@ -84,6 +95,8 @@ final class DrainSection {
                     + error.replace('`', '\'')
                     + "`."));
     section.table(DrainBenchmark.table(runs));
+    section.text("Fresh and warm JVM side by side:");
+    section.table(DrainBenchmark.freshAndWarm(runs));
     List<String> labels = new ArrayList<>();
     List<Double> rates = new ArrayList<>();
     List<Double> jvm = new ArrayList<>();
@@ -116,11 +129,17 @@ final class DrainSection {
   private static void summarize(
       Map<DrainBenchmark.Case, List<DrainBenchmark.Measurement>> runs, List<List<String>> summary) {
     CompletionMode mark = CompletionMode.MARK_PROCESSED;
+    DrainBenchmark.Case small = new DrainBenchmark.Case("noop", 1, 100, mark);
+    DrainBenchmark.Case large = new DrainBenchmark.Case("noop", 2, 500, mark);
+    DrainBenchmark.Case deleting = new DrainBenchmark.Case("noop", 2, 500, CompletionMode.DELETE);
     List<DrainBenchmark.Case> picked =
         List.of(
-            new DrainBenchmark.Case("noop", 1, 100, mark),
-            new DrainBenchmark.Case("noop", 2, 500, mark),
-            new DrainBenchmark.Case("noop", 2, 500, CompletionMode.DELETE),
+            small.inFreshJvm(true),
+            small,
+            large.inFreshJvm(true),
+            large,
+            deleting.inFreshJvm(true),
+            deleting,
             new DrainBenchmark.Case("noop", 2, 500, mark, Ordering.PER_AGGREGATE, 1_000),
             new DrainBenchmark.Case("kafka", 2, 500, mark),
             new DrainBenchmark.Case("rabbit", 2, 500, mark),
@@ -130,13 +149,13 @@ final class DrainSection {
       DrainBenchmark.Case ref = DrainBenchmark.reference(c);
       List<DrainBenchmark.Measurement> r = runs.get(ref);
       if (m == null) {
-        summary.add(List.of("drain, " + c.what() + ", " + c.shape(), "not measured", "", ""));
+        summary.add(List.of(summaryLabel(c), "not measured", "", ""));
         continue;
       }
       double rate = Figures.median(m, DrainBenchmark.Measurement::rate);
       summary.add(
           List.of(
-              "drain, " + c.what() + ", " + c.shape(),
+              summaryLabel(c),
               Figures.rate(rate) + " events/s",
               r == null
                   ? ""
@@ -150,5 +169,13 @@ final class DrainSection {
                   + " / "
                   + Figures.one(Figures.median(m, DrainBenchmark.Measurement::postgresMicros))));
     }
+  }
+
+  /**
+   * A summary row's figure, e.g. {@code drain, txoutbox, no-op publisher, 2 × 500, mark, fresh
+   * JVM}.
+   */
+  private static String summaryLabel(DrainBenchmark.Case c) {
+    return "drain, " + c.what() + ", " + c.shape() + ", " + c.jvm();
   }
 }

@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * verify}:
  *
  * <pre>
- * mvn -B -q -o package -pl benchmarks -am -DskipTests
+ * mvn -B -q -o -Pbenchmarks package -pl benchmarks -am -DskipTests
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.FleetBenchmark \
  *     [--outboxes 30] [--events 10000] [--rounds 3] [--kills 10] [--ttl-ms 3000] [--scan-ms 500] \
  *     [--pool-size 1] [--skip-overhead] [--skip-kills]
@@ -452,17 +452,17 @@ public final class FleetBenchmark {
   private static Process start(String url, String id, int ttl, int scan, int pool, Path logs)
       throws Exception {
     return new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx256m",
-            "-cp",
-            System.getProperty("java.class.path"),
-            FleetBenchmark.class.getName(),
-            "--node",
-            url,
-            id,
-            String.valueOf(ttl),
-            String.valueOf(scan),
-            String.valueOf(pool))
+            ChildJvm.command(
+                ChildJvm.classPath(),
+                List.of("-Xmx256m"),
+                FleetBenchmark.class,
+                List.of(
+                    "--node",
+                    url,
+                    id,
+                    String.valueOf(ttl),
+                    String.valueOf(scan),
+                    String.valueOf(pool))))
         .redirectErrorStream(true)
         .redirectOutput(logs.resolve(id + ".log").toFile())
         .start();
@@ -588,13 +588,8 @@ public final class FleetBenchmark {
    * part whose "broker" is the table {@code published}; SIGTERM closes it.
    */
   private static void node(String[] args) throws Exception {
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(args[1]);
-    config.setUsername(BenchDatabase.user());
-    config.setPassword(BenchDatabase.password());
-    config.setMaximumPoolSize(6); // the node's scans and LISTEN, and the publishers' inserts
-    config.setPoolName("control");
-    HikariDataSource control = new HikariDataSource(config);
+    // 6: the node's scans and LISTEN, and the publishers' inserts
+    HikariDataSource control = BenchDatabase.pool(args[1], 6, "control");
     String id = args[2];
     FleetNode node =
         FleetNode.builder()

@@ -1,6 +1,5 @@
 package dev.txoutbox.bench;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxRelay;
@@ -88,13 +87,8 @@ final class LatencyBenchmark {
   static Result measure(
       Mode mode, int rate, Duration warmup, Duration length, int idleSamples, Duration quiet)
       throws InterruptedException {
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(BenchDatabase.url("txoutbox_bench"));
-    config.setUsername(BenchDatabase.user());
-    config.setPassword(BenchDatabase.password());
-    config.setMaximumPoolSize(WRITERS + 6);
-    config.setPoolName("latency-bench");
-    try (HikariDataSource pool = new HikariDataSource(config)) {
+    try (HikariDataSource pool =
+        BenchDatabase.pool(BenchDatabase.url("txoutbox_bench"), WRITERS + 6, "latency-bench")) {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       dsl.dropSchemaIfExists(SCHEMA).cascade().execute();
       OutboxSchema.migrate(pool, SCHEMA);

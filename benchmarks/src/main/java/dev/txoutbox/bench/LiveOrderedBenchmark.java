@@ -1,6 +1,5 @@
 package dev.txoutbox.bench;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.Ordering;
 import dev.txoutbox.Outbox;
@@ -146,16 +145,9 @@ public final class LiveOrderedBenchmark {
       throw new IllegalArgumentException(
           "--wakeup must be in-process, notify or poll but was " + wakeup);
     }
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(
-        System.getenv()
-            .getOrDefault(
-                "OUTBOX_BENCH_JDBC_URL", "jdbc:postgresql://127.0.0.1:5432/txoutbox_bench"));
-    config.setUsername(System.getenv().getOrDefault("OUTBOX_BENCH_DB_USER", "postgres"));
-    config.setPassword(System.getenv().getOrDefault("OUTBOX_BENCH_DB_PASSWORD", ""));
-    config.setMaximumPoolSize(WRITERS + 4 * relayCount + 2);
-    config.setPoolName("live-bench");
-    try (HikariDataSource pool = new HikariDataSource(config);
+    try (HikariDataSource pool =
+            BenchDatabase.pool(
+                BenchDatabase.url("txoutbox_bench"), WRITERS + 4 * relayCount + 2, "live-bench");
         EmbeddedKafka kafka = publisherName.equals("kafka") ? EmbeddedKafka.startDefault() : null) {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       dsl.dropSchemaIfExists(SCHEMA).cascade().execute();

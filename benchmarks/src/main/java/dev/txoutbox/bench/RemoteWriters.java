@@ -1,6 +1,5 @@
 package dev.txoutbox.bench;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.Outbox;
 import java.io.BufferedReader;
@@ -51,13 +50,13 @@ public final class RemoteWriters {
     ProcessHandle.current()
         .parent()
         .ifPresent(parent -> parent.onExit().thenRun(() -> Runtime.getRuntime().halt(2)));
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(args[0]);
-    config.setUsername(args[1]);
-    config.setPassword(BenchDatabase.password());
-    config.setMaximumPoolSize(LatencyBenchmark.WRITERS + 1);
-    config.setPoolName("remote-writers");
-    try (HikariDataSource pool = new HikariDataSource(config)) {
+    try (HikariDataSource pool =
+        BenchDatabase.pool(
+            args[0],
+            args[1],
+            BenchDatabase.password(),
+            LatencyBenchmark.WRITERS + 1,
+            "remote-writers")) {
       Outbox outbox = Outbox.builder().schema(args[2]).build();
       LatencyBenchmark.Steady steady =
           LatencyBenchmark.writeSteadily(
@@ -144,21 +143,20 @@ public final class RemoteWriters {
       Duration length,
       Path file)
       throws IOException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     ProcessBuilder pb =
         new ProcessBuilder(
-            List.of(
-                java,
-                "-cp",
-                System.getProperty("java.class.path"),
-                RemoteWriters.class.getName(),
-                url,
-                user,
-                schema,
-                Integer.toString(rate),
-                Long.toString(warmup.toMillis()),
-                Long.toString(length.toMillis()),
-                file.toString()));
+            ChildJvm.command(
+                ChildJvm.classPath(),
+                List.of(),
+                RemoteWriters.class,
+                List.of(
+                    url,
+                    user,
+                    schema,
+                    Integer.toString(rate),
+                    Long.toString(warmup.toMillis()),
+                    Long.toString(length.toMillis()),
+                    file.toString())));
     pb.environment().put("OUTBOX_BENCH_DB_PASSWORD", password);
     pb.redirectError(ProcessBuilder.Redirect.INHERIT);
     return new Child(pb.start());

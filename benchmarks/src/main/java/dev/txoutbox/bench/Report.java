@@ -1,5 +1,6 @@
 package dev.txoutbox.bench;
 
+import dev.txoutbox.testing.LogicalServer;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -18,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * performance table), with the machine, the command and the git commit. Not part of the test run:
  *
  * <pre>
- * mvn -B -q -o package -pl benchmarks -am -DskipTests
+ * mvn -B -q -o -Pbenchmarks package -pl benchmarks -am -DskipTests
  * java -Djava.awt.headless=true -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' \
  *     dev.txoutbox.bench.Report [--quick] [--sections drain,writer,latency,backlog,wal] [--out DIR] \
  *     [--tuning-log benchmarks/tuning-log.md]
@@ -175,7 +176,7 @@ public final class Report {
           "**A `--quick` smoke run: small sizes and short runs, figures not meant to be"
               + " quoted.**\n\n");
     }
-    out.append("```bash\nmvn -B -q -o package -pl benchmarks -am -DskipTests\n")
+    out.append("```bash\nmvn -B -q -o -Pbenchmarks package -pl benchmarks -am -DskipTests\n")
         .append(options.command())
         .append("\n```\n\n");
     out.append("- Started ")

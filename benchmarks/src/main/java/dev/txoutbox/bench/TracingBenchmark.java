@@ -30,7 +30,7 @@ import java.util.Map;
  * own database, so it never meets another benchmark's rows. Not part of the test run:
  *
  * <pre>
- * mvn -B -q -o package -pl benchmarks -am -DskipTests
+ * mvn -B -q -o -Pbenchmarks package -pl benchmarks -am -DskipTests
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.TracingBenchmark \
  *     [--events 100000] [--rounds 3] [--workers 2] [--batch 500] [--cases absent,noop,off,drop,memory]
  * </pre>

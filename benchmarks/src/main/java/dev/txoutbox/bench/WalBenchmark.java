@@ -2,7 +2,6 @@ package dev.txoutbox.bench;
 
 import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.CompletionMode;
 import dev.txoutbox.OutboxRelay;
@@ -11,14 +10,18 @@ import dev.txoutbox.RelayListener;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.Publisher;
+import dev.txoutbox.testing.LogicalServer;
 import dev.txoutbox.wal.WalRelay;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -128,6 +131,40 @@ final class WalBenchmark {
     return p;
   }
 
+  /** Where Debian installs each major version's binaries, {@code <dir>/<version>/bin}. */
+  private static final Path POSTGRES_VERSIONS = Path.of("/usr/lib/postgresql");
+
+  /**
+   * A cluster of the benchmark's own with {@code wal_level=logical} ({@link
+   * LogicalServer#cluster}), of the newest PostgreSQL installed under {@code /usr/lib/postgresql},
+   * with {@code settings} as written in {@code postgresql.conf} ({@link #quoted}).
+   *
+   * @throws IOException if no version is installed there, or the cluster cannot start
+   */
+  static LogicalServer logicalServer(Map<String, String> settings)
+      throws IOException, InterruptedException {
+    int newest;
+    try (Stream<Path> versions = Files.list(POSTGRES_VERSIONS)) {
+      newest =
+          versions
+              .map(p -> p.getFileName().toString())
+              .filter(v -> v.matches("[0-9]+"))
+              .mapToInt(Integer::parseInt)
+              .filter(LogicalServer::available)
+              .max()
+              .orElseThrow(
+                  () -> new IOException("no PostgreSQL binaries under " + POSTGRES_VERSIONS));
+    }
+    return LogicalServer.cluster(newest, settings);
+  }
+
+  /** The settings quoted as {@code postgresql.conf} wants a value that is not a number. */
+  static Map<String, String> quoted(Map<String, String> settings) {
+    Map<String, String> out = new LinkedHashMap<>();
+    settings.forEach((k, v) -> out.put(k, "'" + v.replace("'", "''") + "'"));
+    return out;
+  }
+
   /** Sets the WAL relay's minimum batch interval, in milliseconds; unset, its default. */
   static final String MIN_BATCH_INTERVAL_PROPERTY = "txoutbox.bench.walMinBatchIntervalMillis";
 
@@ -159,7 +196,7 @@ final class WalBenchmark {
       String name) {
     return WalRelay.builder()
         .dataSource(dataSource)
-        .replicationUrl(server.url(database), credentials())
+        .replicationUrl(server.jdbcUrl(database), credentials())
         .tables(OutboxTables.of(schema, ""))
         .publisher(publisher)
         .listener(listener)
@@ -293,7 +330,10 @@ final class WalBenchmark {
           long start = System.nanoTime();
           try (SlotReader reader =
               SlotReader.open(
-                  server.url(DATABASE), credentials(), setup.slotName(), setup.publicationName())) {
+                  server.jdbcUrl(DATABASE),
+                  credentials(),
+                  setup.slotName(),
+                  setup.publicationName())) {
             if (!reader.readInserts(events, DRAIN_TIMEOUT)) {
               throw new IllegalStateException(
                   label + ": " + (events - reader.inserts()) + " events not read in time");
@@ -361,7 +401,7 @@ final class WalBenchmark {
       LogicalServer server, LatencyMode mode, int rate, Duration warmup, Duration length)
       throws Exception {
     String schema = LatencyBenchmark.SCHEMA;
-    try (HikariDataSource pool = pool(server.url(DATABASE), 6, "wal-latency")) {
+    try (HikariDataSource pool = pool(server.jdbcUrl(DATABASE), 6, "wal-latency")) {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       dsl.dropSchemaIfExists(schema).cascade().execute();
       OutboxSchema.migrate(pool, schema);
@@ -398,7 +438,8 @@ final class WalBenchmark {
       }
       Path file = Files.createTempFile("txoutbox-latency-", ".txt");
       try (RemoteWriters.Child child =
-          RemoteWriters.start(server.url(DATABASE), USER, "", schema, rate, warmup, length, file)) {
+          RemoteWriters.start(
+              server.jdbcUrl(DATABASE), USER, "", schema, rate, warmup, length, file)) {
         CpuMeter meter = new CpuMeter(dsl);
         child.await("measuring");
         CpuMeter.Sample before = meter.sample();
@@ -533,7 +574,7 @@ final class WalBenchmark {
         log.info("writers beside {}, round {} of {}", state.label, round, rounds);
         WriterBenchmark.Measured m =
             WriterBenchmark.measure(
-                server.url(WriterBenchmark.DATABASE),
+                server.jdbcUrl(WriterBenchmark.DATABASE),
                 USER,
                 "",
                 threads,
@@ -584,7 +625,7 @@ final class WalBenchmark {
         try {
           reader =
               SlotReader.open(
-                  server.url(WriterBenchmark.DATABASE),
+                  server.jdbcUrl(WriterBenchmark.DATABASE),
                   credentials(),
                   setup.slotName(),
                   setup.publicationName());
@@ -690,11 +731,6 @@ final class WalBenchmark {
   }
 
   static HikariDataSource pool(String url, int size, String name) {
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(url);
-    config.setUsername(USER);
-    config.setMaximumPoolSize(size);
-    config.setPoolName(name);
-    return new HikariDataSource(config);
+    return BenchDatabase.pool(url, USER, "", size, name);
   }
 }

@@ -1,6 +1,7 @@
 package dev.txoutbox.bench;
 
 import dev.txoutbox.spi.DurationText;
+import dev.txoutbox.testing.LogicalServer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -80,9 +81,9 @@ final class WalSection {
     Map<String, List<WriterBenchmark.Run>> writers = null;
     MachineInfo info;
     Map<String, String> own;
-    try (LogicalServer server = LogicalServer.start(LogicalServer.quoted(settings));
+    try (LogicalServer server = WalBenchmark.logicalServer(WalBenchmark.quoted(settings));
         BenchDatabase db =
-            new BenchDatabase(server.url(WalBenchmark.DATABASE), WalBenchmark.USER, "")) {
+            new BenchDatabase(server.jdbcUrl(WalBenchmark.DATABASE), WalBenchmark.USER, "")) {
       info = MachineInfo.collect(db.dsl());
       own = withWalPath(db, info);
       if (parts.contains("drain")) {

@@ -1,6 +1,5 @@
 package dev.txoutbox.bench;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxEvent;
@@ -51,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * per transaction is steadier than tx/s on a shared machine. Not part of the test run:
  *
  * <pre>
- * mvn -B -q -o package -pl benchmarks -am -DskipTests
+ * mvn -B -q -o -Pbenchmarks package -pl benchmarks -am -DskipTests
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.WriterBenchmark \
  *     [--seconds 20] [--rounds 2] [--threads 1,4,8] [--cases alone,plain,outbox,notify]
  * </pre>
@@ -559,7 +558,7 @@ public final class WriterBenchmark {
       OutboxSchema.migrate(pool, schema);
     }
     OutboxSchema.migrateNotifyTrigger(pool, NOTIFY_SCHEMA);
-    OrderWriters.createOrdersTable(dsl, SCHEMA);
+    createOrdersTable(dsl);
     // The reference's table: the outbox table's shape, defaults and indexes, under another name.
     dsl.execute(
         "CREATE TABLE "
@@ -567,6 +566,18 @@ public final class WriterBenchmark {
             + ".outbox_copy (LIKE "
             + SCHEMA
             + ".outbox_events INCLUDING ALL)");
+  }
+
+  /** Creates {@code <SCHEMA>.orders}, the business table the writers insert into. */
+  private static void createOrdersTable(DSLContext dsl) {
+    dsl.createTableIfNotExists(DSL.name(SCHEMA, "orders"))
+        .column("id", SQLDataType.UUID.notNull())
+        .column("aggregate_id", SQLDataType.VARCHAR(255).notNull())
+        .column(
+            "created_at",
+            SQLDataType.TIMESTAMPWITHTIMEZONE.notNull().defaultValue(DSL.currentOffsetDateTime()))
+        .primaryKey("id")
+        .execute();
   }
 
   static void truncate(DSLContext dsl) {
@@ -579,12 +590,6 @@ public final class WriterBenchmark {
   }
 
   static HikariDataSource pool(String url, String user, String password, int size) {
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(url);
-    config.setUsername(user);
-    config.setPassword(password);
-    config.setMaximumPoolSize(size);
-    config.setPoolName("writers");
-    return new HikariDataSource(config);
+    return BenchDatabase.pool(url, user, password, size, "writers");
   }
 }

@@ -24,7 +24,7 @@ import org.jooq.impl.DSL;
  * before it in the same run. Not part of the test run:
  *
  * <pre>
- * mvn -B -q -o package -pl benchmarks -am -DskipTests
+ * mvn -B -q -o -Pbenchmarks package -pl benchmarks -am -DskipTests
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.WriterFreshJvm \
  *     [--threads 8] [--rounds 2] [--cases alone,jdbc,outbox] [--jars before=old.jar,after=new.jar]
  * </pre>

@@ -32,24 +32,83 @@ class DrainTableTest {
     List<List<String>> rows = DrainBenchmark.table(runs).rows();
 
     assertThat(rows).hasSize(5);
-    assertThat(rows.get(0)).containsSubsequence("plain JDBC relay", "2 × 500, mark", "50,000");
-    assertThat(rows.get(0).get(4)).isEmpty();
-    assertThat(rows.get(1).get(3)).isEqualTo("10,000–50,000");
-    assertThat(rows.get(1).get(4)).isEqualTo("0.90× of plain JDBC relay");
+    assertThat(rows.get(0))
+        .containsSubsequence("plain JDBC relay", "2 × 500, mark", "warm", "50,000");
+    assertThat(rows.get(0).get(5)).isEmpty();
+    assertThat(rows.get(1).get(4)).isEqualTo("10,000–50,000");
+    assertThat(rows.get(1).get(5)).isEqualTo("0.90× of plain JDBC relay");
     assertThat(rows.get(2).get(0)).endsWith("ordered per aggregate (10 aggregates)");
-    assertThat(rows.get(2).get(4)).isEqualTo("0.20× of txoutbox, no-op publisher");
-    assertThat(rows.get(3).get(4)).isEqualTo("0.50× of txoutbox, no-op publisher");
+    assertThat(rows.get(2).get(5)).isEqualTo("0.20× of txoutbox, no-op publisher");
+    assertThat(rows.get(3).get(5)).isEqualTo("0.50× of txoutbox, no-op publisher");
     // no deleting baseline in this run: no ratio rather than one against the marking baseline
-    assertThat(rows.get(4).get(4)).isEmpty();
-    assertThat(rows.get(1).get(5)).isEqualTo("2.0");
-    assertThat(rows.get(1).get(6)).isEqualTo("9.0");
+    assertThat(rows.get(4).get(5)).isEmpty();
+    assertThat(rows.get(1).get(6)).isEqualTo("2.0");
+    assertThat(rows.get(1).get(7)).isEqualTo("1.00×");
+    assertThat(rows.get(1).get(8)).isEqualTo("9.0");
+    assertThat(rows.get(1).get(9)).isEqualTo("1.0–3.0");
   }
 
   @Test
-  void shapesAreReadAsWorkersTimesBatchAndABadOneIsRefusedByName() {
-    assertThat(DrainBenchmark.shapes("1x100, 2x500"))
-        .isDeepEqualTo(new int[][] {{1, 100}, {2, 500}});
-    for (String bad : List.of("2", "2x", "0x100", "2x500x1", "twoxten")) {
+  void freshAndWarmRunsOfAShapeStandSideBySideEachAgainstItsOwnKindOfJvm() {
+    DrainBenchmark.Case jdbc = new DrainBenchmark.Case("jdbc", 1, 100, MARK);
+    DrainBenchmark.Case ours = new DrainBenchmark.Case("noop", 1, 100, MARK);
+    Map<DrainBenchmark.Case, List<DrainBenchmark.Measurement>> runs = new LinkedHashMap<>();
+    runs.put(jdbc.inFreshJvm(true), List.of(new DrainBenchmark.Measurement(40_000, 8.0, 15, 1)));
+    runs.put(ours.inFreshJvm(true), List.of(new DrainBenchmark.Measurement(30_000, 20.0, 15, 1)));
+    runs.put(jdbc, List.of(new DrainBenchmark.Measurement(50_000, 5.0, 14, 1)));
+    runs.put(ours, List.of(new DrainBenchmark.Measurement(45_000, 6.0, 14, 1)));
+
+    List<List<String>> table = DrainBenchmark.table(runs).rows();
+    List<List<String>> sideBySide = DrainBenchmark.freshAndWarm(runs).rows();
+
+    assertThat(table).extracting(r -> r.get(2)).containsExactly("fresh", "fresh", "warm", "warm");
+    assertThat(table.get(1).get(5)).isEqualTo("0.75× of plain JDBC relay");
+    assertThat(table.get(3).get(5)).isEqualTo("0.90× of plain JDBC relay");
+    assertThat(sideBySide).hasSize(2);
+    assertThat(sideBySide.get(0)).startsWith("plain JDBC relay", "1 × 100, mark", "40,000", "");
+    assertThat(sideBySide.get(1))
+        .containsExactly(
+            "txoutbox, no-op publisher",
+            "1 × 100, mark",
+            "30,000",
+            "0.75×",
+            "45,000",
+            "0.90×",
+            "20.0 (2.50×)",
+            "6.0 (1.20×)",
+            "15.0 / 14.0");
+  }
+
+  @Test
+  void aFreshCaseReachesTheChildJvmUnchanged() {
+    DrainBenchmark.Case ordered =
+        new DrainBenchmark.Case(
+            "noop", 2, 500, CompletionMode.DELETE, Ordering.PER_AGGREGATE, 10, true);
+    Map<String, String> options = new LinkedHashMap<>();
+    List<String> args = ordered.options();
+    for (int i = 0; i < args.size(); i += 2) {
+      options.put(args.get(i).substring(2), args.get(i + 1));
+    }
+
+    assertThat(DrainBenchmark.Case.fromOptions(options)).isEqualTo(ordered);
+  }
+
+  @Test
+  void shapesAreReadAsWorkersTimesBatchWithAnOptionalModeAndABadOneIsRefusedByName() {
+    List<CompletionMode> both = List.of(CompletionMode.values());
+    assertThat(DrainBenchmark.shapes("1x100, 2x500:delete,2x500:mark"))
+        .containsExactly(
+            new DrainBenchmark.Shape(1, 100, both),
+            new DrainBenchmark.Shape(2, 500, List.of(CompletionMode.DELETE)),
+            new DrainBenchmark.Shape(2, 500, List.of(MARK)));
+    assertThat(
+            DrainBenchmark.cases(
+                "noop", DrainBenchmark.shapes(DrainBenchmark.DEFAULT_SHAPES), true))
+        .extracting(DrainBenchmark.Case::shape)
+        .containsExactly(
+            "1 × 100, mark", "2 × 100, mark", "1 × 500, mark", "2 × 500, mark", "2 × 500, delete");
+    for (String bad :
+        List.of("2", "2x", "0x100", "2x500x1", "twoxten", "2x500:drop", "2x500:mark:delete")) {
       assertThatThrownBy(() -> DrainBenchmark.shapes(bad))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("--shapes")
@@ -74,6 +133,6 @@ class DrainTableTest {
   }
 
   private static DrainBenchmark.Measurement m(double rate) {
-    return new DrainBenchmark.Measurement(rate, 2.0, 9.0);
+    return new DrainBenchmark.Measurement(rate, 2.0, 9.0, rate < 45_000 ? 1.0 : 3.0);
   }
 }

@@ -3,6 +3,7 @@ package dev.txoutbox.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.txoutbox.testing.LogicalServer;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -26,8 +27,8 @@ class SlotReaderTest {
 
   @BeforeAll
   static void startServer() throws Exception {
-    server = LogicalServer.start(Map.of());
-    url = server.url("postgres");
+    server = WalBenchmark.logicalServer(Map.of());
+    url = server.jdbcUrl("postgres");
     sql(
         "CREATE TABLE published (id int PRIMARY KEY)",
         "CREATE TABLE other (id int PRIMARY KEY)",

@@ -50,7 +50,7 @@ class WalPiecesTest {
     settings.put("shared_buffers", "128MB");
     settings.put("odd", "it's");
 
-    assertThat(LogicalServer.quoted(settings))
+    assertThat(WalBenchmark.quoted(settings))
         .containsExactly(Map.entry("shared_buffers", "'128MB'"), Map.entry("odd", "'it''s'"));
   }
 

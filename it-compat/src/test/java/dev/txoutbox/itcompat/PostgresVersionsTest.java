@@ -17,6 +17,7 @@ import dev.txoutbox.RelayConfig;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.PublishResult;
+import dev.txoutbox.testing.LogicalServer;
 import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.testing.TestClock;
 import dev.txoutbox.wal.WalRelay;
@@ -28,12 +29,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -43,27 +44,46 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The version-sensitive paths of txoutbox on each PostgreSQL major version: the server of each
- * version is started once, every test runs against it, and JUnit closes it after them. Each test
- * names the SQL it depends on; together they cover every statement kind the writer, both relays and
- * the admin send (see the module README's table).
+ * version is started once, every test runs against it, and it is closed after them. Each test names
+ * the SQL it depends on; together they cover every statement kind the writer, both relays and the
+ * admin send (see the module README's table).
  */
-@ParameterizedClass(name = "{0}")
-@MethodSource("servers")
+@ParameterizedClass(name = "PostgreSQL {0}")
+@MethodSource("majors")
 class PostgresVersionsTest {
 
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  @Parameter PostgresServer server;
+  /** The server of the current version: one at a time. */
+  private static LogicalServer server;
+
+  @Parameter int major;
 
   private final List<AutoCloseable> relays = new ArrayList<>();
 
-  static Stream<PostgresServer> servers() {
-    return PostgresServer.configured().stream();
+  static List<Integer> majors() {
+    return CompatPostgres.majors();
   }
 
   @BeforeParameterizedClassInvocation
-  static void start(PostgresServer server) throws IOException {
-    server.start();
+  static void start(int major) throws IOException {
+    server = CompatPostgres.start(major);
+  }
+
+  @AfterParameterizedClassInvocation
+  static void stop() {
+    if (server != null) {
+      server.close();
+      server = null;
+    }
+  }
+
+  private static DSLContext dsl() {
+    return DSL.using(server.dataSource(), SQLDialect.POSTGRES);
+  }
+
+  private static OutboxTables freshOutbox(String name) {
+    return CompatPostgres.freshOutbox(server, name);
   }
 
   @AfterEach
@@ -106,7 +126,7 @@ class PostgresVersionsTest {
   private WalRelayBuilder walRelay(OutboxTables tables, RecordingPublisher publisher) {
     return WalRelay.builder()
         .dataSource(server.dataSource())
-        .replicationUrl(server.jdbcUrl(), PostgresServer.credentials())
+        .replicationUrl(server.jdbcUrl(), server.credentials())
         .tables(tables)
         .publisher(publisher)
         .config(RelayConfig.builder().name("compat-wal").build())
@@ -121,17 +141,19 @@ class PostgresVersionsTest {
 
   private List<UUID> recordAll(Outbox outbox, List<OutboxEvent> events) {
     List<UUID> ids = new ArrayList<>();
-    server.dsl().transaction(c -> ids.addAll(outbox.recordAll(c.dsl(), events)));
+    dsl().transaction(c -> ids.addAll(outbox.recordAll(c.dsl(), events)));
     return ids;
   }
 
   private int count(OutboxTables tables) {
-    return server.dsl().fetchCount(DSL.table(DSL.name(tables.schema(), tables.eventsTable())));
+    return dsl().fetchCount(DSL.table(DSL.name(tables.schema(), tables.eventsTable())));
   }
 
   @Test
   void runsOnTheMajorVersionItIsNamedAfter() {
-    assertThat(server.versionNum() / 10_000).isEqualTo(server.major());
+    int versionNum =
+        Integer.parseInt(dsl().fetchSingle("SHOW server_version_num").get(0, String.class));
+    assertThat(versionNum / 10_000).isEqualTo(major);
   }
 
   /**
@@ -140,7 +162,7 @@ class PostgresVersionsTest {
    */
   @Test
   void migrationsCreateTheTablesTriggerAndOrderingIndexesOnce() {
-    OutboxTables tables = server.freshOutbox("migrate");
+    OutboxTables tables = freshOutbox("migrate");
     assertThat(OutboxSchema.migrate(server.dataSource(), tables)).isZero();
     assertThat(OutboxSchema.migrateNotifyTrigger(server.dataSource(), tables)).isPositive();
     assertThat(OutboxSchema.migrateOrderingIndex(server.dataSource(), tables)).isPositive();
@@ -153,8 +175,7 @@ class PostgresVersionsTest {
             tables.orderingIndex(),
             tables.orderingDeadLetterIndex())) {
       assertThat(
-              server
-                  .dsl()
+              dsl()
                   .fetchSingle("SELECT to_regclass(?)::text", tables.schema() + "." + relation)
                   .get(0, String.class))
           .as(relation)
@@ -165,11 +186,10 @@ class PostgresVersionsTest {
   /** INSERT … RETURNING through jOOQ, multi-row INSERTs, jsonb and uuid binding. */
   @Test
   void theWriterRecordsInTheCallersTransactionAndARollbackLeavesNothing() {
-    OutboxTables tables = server.freshOutbox("writer");
+    OutboxTables tables = freshOutbox("writer");
     Outbox outbox = Outbox.builder().tables(tables).build();
     UUID one =
-        server
-            .dsl()
+        dsl()
             .transactionResult(
                 c ->
                     outbox.record(
@@ -180,8 +200,7 @@ class PostgresVersionsTest {
                             .build()));
     List<UUID> many = recordAll(outbox, events("b", 3));
     try {
-      server
-          .dsl()
+      dsl()
           .transaction(
               c -> {
                 outbox.recordAll(c.dsl(), events("c", 2));
@@ -210,7 +229,7 @@ class PostgresVersionsTest {
   @ParameterizedTest
   @EnumSource(CompletionMode.class)
   void thePollingRelayDrainsEveryEventInOrder(CompletionMode mode) throws Exception {
-    OutboxTables tables = server.freshOutbox("drain_" + mode.name().toLowerCase());
+    OutboxTables tables = freshOutbox("drain_" + mode.name().toLowerCase());
     Outbox outbox = Outbox.builder().tables(tables).build();
     List<UUID> ids = recordAll(outbox, events("a", 250));
     RecordingPublisher publisher = new RecordingPublisher();
@@ -237,7 +256,7 @@ class PostgresVersionsTest {
    */
   @Test
   void perAggregateOrderingHoldsAnAggregateBehindItsFailedEvent() throws Exception {
-    OutboxTables tables = server.freshOutbox("ordered");
+    OutboxTables tables = freshOutbox("ordered");
     OutboxSchema.migrateOrderingIndex(server.dataSource(), tables);
     Outbox outbox = Outbox.builder().tables(tables).build();
     List<UUID> ids =
@@ -287,7 +306,7 @@ class PostgresVersionsTest {
    */
   @Test
   void theAdminReportsRequeuesPurgesAndCleansUp() throws Exception {
-    OutboxTables tables = server.freshOutbox("admin");
+    OutboxTables tables = freshOutbox("admin");
     Outbox outbox = Outbox.builder().tables(tables).build();
     List<UUID> bad =
         recordAll(
@@ -327,7 +346,7 @@ class PostgresVersionsTest {
    */
   @Test
   void theWalRelayPublishesWhatCameBeforeItsSlotFirstThenInCommitOrder() throws Exception {
-    OutboxTables tables = server.freshOutbox("wal");
+    OutboxTables tables = freshOutbox("wal");
     Outbox outbox = Outbox.builder().tables(tables).build();
     UUID before = recordAll(outbox, events("early", 1)).get(0);
     RecordingPublisher publisher = new RecordingPublisher();
@@ -364,7 +383,7 @@ class PostgresVersionsTest {
    */
   @Test
   void theWalRelayInPerAggregateOrderingPublishesEachAggregateInCommitOrder() throws Exception {
-    OutboxTables tables = server.freshOutbox("wal_ordered");
+    OutboxTables tables = freshOutbox("wal_ordered");
     OutboxSchema.migrateOrderingIndex(server.dataSource(), tables);
     RecordingPublisher publisher = new RecordingPublisher();
     closing(
@@ -393,15 +412,15 @@ class PostgresVersionsTest {
    */
   @Test
   void aSlotCreatedWithTheFailoverOptionServesTheWalRelayFrom17On() throws Exception {
-    OutboxTables tables = server.freshOutbox("failover");
-    String slot = "compat_failover_" + server.major();
+    OutboxTables tables = freshOutbox("failover");
+    String slot = "compat_failover_" + major;
     String create = "SELECT pg_create_logical_replication_slot(?, 'pgoutput', false, false, true)";
-    if (server.major() < 17) {
-      assertThatThrownBy(() -> server.dsl().execute(create, slot))
+    if (major < 17) {
+      assertThatThrownBy(() -> dsl().execute(create, slot))
           .hasMessageContaining("pg_create_logical_replication_slot")
           .hasMessageContaining("does not exist");
     } else {
-      server.dsl().execute(create, slot);
+      dsl().execute(create, slot);
       RecordingPublisher publisher = new RecordingPublisher();
       closing(walRelay(tables, publisher).slotName(slot).build()).start();
       Outbox outbox = Outbox.builder().tables(tables).build();
@@ -410,8 +429,7 @@ class PostgresVersionsTest {
       await().atMost(WAIT).until(() -> publisher.published().size() == 2);
       assertThat(publisher.publishedIds()).containsExactlyElementsOf(ids);
       assertThat(
-              server
-                  .dsl()
+              dsl()
                   .fetchSingle(
                       "SELECT failover FROM pg_replication_slots WHERE slot_name = ?", slot)
                   .get(0, Boolean.class))

@@ -7,6 +7,7 @@ import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
 import dev.txoutbox.itcompat.PgBouncer.PoolMode;
 import dev.txoutbox.schema.OutboxTables;
+import dev.txoutbox.testing.LogicalServer;
 import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.wal.WalRelay;
 import java.sql.SQLException;
@@ -23,20 +24,19 @@ import org.junit.jupiter.params.provider.EnumSource;
  * packet (it does not carry replication connections), whatever its pool mode. The outbox's own
  * connections go to the server directly here, so the relay starts; only its stream fails. The
  * server is an embedded one with {@code wal_level=logical} (the shared service has {@code
- * replica}), the first version {@code compat.postgres} names.
+ * replica}), of the first version {@code compat.postgres} names.
  */
 class WalThroughPgBouncerTest {
 
-  private static PostgresServer server;
+  private static LogicalServer server;
 
   @BeforeAll
   static void start() throws Exception {
-    server = PostgresServer.configured().get(0);
-    server.start();
+    server = CompatPostgres.start(CompatPostgres.majors().get(0));
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  static void stop() {
     if (server != null) {
       server.close();
     }
@@ -53,13 +53,13 @@ class WalThroughPgBouncerTest {
   @EnumSource(PoolMode.class)
   void aReplicationConnectionThroughPgBouncerIsRefusedAtItsStartupPacket(PoolMode mode)
       throws Exception {
-    OutboxTables tables = server.freshOutbox("wal_bouncer_" + mode.ini());
+    OutboxTables tables = CompatPostgres.freshOutbox(server, "wal_bouncer_" + mode.ini());
     List<Throwable> failures = new CopyOnWriteArrayList<>();
     try (PgBouncer bouncer = PgBouncer.in(mode, server.port()).start();
         WalRelay relay =
             WalRelay.builder()
                 .dataSource(server.dataSource())
-                .replicationUrl(bouncer.url("postgres", ""), PostgresServer.credentials())
+                .replicationUrl(bouncer.url("postgres", ""), server.credentials())
                 .tables(tables)
                 .publisher(new RecordingPublisher())
                 .config(RelayConfig.builder().name("wal-bouncer-" + mode.ini()).build())

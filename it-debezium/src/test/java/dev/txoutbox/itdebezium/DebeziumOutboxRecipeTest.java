@@ -13,6 +13,7 @@ import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
+import dev.txoutbox.testing.LogicalServer;
 import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
@@ -24,6 +25,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -79,14 +83,17 @@ class DebeziumOutboxRecipeTest {
   private static final String TRICKY_TEXT =
       "quotes \" and ' and \\ backslash, a \n newline, a \u0001 control, ünïcødé, 日本語, 🚀";
 
+  /** The test JVM's embedded PostgreSQL with {@code wal_level=logical}. */
+  private static final LogicalServer SERVER = LogicalServer.shared();
+
   private static DSLContext dsl;
   private static final Outbox OUTBOX = Outbox.create();
 
   @BeforeAll
   static void schemaAndPublication() {
-    OutboxSchema.migrate(LogicalPostgres.dataSource(), OutboxTables.defaults());
-    LogicalPostgres.execute(resource("debezium-publication.sql"));
-    dsl = DSL.using(LogicalPostgres.dataSource(), SQLDialect.POSTGRES);
+    OutboxSchema.migrate(SERVER.dataSource(), OutboxTables.defaults());
+    SERVER.execute(resource("debezium-publication.sql"));
+    dsl = DSL.using(SERVER.dataSource(), SQLDialect.POSTGRES);
   }
 
   @Test
@@ -139,8 +146,8 @@ class DebeziumOutboxRecipeTest {
       // The recipe's cleanup deletes an event older than 7 days and nothing else; neither that
       // UPDATE nor the DELETE becomes a message (the publication publishes inserts only).
       UUID aged = first.get(2);
-      assertThat(LogicalPostgres.execute(ageSql(aged))).isEqualTo(1);
-      assertThat(LogicalPostgres.execute(resource("debezium-cleanup.sql"))).isEqualTo(1);
+      assertThat(SERVER.execute(ageSql(aged))).isEqualTo(1);
+      assertThat(SERVER.execute(resource("debezium-cleanup.sql"))).isEqualTo(1);
       assertThat(rows()).extracting(Row::id).doesNotContain(aged).hasSize(4);
 
       UUID marker =
@@ -188,7 +195,7 @@ class DebeziumOutboxRecipeTest {
     AtomicReference<Throwable> engineFailure = new AtomicReference<>();
     List<UUID> ours = new ArrayList<>();
     RunningEngine running = RunningEngine.start(routed, engineFailure);
-    try (Connection late = LogicalPostgres.dataSource().getConnection()) {
+    try (Connection late = SERVER.dataSource().getConnection()) {
       late.setAutoCommit(false);
       // A transaction that begins before the last delivered event and commits after the stop.
       UUID lateId =
@@ -219,13 +226,13 @@ class DebeziumOutboxRecipeTest {
       String switchBack =
           resource("debezium-switch-back.sql")
               .replace(":'delivered_ids'", "'{" + String.join(",", deliveredIds) + "}'");
-      assertThat(LogicalPostgres.execute(switchBack)).isEqualTo(deliveredIds.size());
+      assertThat(SERVER.execute(switchBack)).isEqualTo(deliveredIds.size());
 
       assertThat(pendingIds()).contains(lateId).doesNotContain(delivered);
     } finally {
       running.close();
       // Plain SQL: this test's rows out of the table the other test counts.
-      LogicalPostgres.execute(
+      SERVER.execute(
           "DELETE FROM public.outbox_events WHERE id IN ('"
               + String.join("','", ours.stream().map(UUID::toString).toList())
               + "')");
@@ -290,7 +297,7 @@ class DebeziumOutboxRecipeTest {
 
   @Test
   void theCleanupReadsTheOldestRowsThroughAnExistingIndex() {
-    assertThat(LogicalPostgres.planWithoutSeqScan(resource("debezium-cleanup.sql")))
+    assertThat(planWithoutSeqScan(resource("debezium-cleanup.sql")))
         .contains("outbox_events_ready_idx");
   }
 
@@ -357,7 +364,7 @@ class DebeziumOutboxRecipeTest {
         "offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
     deployment.setProperty("offset.flush.interval.ms", "0");
     deployment.setProperty("database.hostname", "localhost");
-    deployment.setProperty("database.port", Integer.toString(LogicalPostgres.port()));
+    deployment.setProperty("database.port", Integer.toString(SERVER.port()));
     deployment.setProperty("database.user", "postgres");
     deployment.setProperty("database.password", "postgres");
     deployment.setProperty("database.dbname", "postgres");
@@ -392,6 +399,23 @@ class DebeziumOutboxRecipeTest {
               }
               return condition.call();
             });
+  }
+
+  /** The plan of {@code sql} with sequential scans ruled out, so an index that fits shows. */
+  private static String planWithoutSeqScan(String sql) {
+    try (Connection c = SERVER.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("SET enable_seqscan = off");
+      StringBuilder plan = new StringBuilder();
+      try (ResultSet rs = s.executeQuery("EXPLAIN " + sql)) {
+        while (rs.next()) {
+          plan.append(rs.getString(1)).append('\n');
+        }
+      }
+      return plan.toString();
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql, e);
+    }
   }
 
   // Plain SQL: a test-only change to one row's creation time, which the generated classes would

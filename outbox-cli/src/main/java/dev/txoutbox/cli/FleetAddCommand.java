@@ -1,17 +1,23 @@
 package dev.txoutbox.cli;
 
+import dev.txoutbox.RelayOption;
 import dev.txoutbox.fleet.FleetException;
+import dev.txoutbox.fleet.FleetOptions;
 import dev.txoutbox.fleet.FleetOutbox;
 import dev.txoutbox.fleet.FleetSchema;
 import dev.txoutbox.fleet.OutboxKind;
 import dev.txoutbox.spi.PublisherProvider;
 import dev.txoutbox.spi.PublisherSettings;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.IModelTransformer;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.PositionalParamSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParseResult;
 
 /**
  * {@code txoutbox fleet add NAME ...}: adds an outbox to the registry (or, with {@code --update},
@@ -22,6 +28,7 @@ import picocli.CommandLine.Parameters;
  */
 @Command(
     name = "add",
+    modelTransformer = FleetAddCommand.DefinedFlags.class,
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
@@ -32,79 +39,55 @@ import picocli.CommandLine.Parameters;
     })
 final class FleetAddCommand extends FleetCommand.Control {
 
+  /** The entry's fields that are flags, in the order of their {@code Outbox:} section. */
+  static final List<RelayOption<?>> ENTRY_FLAGS =
+      List.of(
+          FleetOptions.JDBC_URL,
+          FleetOptions.USER,
+          FleetOptions.PASSWORD,
+          FleetOptions.SCHEMA,
+          FleetOptions.TABLE_PREFIX,
+          FleetOptions.KIND,
+          FleetOptions.SLOT_NAME,
+          FleetOptions.WEIGHT,
+          FleetOptions.DISABLED);
+
   /** How {@code --kind} reads an {@link OutboxKind}. */
-  static final EnumFlag<OutboxKind> KIND = EnumFlag.of("--kind", OutboxKind.class);
+  static final EnumFlag<OutboxKind> KIND =
+      OptionFlags.enumFlag(FleetOptions.KIND, OutboxKind.class);
 
-  /** The entry's fields in the words of this command's flags, for the registry's messages. */
-  private static final Map<String, String> ENTRY_FLAGS =
-      Map.of(
-          "jdbcUrl", "--outbox-url",
-          "user", "--outbox-user",
-          "password", "--outbox-password",
-          "slotName", "--slot",
-          "weight", "--weight",
-          "name", "NAME");
+  /** The entry's fields in the words of this command: its flags, and {@code NAME}. */
+  static final RelayOption.Spelling WORDS =
+      OptionFlags.named(Map.of(FleetOptions.NAME, FleetOptions.NAME.label()));
 
-  @Parameters(
-      index = "0",
-      paramLabel = "NAME",
-      description = "The entry's name, 1 to 24 of a-z, 0-9, _ and -; unique in the registry.")
-  String name;
-
-  @Option(
-      names = "--outbox-url",
-      required = true,
-      paramLabel = "URL",
-      description = "The outbox database's JDBC URL, without password.")
-  String url;
-
-  @Option(names = "--outbox-user", paramLabel = "USER", description = "Its user.")
-  String user;
-
-  @Option(
-      names = "--outbox-password",
-      paramLabel = "REF",
-      description =
-          "Where its password is: env:NAME (a variable of the node) or file:/path (the file's first"
-              + " line). Default: none.")
-  String password;
-
-  @Option(
-      names = "--outbox-schema",
-      paramLabel = "SCHEMA",
-      description = "The schema of its outbox tables. Default: public.")
-  String schema;
-
-  @Option(
-      names = "--outbox-table-prefix",
-      paramLabel = "PREFIX",
-      description = "The prefix of its outbox tables. Default: none.")
-  String tablePrefix;
-
-  @Option(
-      names = "--kind",
-      paramLabel = "KIND",
-      description =
-          "polling: the polling relay (any number of readers); wal: the WAL relay with a polling"
-              + " sweeper, one reader, its replication slot the lock (wal_level=logical, the"
-              + " user needs REPLICATION). Default: polling.")
-  String kind;
-
-  @Option(
-      names = "--slot",
-      paramLabel = "NAME",
-      description = "The replication slot (wal). Default: txoutbox_<table prefix><schema>.")
-  String slot;
-
-  @Option(
-      names = "--weight",
-      paramLabel = "N",
-      description =
-          "Its share of a node when balancing, 1 to 1000000 (give a busy outbox more). Default: 1.")
-  Integer weight;
-
-  @Option(names = "--disabled", description = "Add it disabled: no node serves it.")
-  boolean disabled;
+  /**
+   * Adds the entry's {@code NAME} and its {@code Outbox:} section, made from the fields'
+   * definitions.
+   */
+  static final class DefinedFlags implements IModelTransformer {
+    @Override
+    public CommandSpec transform(CommandSpec add) {
+      add.addPositional(
+          PositionalParamSpec.builder()
+              .index("0")
+              .paramLabel(FleetOptions.NAME.label())
+              .type(String.class)
+              .description(OptionFlags.meaning(FleetOptions.NAME))
+              .build());
+      OptionFlags.addGroup(
+          add,
+          "%nOutbox:%n",
+          1,
+          ENTRY_FLAGS.stream()
+              .map(
+                  o ->
+                      o == FleetOptions.JDBC_URL
+                          ? OptionFlags.required(o)
+                          : OptionFlags.option(o, null))
+              .toList());
+      return add;
+    }
+  }
 
   @Option(
       names = "--update",
@@ -159,40 +142,54 @@ final class FleetAddCommand extends FleetCommand.Control {
     return ExitCodes.OK;
   }
 
-  /** The entry of the flags, checked by the registry's own rules. */
+  /**
+   * The entry of the flags, checked by the registry's own rules ({@link FleetOutbox.Builder#build(
+   * RelayOption.Spelling)}) in the words of this command.
+   */
   private FleetOutbox entry() {
+    ParseResult parsed = spec.commandLine().getParseResult();
+    String name = parsed.matchedPositionalValue(0, null);
     try {
-      Map<String, String> settings =
-          PublisherOptions.given(spec.commandLine().getParseResult(), publisherConfig, publishers);
+      Map<String, String> settings = PublisherOptions.given(parsed, publisherConfig, publishers);
       PublisherProvider provider = publishers.find(publisher);
       // The provider's own check of the setting names; values are references until a node runs.
       PublisherSettings.of(provider, "txoutbox-fleet", settings);
+      String password = OptionFlags.given(parsed, FleetOptions.PASSWORD);
+      if (password != null) {
+        // Checked before the builder takes it: the builder refuses a secret at once.
+        FleetOptions.PASSWORD.check(password, null, WORDS);
+      }
       FleetOutbox.Builder b =
           FleetOutbox.builder(name)
-              .jdbcUrl(url)
-              .user(user)
+              .user(OptionFlags.given(parsed, FleetOptions.USER))
               .password(password)
               .publisher(provider.name())
               .publisherSettings(settings)
-              .enabled(!disabled);
+              .enabled(!Boolean.TRUE.equals(OptionFlags.given(parsed, FleetOptions.DISABLED)))
+              .slotName(OptionFlags.given(parsed, FleetOptions.SLOT_NAME));
+      String url = OptionFlags.given(parsed, FleetOptions.JDBC_URL);
+      if (url != null) {
+        b.jdbcUrl(url);
+      }
+      String schema = OptionFlags.given(parsed, FleetOptions.SCHEMA);
       if (schema != null) {
         b.schema(schema);
       }
+      String tablePrefix = OptionFlags.given(parsed, FleetOptions.TABLE_PREFIX);
       if (tablePrefix != null) {
         b.tablePrefix(tablePrefix);
       }
+      String kind = parsed.matchedOptionValue(OptionFlags.flag(FleetOptions.KIND), null);
       if (kind != null) {
         b.kind(KIND.parse(kind));
       }
-      if (slot != null) {
-        b.slotName(slot);
-      }
+      Integer weight = OptionFlags.given(parsed, FleetOptions.WEIGHT);
       if (weight != null) {
         b.weight(weight);
       }
-      return b.build();
+      return b.build(WORDS);
     } catch (IllegalArgumentException e) {
-      throw usageError(FlagNames.of(e.getMessage(), ENTRY_FLAGS));
+      throw usageError(e.getMessage());
     }
   }
 }

@@ -4,15 +4,18 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.RelayConfig;
+import dev.txoutbox.RelayOption;
 import dev.txoutbox.RelayOptions;
 import dev.txoutbox.fleet.Assignment;
 import dev.txoutbox.fleet.ControlLossPolicy;
 import dev.txoutbox.fleet.FleetNode;
+import dev.txoutbox.fleet.FleetOptions;
 import dev.txoutbox.fleet.FleetSchema;
 import dev.txoutbox.fleet.PublisherFactory;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -51,31 +54,26 @@ final class FleetRunCommand extends FleetCommand.Control {
   /** The control database's pool: the coordinator's renewals and scans, and the health check. */
   static final int CONTROL_POOL_SIZE = 3;
 
-  /** The largest pool of an outbox: {@link FleetNode.Builder#poolSize}'s limit. */
-  static final int MAX_POOL_SIZE = 100;
-
   /** The path of the assignments document. */
   static final String ASSIGNMENTS_PATH = "/fleet";
 
+  /** The node's own options, in the order of their {@code Node:} section. */
+  static final List<RelayOption<?>> NODE_OPTIONS =
+      List.of(
+          FleetOptions.NODE_ID,
+          FleetOptions.LEASE_TTL,
+          FleetOptions.RENEW_INTERVAL,
+          FleetOptions.SCAN_INTERVAL,
+          FleetOptions.CONTROL_LOSS_POLICY,
+          FleetOptions.WAL_SWEEP_INTERVAL);
+
   /** How {@code --on-control-loss} reads a {@link ControlLossPolicy}. */
   static final EnumFlag<ControlLossPolicy> CONTROL_LOSS =
-      EnumFlag.of("--on-control-loss", ControlLossPolicy.class);
+      OptionFlags.enumFlag(FleetOptions.CONTROL_LOSS_POLICY, ControlLossPolicy.class);
 
-  /** The flag that sets each option of {@link FleetNode.Builder}. */
-  private static final Map<String, String> FLAGS =
-      Map.ofEntries(
-          Map.entry("nodeId", "--node-id"),
-          Map.entry("leaseTtl", "--lease-ttl"),
-          Map.entry("renewInterval", "--renew-interval"),
-          Map.entry("scanInterval", "--scan-interval"),
-          Map.entry("poolSize", "--pool-size"),
-          Map.entry("walSweepInterval", "--wal-sweep-interval"));
-
-  @ArgGroup(validate = false, heading = "%nNode:%n", order = 1)
-  NodeFlags node = new NodeFlags();
-
-  // Each outbox's relay takes relay's own Relay: (but for --relay-name and --listen, which are
-  // refused) and Retry: sections, made from the options' definitions: DefinedFlags.
+  // The node's Node: section, and each outbox's relay takes relay's own Relay: (but for
+  // --relay-name and --listen, which are refused) and Retry: sections, all made from the options'
+  // definitions: DefinedFlags.
 
   @ArgGroup(validate = false, heading = "%nMetrics and health:%n", order = 4)
   HttpFlags http = new HttpFlags();
@@ -88,68 +86,21 @@ final class FleetRunCommand extends FleetCommand.Control {
   }
 
   /**
-   * Adds the flags made from the relay options' definitions, as {@code relay} has them: its {@code
-   * Relay:} and {@code Retry:} sections.
+   * Adds the flags made from the options' definitions: the node's {@code Node:} section, and the
+   * {@code Relay:} and {@code Retry:} sections as {@code relay} has them.
    */
   static final class DefinedFlags implements IModelTransformer {
     @Override
     public CommandSpec transform(CommandSpec run) {
+      OptionFlags.addGroup(
+          run,
+          "%nNode:%n",
+          0,
+          NODE_OPTIONS.stream().map(o -> OptionFlags.option(o, null)).toList());
       RelayFlags.install(run);
       RetryFlags.install(run, "%nRetry:%n", 3);
       return run;
     }
-  }
-
-  /** The node's own options. */
-  static final class NodeFlags {
-    @Option(
-        names = "--node-id",
-        paramLabel = "ID",
-        description =
-            "This node's id, unique in the fleet, 1 to 31 of A-Z, a-z, 0-9, _ and - (a pod name)."
-                + " Default: the host name and six random hex digits.")
-    String id;
-
-    @Option(
-        names = "--lease-ttl",
-        paramLabel = "DURATION",
-        converter = Durations.class,
-        description =
-            "How long a lease lasts unrenewed: with --scan-interval, the longest a dead node's"
-                + " outboxes stay unserved. At least 1s. Default: 15s.")
-    Duration leaseTtl;
-
-    @Option(
-        names = "--renew-interval",
-        paramLabel = "DURATION",
-        converter = Durations.class,
-        description =
-            "How often leases are renewed, at most a third of --lease-ttl. Default: a third.")
-    Duration renewInterval;
-
-    @Option(
-        names = "--scan-interval",
-        paramLabel = "DURATION",
-        converter = Durations.class,
-        description =
-            "How often the node reads the registry, takes free outboxes and balances. Default: 5s.")
-    Duration scanInterval;
-
-    @Option(
-        names = "--on-control-loss",
-        paramLabel = "POLICY",
-        description =
-            "keep-polling: once renewals failed for a lease TTL, stop the WAL relays and keep the"
-                + " polling ones (a second reader is wasteful, never wrong); stop-all: stop every"
-                + " relay. Default: keep-polling.")
-    String onControlLoss;
-
-    @Option(
-        names = "--wal-sweep-interval",
-        paramLabel = "DURATION",
-        converter = Durations.class,
-        description = "How often the sweeper beside a WAL outbox's relay polls. Default: 30s.")
-    Duration walSweepInterval;
   }
 
   /** The HTTP endpoint. */
@@ -197,10 +148,11 @@ final class FleetRunCommand extends FleetCommand.Control {
     String host = http.host == null ? MetricsFlags.DEFAULT_HOST : http.host;
     Duration healthTimeout =
         http.healthTimeout == null ? Duration.ofSeconds(2) : http.healthTimeout;
-    // Checked before anything connects: a node built here is only started below.
+    // Every flag checked before anything connects; the node is built with the control pool below.
     int poolSize = poolSize(config);
     FleetNode.Builder builder = nodeBuilder(config, poolSize, schema);
-    String nodeName = node.id != null ? node.id : "fleet";
+    String nodeId = OptionFlags.given(spec.commandLine().getParseResult(), FleetOptions.NODE_ID);
+    String nodeName = nodeId != null ? nodeId : "fleet";
     try {
       if (!DatabaseWait.untilItAnswers(nodeName, target, root.context().shutdown())) {
         log.info("fleet node stopped before the control database answered");
@@ -224,12 +176,8 @@ final class FleetRunCommand extends FleetCommand.Control {
       HikariDataSource control =
           closer.add(target.pool("txoutbox-fleet-control", CONTROL_POOL_SIZE, null));
       FleetSchema.migrate(control, schema);
-      FleetNode fleet;
-      try {
-        fleet = builder.controlDataSource(control).build();
-      } catch (IllegalArgumentException e) {
-        throw usageError(FlagNames.of(e.getMessage(), FLAGS));
-      }
+      // Every value was checked by nodeBuilder, with the options' definitions.
+      FleetNode fleet = builder.controlDataSource(control).build();
       if (port != null) {
         HealthCheck health =
             closer.add(
@@ -284,43 +232,53 @@ final class FleetRunCommand extends FleetCommand.Control {
     return Json.write(o);
   }
 
+  /**
+   * The node's builder with the flags given, each checked first with its option's definition in the
+   * words of the flags; not built, so nothing connects yet.
+   */
   private FleetNode.Builder nodeBuilder(RelayConfig config, int poolSize, String schema) {
-    ControlLossPolicy policy =
-        node.onControlLoss == null ? null : controlLossPolicy(node.onControlLoss);
+    ParseResult parsed = spec.commandLine().getParseResult();
+    FleetNode.Builder b =
+        FleetNode.builder()
+            .controlSchema(schema)
+            .relayConfig(config)
+            .publishers(publishers())
+            // env: references are read from the CLI's environment
+            .environment(root.context().env()::get)
+            .poolSize(poolSize);
     try {
-      FleetNode.Builder b =
-          FleetNode.builder()
-              .controlSchema(schema)
-              .relayConfig(config)
-              .publishers(publishers())
-              // env: references are read from the CLI's environment
-              .environment(root.context().env()::get);
-      if (node.id != null) {
-        b.nodeId(node.id);
+      for (RelayOption<?> option : NODE_OPTIONS) {
+        OptionFlags.check(parsed, option, OptionFlags.FLAGS);
       }
-      if (node.leaseTtl != null) {
-        b.leaseTtl(node.leaseTtl);
-      }
-      if (node.renewInterval != null) {
-        b.renewInterval(node.renewInterval);
-      }
-      if (node.scanInterval != null) {
-        b.scanInterval(node.scanInterval);
-      }
+      String policy =
+          parsed.matchedOptionValue(OptionFlags.flag(FleetOptions.CONTROL_LOSS_POLICY), null);
       if (policy != null) {
-        b.controlLossPolicy(policy);
+        b.controlLossPolicy(CONTROL_LOSS.parse(policy));
       }
-      b.poolSize(poolSize);
-      if (node.walSweepInterval != null) {
-        b.walSweepInterval(node.walSweepInterval);
-      }
-      // Every option checked now, before anything connects; the real node is built with the
-      // control pool.
-      b.controlDataSource(new org.postgresql.ds.PGSimpleDataSource()).build();
-      return b;
     } catch (IllegalArgumentException e) {
-      throw usageError(FlagNames.of(e.getMessage(), FLAGS));
+      throw usageError(e.getMessage());
     }
+    String id = OptionFlags.given(parsed, FleetOptions.NODE_ID);
+    if (id != null) {
+      b.nodeId(id);
+    }
+    Duration leaseTtl = OptionFlags.given(parsed, FleetOptions.LEASE_TTL);
+    if (leaseTtl != null) {
+      b.leaseTtl(leaseTtl);
+    }
+    Duration renew = OptionFlags.given(parsed, FleetOptions.RENEW_INTERVAL);
+    if (renew != null) {
+      b.renewInterval(renew);
+    }
+    Duration scan = OptionFlags.given(parsed, FleetOptions.SCAN_INTERVAL);
+    if (scan != null) {
+      b.scanInterval(scan);
+    }
+    Duration sweep = OptionFlags.given(parsed, FleetOptions.WAL_SWEEP_INTERVAL);
+    if (sweep != null) {
+      b.walSweepInterval(sweep);
+    }
+    return b;
   }
 
   /**
@@ -332,14 +290,6 @@ final class FleetRunCommand extends FleetCommand.Control {
     PublisherCatalog catalog = publishers;
     return (outbox, settings, clientName) ->
         RelayPublishers.of(outbox.publisher(), Map.of(), settings, catalog, clientName).create();
-  }
-
-  private ControlLossPolicy controlLossPolicy(String value) {
-    try {
-      return CONTROL_LOSS.parse(value);
-    } catch (IllegalArgumentException e) {
-      throw usageError(e.getMessage());
-    }
   }
 
   private RelayConfig relayConfig() {
@@ -359,16 +309,19 @@ final class FleetRunCommand extends FleetCommand.Control {
     }
   }
 
-  /** {@code --pool-size}, or {@code --workers} + 2 as for {@code relay}: each outbox's own pool. */
+  /**
+   * {@code --pool-size}, or {@code --workers} + 2 as for {@code relay}: each outbox's own pool, at
+   * most {@link FleetOptions#POOL_SIZE}'s bound.
+   */
   private int poolSize(RelayConfig config) {
     Integer given = RelayFlags.of(spec.commandLine().getParseResult()).poolSize();
     int size = given != null ? given : config.workers() + 2;
-    if (size < config.workers() || size > MAX_POOL_SIZE) {
+    if (size < config.workers() || size > FleetNode.MAX_POOL_SIZE) {
       throw usageError(
           "--pool-size must be between --workers ("
               + config.workers()
               + ") and "
-              + MAX_POOL_SIZE
+              + FleetNode.MAX_POOL_SIZE
               + " but was "
               + size);
     }

@@ -68,8 +68,20 @@ final class OptionFlags {
 
   /** The flag of {@code option}, its {@code --help} line followed by {@code note} (or nothing). */
   static OptionSpec option(RelayOption<?> option, @Nullable String note) {
+    return withHelp(option, help(option, note));
+  }
+
+  /**
+   * The flag of {@code option}, which has no default: its {@code --help} line says it is required
+   * (the builder refuses its absence in the flag's words).
+   */
+  static OptionSpec required(RelayOption<?> option) {
+    return withHelp(option, meaning(option) + " Required.");
+  }
+
+  private static OptionSpec withHelp(RelayOption<?> option, String help) {
     OptionSpec.Builder b =
-        OptionSpec.builder(flag(option)).description(help(option, note)).paramLabel(option.label());
+        OptionSpec.builder(flag(option)).description(help).paramLabel(option.label());
     return switch (option.type()) {
       case INTEGER -> b.type(Integer.class).build();
       case NUMBER -> b.type(Double.class).build();
@@ -84,25 +96,32 @@ final class OptionFlags {
 
   /**
    * {@code option}'s {@code --help} line: its description, its bounds, {@code note}, its default
-   * ("Events claimed and published per cycle: 1 to 10000. Default: 100."); the flag of a switch on
-   * by default says that it turns it off.
+   * ("Events claimed and published per cycle: 1 to 10000. Default: 100.").
    */
   static String help(RelayOption<?> option, @Nullable String note) {
-    String d = option.description();
-    String bounds = option.bounds(FLAGS);
     boolean onByDefault = isOnByDefault(option);
     String shownDefault =
         option.type() == RelayOption.Type.SWITCH
             ? (onByDefault ? "on" : "off")
             : option.defaultText();
-    return d.substring(0, 1).toUpperCase(Locale.ROOT)
-        + d.substring(1)
-        + (bounds.isEmpty() ? "" : ": " + bounds)
-        + "."
+    return meaning(option)
         + (onByDefault ? " This flag turns it off." : "")
         + (note == null ? "" : " " + note)
         + " Default: "
         + shownDefault
+        + ".";
+  }
+
+  /**
+   * {@code option}'s description and bounds as a sentence ("Events claimed and published per cycle:
+   * 1 to 10000.").
+   */
+  static String meaning(RelayOption<?> option) {
+    String d = option.description();
+    String bounds = option.bounds(FLAGS);
+    return d.substring(0, 1).toUpperCase(Locale.ROOT)
+        + d.substring(1)
+        + (bounds.isEmpty() ? "" : ": " + bounds)
         + ".";
   }
 

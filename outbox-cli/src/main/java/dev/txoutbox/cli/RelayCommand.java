@@ -80,7 +80,9 @@ final class RelayCommand extends DatabaseCommand {
             + " route.aggregate-type.TYPE=NAME (an event type's route wins), route.default=NAME"
             + " (else an unrouted event is a dead letter), and each routed publisher's settings"
             + " prefixed by its name (kafka.bootstrap-servers=..., sqs.queue.payment=...); no"
-            + " --publisher, no publisher flags then."
+            + " --publisher, no publisher flags then.",
+        "It may also hold the retry policies' retry.* keys, as a --retry-config file does"
+            + " (then not both)."
       })
   Path publisherConfig;
 
@@ -129,7 +131,7 @@ final class RelayCommand extends DatabaseCommand {
     try {
       source = wal.source();
       wal.check(source, relay);
-      config = relayConfig(relay, RetryFlags.of(parsed));
+      config = relayConfig(relay, RetryFlags.of(parsed, publisherConfig));
       walRelay = source == WalFlags.Source.WAL ? wal.walRelay(target) : null;
     } catch (IllegalArgumentException e) {
       throw usageError(e.getMessage());

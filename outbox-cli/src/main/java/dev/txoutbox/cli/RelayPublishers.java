@@ -63,26 +63,26 @@ final class RelayPublishers {
   }
 
   /**
-   * The publishers that {@code publisher} (the {@code --publisher} flag, or null), {@code file}
-   * (the {@code --publisher-config} entries) and {@code flags} (the publisher flags given, as
-   * settings) describe; checked, not yet created.
+   * The publishers that {@code publisher} (the {@code --publisher} flag, or null), {@code
+   * fileEntries} (the {@code --publisher-config} entries; its retry keys, which {@link RetryFlags}
+   * reads, are left out) and {@code flags} (the publisher flags given, as settings) describe;
+   * checked, not yet created.
    *
    * @throws IllegalArgumentException naming the flag or key at fault, in the command line's words
    */
   static RelayPublishers of(
       @Nullable String publisher,
-      Map<String, String> file,
+      Map<String, String> fileEntries,
       Map<String, String> flags,
       PublisherCatalog catalog,
       String clientName) {
-    for (String key : file.keySet()) {
-      if (key.startsWith("retry.")) {
-        throw new IllegalArgumentException(
-            "--publisher-config must not hold retry policies but has '"
-                + Printable.of(key)
-                + "': write them in a --retry-config file");
-      }
-    }
+    Map<String, String> file = new LinkedHashMap<>();
+    fileEntries.forEach(
+        (k, v) -> {
+          if (!RetryFlags.isRetryKey(k)) {
+            file.put(k, v);
+          }
+        });
     boolean routed = file.keySet().stream().anyMatch(k -> k.startsWith(ROUTE));
     if (!routed) {
       if (publisher == null) {

@@ -7,7 +7,6 @@ import dev.txoutbox.RelayOptions;
 import dev.txoutbox.RetryPolicy;
 import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.Printable;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collections;
@@ -21,13 +20,14 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The retry policies of a {@code --retry-config} properties file: the default policy's settings,
- * and policies per event type and per aggregate type. A key is {@code retry.default.SETTING},
- * {@code retry.event-type.TYPE.SETTING} or {@code retry.aggregate-type.TYPE.SETTING}: the setting
- * is the key's <b>last</b> part, so a type may itself contain dots ({@code
- * retry.event-type.payment.captured.max-attempts=200} sets {@code max-attempts} of event type
- * {@code payment.captured}). The default policy's flags win over its keys; a setting a type does
- * not give is the default policy's. Any other key is refused, naming it. Immutable.
+ * The retry policies of a {@code --retry-config} properties file (or the {@code retry.*} keys of a
+ * {@code --publisher-config} file): the default policy's settings, and policies per event type and
+ * per aggregate type. A key is {@code retry.default.SETTING}, {@code retry.event-type.TYPE.SETTING}
+ * or {@code retry.aggregate-type.TYPE.SETTING}: the setting is the key's <b>last</b> part, so a
+ * type may itself contain dots ({@code retry.event-type.payment.captured.max-attempts=200} sets
+ * {@code max-attempts} of event type {@code payment.captured}). The default policy's flags win over
+ * its keys; a setting a type does not give is the default policy's. Any other key is refused,
+ * naming it. Immutable.
  */
 final class RetryConfigFile {
 
@@ -101,20 +101,6 @@ final class RetryConfigFile {
   private RetryConfigFile(Map<Setting, Entry> defaults, Map<String, Map<Setting, Entry>> types) {
     this.defaults = defaults;
     this.types = types;
-  }
-
-  /**
-   * The keys of {@code file}, checked.
-   *
-   * @throws IllegalArgumentException naming the flag, the file, the key and the rule
-   */
-  static RetryConfigFile read(Path file) {
-    Map<String, String> entries = PropertiesFile.read(FLAG, file);
-    try {
-      return parse(entries);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(FLAG + " " + file + ": " + e.getMessage(), e);
-    }
   }
 
   /**

@@ -5,9 +5,11 @@ import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayOption;
 import dev.txoutbox.RelayOptions;
 import dev.txoutbox.RetryPolicy;
+import dev.txoutbox.spi.Printable;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -36,16 +38,59 @@ final class RetryFlags {
           RelayOptions.BACKOFF_JITTER,
           RelayOptions.MAX_AGE);
 
-  private final ParseResult parsed;
+  /** The flag of the publisher's settings file, which may hold the retry keys instead. */
+  static final String PUBLISHER_CONFIG = "--publisher-config";
 
-  private RetryFlags(ParseResult parsed) {
+  /** The retry keys of a file, checked, and the flag and file they were read from, for errors. */
+  private record Source(String flag, Path path, RetryConfigFile file) {
+
+    static Source of(String flag, Path path, Map<String, String> keys) {
+      try {
+        return new Source(flag, path, RetryConfigFile.parse(keys));
+      } catch (IllegalArgumentException e) {
+        throw error(flag, path, e);
+      }
+    }
+
+    /** {@code e}, prefixed by the flag and the file (if any) that set the value at fault. */
+    static IllegalArgumentException error(@Nullable Source source, IllegalArgumentException e) {
+      return source == null ? e : error(source.flag, source.path, e);
+    }
+
+    private static IllegalArgumentException error(
+        String flag, Path path, IllegalArgumentException e) {
+      return new IllegalArgumentException(flag + " " + path + ": " + e.getMessage(), e);
+    }
+  }
+
+  private final ParseResult parsed;
+  private final @Nullable Path publisherConfig;
+
+  private RetryFlags(ParseResult parsed, @Nullable Path publisherConfig) {
     this.parsed = parsed;
+    this.publisherConfig = publisherConfig;
   }
 
   /** The retry flags given in {@code parsed}. */
   static RetryFlags of(ParseResult parsed) {
-    return new RetryFlags(parsed);
+    return new RetryFlags(parsed, null);
   }
+
+  /**
+   * The retry flags given in {@code parsed}, and the {@code retry.*} keys of {@code
+   * publisherConfig} (the {@code --publisher-config} file, or null): the policies may be kept in
+   * either file, but not in both.
+   */
+  static RetryFlags of(ParseResult parsed, @Nullable Path publisherConfig) {
+    return new RetryFlags(parsed, publisherConfig);
+  }
+
+  /** Whether {@code key} of a {@code --publisher-config} file belongs to the retry policies. */
+  static boolean isRetryKey(String key) {
+    return key.startsWith(RETRY);
+  }
+
+  private static final String RETRY = "retry.";
 
   /** Adds the retry flags to {@code spec}, as a section of {@code --help} under {@code heading}. */
   static void install(CommandSpec spec, String heading, int order) {
@@ -69,14 +114,53 @@ final class RetryFlags {
     OptionFlags.addGroup(spec, heading, order, options);
   }
 
-  /** Whether any retry flag was given. */
+  /** Whether any retry flag, or any retry key of the publisher's settings file, was given. */
   boolean given() {
-    return file() != null
+    return source() != null
         || OPTIONS.stream().anyMatch(o -> parsed.hasMatchedOption(OptionFlags.flag(o)));
   }
 
-  private @Nullable Path file() {
-    return parsed.matchedOptionValue(RetryConfigFile.FLAG, null);
+  /**
+   * The file the retry keys come from: the {@code --retry-config} file, else the {@code retry.*}
+   * keys of the {@code --publisher-config} file, else null.
+   *
+   * @throws IllegalArgumentException if both files hold retry keys, naming both and a key
+   */
+  private @Nullable Source source() {
+    Path retryConfig = parsed.matchedOptionValue(RetryConfigFile.FLAG, null);
+    Map<String, String> inPublisherConfig = new LinkedHashMap<>();
+    if (publisherConfig != null) {
+      PropertiesFile.read(PUBLISHER_CONFIG, publisherConfig)
+          .forEach(
+              (k, v) -> {
+                if (isRetryKey(k)) {
+                  inPublisherConfig.put(k, v);
+                }
+              });
+    }
+    if (retryConfig != null && !inPublisherConfig.isEmpty()) {
+      throw new IllegalArgumentException(
+          "retry policies must be given in one file, but both "
+              + RetryConfigFile.FLAG
+              + " "
+              + retryConfig
+              + " and "
+              + PUBLISHER_CONFIG
+              + " "
+              + publisherConfig
+              + " hold them ('"
+              + Printable.of(inPublisherConfig.keySet().iterator().next())
+              + "')");
+    }
+    if (retryConfig != null) {
+      return Source.of(
+          RetryConfigFile.FLAG,
+          retryConfig,
+          PropertiesFile.read(RetryConfigFile.FLAG, retryConfig));
+    }
+    return publisherConfig == null || inPublisherConfig.isEmpty()
+        ? null
+        : Source.of(PUBLISHER_CONFIG, publisherConfig, inPublisherConfig);
   }
 
   /**
@@ -87,49 +171,48 @@ final class RetryFlags {
    * @throws IllegalArgumentException naming the flag or the file's key, and the limit
    */
   void applyTo(RelayConfig.Builder b) {
-    Path path = file();
-    RetryConfigFile file = path == null ? null : RetryConfigFile.read(path);
+    Source source = source();
     // What the file's default keys set, as long as no flag overrides them: named by their key.
     Map<RelayOption<?>, String> fromFile = new HashMap<>();
     int attempts =
         value(
             RelayOptions.MAX_ATTEMPTS,
-            file,
+            source,
             RetryConfigFile.Setting.MAX_ATTEMPTS,
             RetryConfigFile::attempts,
             fromFile);
     Duration initial =
         value(
             RelayOptions.BACKOFF_INITIAL,
-            file,
+            source,
             RetryConfigFile.Setting.BACKOFF_INITIAL,
             RetryConfigFile::duration,
             fromFile);
     Duration max =
         value(
             RelayOptions.BACKOFF_MAX,
-            file,
+            source,
             RetryConfigFile.Setting.BACKOFF_MAX,
             RetryConfigFile::duration,
             fromFile);
     double multiplier =
         value(
             RelayOptions.BACKOFF_MULTIPLIER,
-            file,
+            source,
             RetryConfigFile.Setting.BACKOFF_MULTIPLIER,
             RetryConfigFile::number,
             fromFile);
     double jitter =
         value(
             RelayOptions.BACKOFF_JITTER,
-            file,
+            source,
             RetryConfigFile.Setting.BACKOFF_JITTER,
             RetryConfigFile::number,
             fromFile);
     Duration maxAge =
         value(
             RelayOptions.MAX_AGE,
-            file,
+            source,
             RetryConfigFile.Setting.MAX_AGE,
             RetryConfigFile::maxAge,
             fromFile);
@@ -142,17 +225,17 @@ final class RetryFlags {
         RelayOptions.MAX_AGE.check(maxAge, null, spelling);
       }
     } catch (IllegalArgumentException e) {
-      throw fromFile.isEmpty() ? e : inFile(path, e);
+      throw fromFile.isEmpty() ? e : Source.error(source, e);
     }
     b.maxAttempts(attempts).backoff(backoff).maxAge(maxAge);
-    if (file != null) {
+    if (source != null) {
       RetryPolicy base = RetryPolicy.of(attempts, backoff);
       Function<RetryConfigFile.Setting, String> inherited =
           s -> fromFile.getOrDefault(s.option, OptionFlags.flag(s.option));
       try {
-        file.policies(maxAge == null ? base : base.withMaxAge(maxAge), inherited).apply(b);
+        source.file().policies(maxAge == null ? base : base.withMaxAge(maxAge), inherited).apply(b);
       } catch (IllegalArgumentException e) {
-        throw inFile(path, e);
+        throw Source.error(source, e);
       }
     }
   }
@@ -163,7 +246,7 @@ final class RetryFlags {
    */
   private <T> T value(
       RelayOption<T> option,
-      @Nullable RetryConfigFile file,
+      @Nullable Source source,
       RetryConfigFile.Setting setting,
       Function<RetryConfigFile.Entry, T> read,
       Map<RelayOption<?>, String> fromFile) {
@@ -171,22 +254,17 @@ final class RetryFlags {
     if (flag != null) {
       return flag;
     }
-    RetryConfigFile.Entry entry = file == null ? null : file.defaultSetting(setting);
+    RetryConfigFile.Entry entry = source == null ? null : source.file().defaultSetting(setting);
     if (entry != null) {
       T value;
       try {
         value = read.apply(entry);
       } catch (IllegalArgumentException e) {
-        throw inFile(file(), e);
+        throw Source.error(source, e);
       }
       fromFile.put(option, entry.key());
       return value;
     }
     return option.defaultValue();
-  }
-
-  private static IllegalArgumentException inFile(@Nullable Path file, IllegalArgumentException e) {
-    return new IllegalArgumentException(
-        RetryConfigFile.FLAG + " " + file + ": " + e.getMessage(), e);
   }
 }

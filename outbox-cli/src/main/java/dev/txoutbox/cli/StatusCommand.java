@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.txoutbox.OutboxStatus;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.schema.OutboxTables;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -30,6 +31,14 @@ final class StatusCommand extends DatabaseCommand {
 
   @Option(names = "--json", description = "One JSON object on stdout.")
   boolean json;
+
+  @Option(
+      names = RetryFlags.PUBLISHER_CONFIG,
+      paramLabel = "FILE",
+      description =
+          "The relay's publisher settings file, if it holds the retry policies' retry.* keys:"
+              + " shows those policies (its other keys are not read).")
+  @Nullable Path publisherConfig;
 
   StatusCommand(TxoutboxCommand root) {
     super(root);
@@ -64,12 +73,12 @@ final class StatusCommand extends DatabaseCommand {
    * @throws picocli.CommandLine.ParameterException naming the flag or key (exit code 2)
    */
   private @Nullable RelayConfig policies() {
-    RetryFlags retry = RetryFlags.of(spec.commandLine().getParseResult());
-    if (!retry.given()) {
-      return null;
-    }
+    RetryFlags retry = RetryFlags.of(spec.commandLine().getParseResult(), publisherConfig);
     RelayConfig.Builder b = RelayConfig.builder();
     try {
+      if (!retry.given()) {
+        return null;
+      }
       retry.applyTo(b);
       return b.build();
     } catch (IllegalArgumentException e) {

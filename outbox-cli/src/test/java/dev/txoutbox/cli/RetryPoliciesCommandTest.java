@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Per-type retry policies from {@code --retry-config} and the default policy's flags, as {@code
- * status} (text and JSON) and the relay's start-up line show them, and refused before anything
- * starts when a value is bad.
+ * Per-type retry policies from {@code --retry-config} (or the {@code retry.*} keys of {@code
+ * --publisher-config}) and the default policy's flags, as {@code status} (text and JSON) and the
+ * relay's start-up line show them, and refused before anything starts when a value is bad.
  */
 class RetryPoliciesCommandTest {
 
@@ -115,24 +115,21 @@ class RetryPoliciesCommandTest {
   @Test
   void theRelaysStartLineShowsThePoliciesInEffect() throws Exception {
     CliRunner.Result r =
-        new CliRunner()
-            .env("OUTBOX_JDBC_URL", UNREACHABLE)
-            .runUntilWaitingForTheDatabase(
-                "relay",
-                "--publisher",
-                "rabbit",
-                "--amqp-uri",
-                "amqp://x",
-                "--exchange",
-                "x",
-                "--max-attempts",
-                "12",
-                "--backoff-jitter",
-                "0.5",
-                "--max-age",
-                "6h",
-                "--retry-config",
-                retry.toString());
+        relayUntilWaiting(
+            "--publisher",
+            "rabbit",
+            "--amqp-uri",
+            "amqp://x",
+            "--exchange",
+            "x",
+            "--max-attempts",
+            "12",
+            "--backoff-jitter",
+            "0.5",
+            "--max-age",
+            "6h",
+            "--retry-config",
+            retry.toString());
 
     assertThat(r.exitCode()).as(r.err()).isZero();
     assertThat(r.relayLogLines("relay 'default' starting"))
@@ -152,18 +149,15 @@ class RetryPoliciesCommandTest {
         Files.writeString(
             dir.resolve("bad.properties"), "retry.event-type.payment.captured.max-attempts=0\n");
     CliRunner.Result r =
-        new CliRunner()
-            .env("OUTBOX_JDBC_URL", UNREACHABLE)
-            .runUntilWaitingForTheDatabase(
-                "relay",
-                "--publisher",
-                "rabbit",
-                "--amqp-uri",
-                "amqp://x",
-                "--exchange",
-                "x",
-                "--retry-config",
-                bad.toString());
+        relayUntilWaiting(
+            "--publisher",
+            "rabbit",
+            "--amqp-uri",
+            "amqp://x",
+            "--exchange",
+            "x",
+            "--retry-config",
+            bad.toString());
 
     assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.err())
@@ -181,21 +175,95 @@ class RetryPoliciesCommandTest {
   }
 
   @Test
-  void retryKeysInThePublisherConfigArePointedToTheRetryConfig(@TempDir Path dir) throws Exception {
+  void theRelayTakesThePoliciesFromTheRetryKeysOfItsPublisherConfig(@TempDir Path dir)
+      throws Exception {
+    Path publisher =
+        Files.writeString(
+            dir.resolve("rabbit.properties"),
+            "amqp-uri=amqp://x\nexchange=x\nretry.default.max-attempts=12\n" + POLICIES);
+    CliRunner.Result r =
+        relayUntilWaiting(
+            "--publisher",
+            "rabbit",
+            "--backoff-jitter",
+            "0.5",
+            "--publisher-config",
+            publisher.toString());
+
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.relayLogLines("relay 'default' starting"))
+        .singleElement()
+        .asString()
+        .contains("max attempts 12, completion mark")
+        .contains(
+            "; retry policies: event type 'payment.captured' max attempts 200, backoff 5s to 30m"
+                + " x2 jitter 0.5, max age 1d; aggregate type 'order' max attempts 20, backoff 1s"
+                + " to 5m x2 jitter 0.5");
+
+    // status reads the same file's retry keys, and none of its publisher settings.
+    CliRunner.Result status =
+        CliRunner.forDatabase(db).run("status", "--publisher-config", publisher.toString());
+    assertThat(status.exitCode()).as(status.err()).isZero();
+    assertThat(status.out().lines())
+        .contains(
+            "retry default:         max attempts 12, backoff 1s to 5m x2 jitter 0.2, no max age",
+            "retry event type:      payment.captured: max attempts 200, backoff 5s to 30m x2"
+                + " jitter 0.2, max age 1d");
+    assertThat(status.out()).doesNotContain("amqp");
+  }
+
+  @Test
+  void aBadPolicyInThePublisherConfigIsNamedByThatFileAndKey(@TempDir Path dir) throws Exception {
+    Path publisher =
+        Files.writeString(
+            dir.resolve("rabbit.properties"),
+            "amqp-uri=amqp://x\nexchange=x\nretry.event-type.p.max-attempts=0\n");
+    CliRunner.Result r =
+        relayUntilWaiting("--publisher", "rabbit", "--publisher-config", publisher.toString());
+
+    assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err())
+        .contains(
+            "--publisher-config "
+                + publisher
+                + ": retry.event-type.p.max-attempts must be a whole number between 1 and 1000"
+                + " but was '0'");
+    assertThat(r.relayLog()).noneMatch(m -> m.contains("starting"));
+  }
+
+  @Test
+  void retryKeysInBothFilesAreRefusedNamingBoth(@TempDir Path dir) throws Exception {
     Path publisher =
         Files.writeString(
             dir.resolve("rabbit.properties"),
             "amqp-uri=amqp://x\nexchange=x\nretry.event-type.p.max-attempts=3\n");
     CliRunner.Result r =
-        new CliRunner()
-            .env("OUTBOX_JDBC_URL", UNREACHABLE)
-            .runUntilWaitingForTheDatabase(
-                "relay", "--publisher", "rabbit", "--publisher-config", publisher.toString());
+        relayUntilWaiting(
+            "--publisher",
+            "rabbit",
+            "--publisher-config",
+            publisher.toString(),
+            "--retry-config",
+            retry.toString());
 
     assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.err())
         .contains(
-            "--publisher-config must not hold retry policies but has"
-                + " 'retry.event-type.p.max-attempts': write them in a --retry-config file");
+            "retry policies must be given in one file, but both --retry-config "
+                + retry
+                + " and --publisher-config "
+                + publisher
+                + " hold them ('retry.event-type.p.max-attempts')");
+    assertThat(r.relayLog()).noneMatch(m -> m.contains("starting"));
+  }
+
+  /** The relay of {@code args}, run until it waits for its (unreachable) database. */
+  private static CliRunner.Result relayUntilWaiting(String... args) throws Exception {
+    String[] command = new String[args.length + 1];
+    command[0] = "relay";
+    System.arraycopy(args, 0, command, 1, args.length);
+    return new CliRunner()
+        .env("OUTBOX_JDBC_URL", UNREACHABLE)
+        .runUntilWaitingForTheDatabase(command);
   }
 }

@@ -8,11 +8,12 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.txoutbox.testing.LogicalServer;
 import dev.txoutbox.wal.WalSlot;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -27,8 +28,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code relay --source wal} and {@code wal-slot} in-process against an embedded PostgreSQL with
- * {@code wal_level=logical}, publishing to the local RabbitMQ.
+ * {@code relay --source wal} and {@code wal-slot} in-process against outbox-testing's {@link
+ * LogicalServer} (an embedded PostgreSQL with {@code wal_level=logical}), publishing to the local
+ * RabbitMQ.
  */
 class WalCommandsTest {
 
@@ -197,14 +199,10 @@ class WalCommandsTest {
   @Test
   void aLostSlotShowsLostNotUnlimited() throws Exception {
     // A server of the test's own: its WAL limit would invalidate every slot of the shared one.
-    try (EmbeddedPostgres own =
-        EmbeddedPostgres.builder()
-            .setServerConfig("wal_level", "logical")
-            .setServerConfig("max_slot_wal_keep_size", "1MB")
-            .start()) {
+    try (LogicalServer own = LogicalServer.embedded(Map.of("max_slot_wal_keep_size", "1MB"))) {
       // Catalog functions and DDL with no generated model: plain SQL. WAL past the limit, in new
       // segments, then a checkpoint that removes what the slot needed.
-      DSLContext dsl = DSL.using(own.getPostgresDatabase(), SQLDialect.POSTGRES);
+      DSLContext dsl = DSL.using(own.dataSource(), SQLDialect.POSTGRES);
       dsl.execute("SELECT pg_create_logical_replication_slot('lost_slot', 'pgoutput')");
       dsl.execute("CREATE TABLE filler (x text)");
       for (int i = 0; i < 4; i++) {
@@ -212,13 +210,12 @@ class WalCommandsTest {
         dsl.execute("SELECT pg_switch_wal()");
       }
       dsl.execute("CHECKPOINT");
-      String url = "jdbc:postgresql://localhost:" + own.getPort() + "/postgres";
 
       CliRunner.Result text =
           new CliRunner()
               .run(
                   "--jdbc-url",
-                  url,
+                  own.jdbcUrl(),
                   "--user",
                   "postgres",
                   "wal-slot",

@@ -15,7 +15,6 @@ import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -65,6 +64,9 @@ public final class FleetNode implements AutoCloseable {
   /** Connections in each outbox's pool unless told otherwise: 3. */
   public static final int DEFAULT_POOL_SIZE = 3;
 
+  /** Most connections in each outbox's pool: 100. */
+  public static final int MAX_POOL_SIZE = 100;
+
   /** First wait after a failed relay start, doubling: 1 s. */
   public static final Duration DEFAULT_MIN_BACKOFF = Duration.ofSeconds(1);
 
@@ -81,8 +83,6 @@ public final class FleetNode implements AutoCloseable {
   public static final int MAX_NODE_ID_LENGTH = 31;
 
   private static final Logger log = LoggerFactory.getLogger(FleetNode.class);
-  private static final Pattern NODE_ID =
-      Pattern.compile("[A-Za-z0-9_-]{1," + MAX_NODE_ID_LENGTH + "}");
 
   private final String nodeId;
   private final Coordinator coordinator;
@@ -347,7 +347,7 @@ public final class FleetNode implements AutoCloseable {
       return this;
     }
 
-    /** Connections in each outbox's pool, 1 to 100. Defaults to 3. */
+    /** Connections in each outbox's pool, 1 to {@value #MAX_POOL_SIZE}. Defaults to 3. */
     public Builder poolSize(int poolSize) {
       this.poolSize = poolSize;
       return this;
@@ -371,52 +371,26 @@ public final class FleetNode implements AutoCloseable {
     }
 
     /**
-     * Checks the options and builds the node (not started).
+     * Checks the options, each with its definition in {@link FleetOptions}, and builds the node
+     * (not started).
      *
-     * @throws IllegalArgumentException naming the option when a value is out of range
+     * @throws IllegalArgumentException naming the option and its bounds when a value is out of them
      * @throws IllegalStateException if the control data source was not given
      */
     public FleetNode build() {
       if (controlDataSource == null) {
         throw new IllegalStateException("controlDataSource must be given but was not");
       }
-      String id = nodeId != null ? nodeId : defaultNodeId();
-      if (!NODE_ID.matcher(id).matches()) {
-        throw new IllegalArgumentException(
-            "nodeId must be 1 to "
-                + MAX_NODE_ID_LENGTH
-                + " characters of [A-Za-z0-9_-] but was '"
-                + id
-                + "'");
-      }
-      if (leaseTtl.compareTo(MIN_LEASE_TTL) < 0) {
-        throw new IllegalArgumentException("leaseTtl must be at least 1s but was " + leaseTtl);
-      }
+      String id = FleetOptions.NODE_ID.check(nodeId != null ? nodeId : defaultNodeId());
+      FleetOptions.LEASE_TTL.check(leaseTtl);
       Duration renew = renewInterval != null ? renewInterval : leaseTtl.dividedBy(3);
-      if (renew.isNegative() || renew.isZero() || renew.compareTo(leaseTtl.dividedBy(3)) > 0) {
-        throw new IllegalArgumentException(
-            "renewInterval must be positive and at most a third of leaseTtl ("
-                + leaseTtl.dividedBy(3)
-                + ") but was "
-                + renew);
-      }
-      requirePositive(scanInterval, "scanInterval");
-      requirePositive(minBackoff, "startBackoff min");
-      requirePositive(walSweepInterval, "walSweepInterval");
-      if (maxBackoff.compareTo(minBackoff) < 0) {
-        throw new IllegalArgumentException(
-            "startBackoff max must be at least min (" + minBackoff + ") but was " + maxBackoff);
-      }
-      if (poolSize < 1 || poolSize > 100) {
-        throw new IllegalArgumentException("poolSize must be 1 to 100 but was " + poolSize);
-      }
+      FleetOptions.RENEW_INTERVAL.check(renew, leaseTtl);
+      FleetOptions.SCAN_INTERVAL.check(scanInterval);
+      FleetOptions.START_BACKOFF_MIN.check(minBackoff);
+      FleetOptions.START_BACKOFF_MAX.check(maxBackoff, minBackoff);
+      FleetOptions.WAL_SWEEP_INTERVAL.check(walSweepInterval);
+      FleetOptions.POOL_SIZE.check(poolSize);
       return new FleetNode(this, id, renew);
-    }
-
-    private static void requirePositive(Duration d, String name) {
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(name + " must be positive but was " + d);
-      }
     }
 
     private static String defaultNodeId() {

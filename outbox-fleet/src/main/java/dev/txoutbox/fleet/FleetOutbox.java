@@ -1,5 +1,6 @@
 package dev.txoutbox.fleet;
 
+import dev.txoutbox.RelayOption;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.SecretMasking;
 import java.util.Collections;
@@ -44,11 +45,7 @@ public final class FleetOutbox {
   /** Weight unless {@link Builder#weight(int)} says otherwise: 1. */
   public static final int DEFAULT_WEIGHT = 1;
 
-  private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_-]*");
-  private static final Pattern USER = Pattern.compile("[^\\s]{1,63}");
-  private static final Pattern PUBLISHER = Pattern.compile("[a-z0-9]{1,32}");
   private static final Pattern SETTING_KEY = Pattern.compile("[a-z0-9][a-z0-9._-]{0,127}");
-  private static final Pattern SLOT = Pattern.compile("[a-z0-9_]{1,63}");
 
   private final String name;
   private final String jdbcUrl;
@@ -258,7 +255,12 @@ public final class FleetOutbox {
      * @throws IllegalArgumentException if it is neither form (the value is not shown)
      */
     public Builder password(@Nullable String reference) {
-      this.password = reference == null ? null : SecretRef.parse("password", reference);
+      if (reference == null) {
+        this.password = null;
+      } else {
+        FleetOptions.PASSWORD.check(reference);
+        this.password = SecretRef.parse(FleetOptions.PASSWORD.name(), reference);
+      }
       return this;
     }
 
@@ -327,80 +329,73 @@ public final class FleetOutbox {
     }
 
     /**
-     * Checks every value and builds the entry.
+     * Checks every value, each with its definition in {@link FleetOptions}, and builds the entry.
      *
      * @throws IllegalArgumentException naming the field and its limit when a value is invalid,
      *     missing, or a secret where a reference is expected
      */
     public FleetOutbox build() {
-      if (name.length() > MAX_NAME_LENGTH || !NAME.matcher(name).matches()) {
+      return build(RelayOption.Spelling.API);
+    }
+
+    /**
+     * As {@link #build()}, each error naming the fields in {@code words}: a command line passes
+     * those of its flags ({@code --outbox-url}), so its errors need no rewriting. Any text value an
+     * error shows is cut to 80 characters and masked.
+     *
+     * @throws IllegalArgumentException naming the field, in {@code words}, and its limit when a
+     *     value is invalid, missing, or a secret where a reference is expected
+     */
+    public FleetOutbox build(RelayOption.Spelling words) {
+      RelayOption.Spelling s = abbreviating(words);
+      FleetOptions.NAME.check(name, null, s);
+      if (jdbcUrl == null) {
         throw new IllegalArgumentException(
-            "name must be 1 to "
-                + MAX_NAME_LENGTH
-                + " characters of [a-z0-9_-], starting with a letter or digit, but was '"
-                + abbreviate(name)
-                + "'");
+            s.name(FleetOptions.JDBC_URL) + " must be given but was not");
       }
-      checkUrl();
-      if (user != null && !USER.matcher(user).matches()) {
-        throw new IllegalArgumentException(
-            "user must be 1 to 63 characters without spaces but was '" + abbreviate(user) + "'");
+      FleetOptions.JDBC_URL.check(jdbcUrl, null, s);
+      if (user != null) {
+        FleetOptions.USER.check(user, null, s);
       }
+      FleetOptions.SCHEMA.check(schema, null, s);
+      FleetOptions.TABLE_PREFIX.check(tablePrefix, null, s);
       OutboxTables tables;
       try {
         tables = OutboxTables.of(schema, tablePrefix);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("outbox " + name + ": " + e.getMessage(), e);
+      } catch (IllegalArgumentException e) { // the two together are too long
+        throw new IllegalArgumentException(
+            s.name(FleetOptions.TABLE_PREFIX)
+                + " and "
+                + s.name(FleetOptions.SCHEMA)
+                + " together must be at most "
+                + OutboxTables.MAX_PREFIX_AND_SCHEMA_LENGTH
+                + " characters but have "
+                + (tablePrefix.length() + schema.length()),
+            e);
       }
       if (slotName != null) {
         if (kind != OutboxKind.WAL) {
           throw new IllegalArgumentException(
-              "slotName must be given only for kind wal but kind was " + kind.dbName());
+              s.name(FleetOptions.SLOT_NAME)
+                  + " must be given only for "
+                  + s.name(FleetOptions.KIND)
+                  + " "
+                  + FleetOptions.KIND.describe(OutboxKind.WAL)
+                  + " but "
+                  + s.name(FleetOptions.KIND)
+                  + " was "
+                  + FleetOptions.KIND.describe(kind));
         }
-        if (!SLOT.matcher(slotName).matches()) {
-          throw new IllegalArgumentException(
-              "slotName must be 1 to 63 characters of [a-z0-9_] but was '"
-                  + abbreviate(slotName)
-                  + "'");
-        }
+        FleetOptions.SLOT_NAME.check(slotName, null, s);
       }
-      if (publisher == null || !PUBLISHER.matcher(publisher).matches()) {
+      if (publisher == null) {
         throw new IllegalArgumentException(
-            "publisher must be a publisher provider's name, 1 to 32 characters of [a-z0-9], but was "
-                + (publisher == null ? "not given" : "'" + abbreviate(publisher) + "'"));
+            s.name(FleetOptions.PUBLISHER) + " must be given but was not");
       }
+      FleetOptions.PUBLISHER.check(publisher, null, s);
       checkSettings();
-      if (weight < 1 || weight > MAX_WEIGHT) {
-        throw new IllegalArgumentException(
-            "weight must be 1 to " + MAX_WEIGHT + " but was " + weight);
-      }
+      FleetOptions.WEIGHT.check(weight, null, s);
       return new FleetOutbox(this, tables);
-    }
-
-    private void checkUrl() {
-      if (jdbcUrl == null) {
-        throw new IllegalArgumentException("jdbcUrl must be given but was not");
-      }
-      if (!jdbcUrl.startsWith("jdbc:postgresql:")) {
-        throw new IllegalArgumentException(
-            "jdbcUrl must start with jdbc:postgresql: but was " + SecretMasking.maskUri(jdbcUrl));
-      }
-      if (jdbcUrl.length() > MAX_URL_LENGTH) {
-        throw new IllegalArgumentException(
-            "jdbcUrl must be at most "
-                + MAX_URL_LENGTH
-                + " characters but has "
-                + jdbcUrl.length());
-      }
-      // The driver's own forms: jdbc:postgresql://user:password@host and ?password=...
-      String lower = jdbcUrl.toLowerCase(java.util.Locale.ROOT);
-      if (!SecretMasking.secretsIn(jdbcUrl.substring(5)).isEmpty()
-          || lower.matches(".*[?&](ssl)?password=.*")) {
-        throw new IllegalArgumentException(
-            "jdbcUrl must not carry a password, the registry stores no secret: give password("
-                + "\"env:NAME\") or password(\"file:/path\") instead, but was "
-                + SecretMasking.maskUri(jdbcUrl.substring(5)));
-      }
     }
 
     private void checkSettings() {
@@ -417,7 +412,7 @@ public final class FleetOutbox {
         if (!SETTING_KEY.matcher(key).matches()) {
           throw new IllegalArgumentException(
               "a publisher setting's name must be 1 to 128 characters of [a-z0-9._-] but was '"
-                  + abbreviate(key)
+                  + FleetOptions.abbreviate(key)
                   + "'");
         }
         if (value.length() > MAX_SETTING_LENGTH) {
@@ -440,10 +435,20 @@ public final class FleetOutbox {
         }
       }
     }
-  }
 
-  private static String abbreviate(String text) {
-    String t = text.length() > 80 ? text.substring(0, 80) + "…" : text;
-    return String.valueOf(SecretMasking.maskText(t));
+    private static RelayOption.Spelling abbreviating(RelayOption.Spelling words) {
+      return new RelayOption.Spelling() {
+        @Override
+        public String name(RelayOption<?> option) {
+          return words.name(option);
+        }
+
+        @Override
+        public String value(Object value) {
+          String written = words.value(value);
+          return value instanceof String ? FleetOptions.abbreviate(written) : written;
+        }
+      };
+    }
   }
 }

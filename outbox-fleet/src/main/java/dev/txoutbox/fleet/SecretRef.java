@@ -47,16 +47,32 @@ public final class SecretRef {
       throw new IllegalArgumentException(
           field + " must be at most " + MAX_LENGTH + " characters but has " + text.length());
     }
+    SecretRef ref = parsed(text);
+    if (ref == null) {
+      throw new IllegalArgumentException(field + " must be " + RULE + " but was " + HIDDEN);
+    }
+    return ref;
+  }
+
+  /** What a reference must be, as an error says it after the field's name and "must be". */
+  static final String RULE =
+      "a reference to a secret, env:VARIABLE_NAME or file:/absolute/path, not the secret itself";
+
+  /** What an error shows of a value that is not a reference: nothing of it. */
+  static final String HIDDEN = "not (value hidden)";
+
+  /** The reference {@code text} writes (at most {@link #MAX_LENGTH} characters), or null. */
+  static @Nullable SecretRef parsed(String text) {
+    if (text.length() > MAX_LENGTH) {
+      return null;
+    }
     if (text.startsWith("env:") && ENV_NAME.matcher(text.substring(4)).matches()) {
       return new SecretRef(true, text.substring(4));
     }
     if (text.startsWith("file:/") && text.length() > 6 && text.indexOf('\n') < 0) {
       return new SecretRef(false, text.substring(5));
     }
-    throw new IllegalArgumentException(
-        field
-            + " must be a reference to a secret, env:VARIABLE_NAME or file:/absolute/path, not the"
-            + " secret itself, but was not (value hidden)");
+    return null;
   }
 
   /** Whether {@code text} looks like a reference ({@code env:} or {@code file:/}). */

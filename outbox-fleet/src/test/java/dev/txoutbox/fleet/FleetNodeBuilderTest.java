@@ -43,7 +43,7 @@ class FleetNodeBuilderTest {
         .hasMessage(
             "renewInterval must be positive and at most a third of leaseTtl (PT1S) but was PT2S");
     assertThatThrownBy(() -> valid().poolSize(0).build())
-        .hasMessage("poolSize must be 1 to 100 but was 0");
+        .hasMessage("poolSize must be between 1 and 100 but was 0");
     assertThatThrownBy(() -> FleetNode.builder().build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("controlDataSource must be given but was not");

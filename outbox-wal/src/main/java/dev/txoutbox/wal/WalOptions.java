@@ -2,9 +2,11 @@ package dev.txoutbox.wal;
 
 import dev.txoutbox.RelayOption;
 import dev.txoutbox.RelayOptions;
+import dev.txoutbox.spi.DurationText;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The WAL relay's own options, each defined once ({@link RelayOption}), beside the options every
@@ -89,11 +91,31 @@ public final class WalOptions {
 
   /** {@link WalRelayBuilder#minBatchInterval}. */
   public static final RelayOption<Duration> MIN_BATCH_INTERVAL =
-      RelayOption.duration(
+      RelayOption.of(
+          "minBatchInterval",
           "minBatchInterval",
           "min-batch-interval",
+          RelayOption.Type.DURATION,
+          "DURATION",
           WalRelay.DEFAULT_MIN_BATCH_INTERVAL,
-          WalRelay.MAX_MIN_BATCH_INTERVAL,
+          null,
+          new RelayOption.Rule<>() {
+            @Override
+            public @Nullable String violation(
+                Duration v, @Nullable Duration other, RelayOption.Spelling s) {
+              if (v.isNegative()) {
+                return "must not be negative";
+              }
+              return v.compareTo(WalRelay.MAX_MIN_BATCH_INTERVAL) > 0
+                  ? "must be at most " + DurationText.of(WalRelay.MAX_MIN_BATCH_INTERVAL)
+                  : null;
+            }
+
+            @Override
+            public String describe(RelayOption.Spelling s) {
+              return "0 to " + DurationText.of(WalRelay.MAX_MIN_BATCH_INTERVAL);
+            }
+          },
           "the shortest time from one batch's publish to the next unless the next is full:"
               + " fewer, larger batches while events come fast, each event waiting up to that"
               + " much; 0 publishes a batch as soon as the stream has nothing more");

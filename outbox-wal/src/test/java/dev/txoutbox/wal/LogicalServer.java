@@ -18,6 +18,7 @@ import org.postgresql.replication.PGReplicationStream;
 /**
  * The WAL tests' outboxes on outbox-testing's {@link dev.txoutbox.testing.LogicalServer}: the JVM's
  * shared embedded server with {@code wal_level=logical}, where each test takes a schema of its own,
+ * an embedded server of a test's own for settings the shared one must not have ({@link #ofItsOwn}),
  * and a PostgreSQL 15 cluster of a test's own ({@link #pg15()}) for what differs there.
  */
 final class LogicalServer {
@@ -41,6 +42,15 @@ final class LogicalServer {
    */
   static dev.txoutbox.testing.LogicalServer pg15() throws IOException, InterruptedException {
     return dev.txoutbox.testing.LogicalServer.cluster(15, Map.of());
+  }
+
+  /**
+   * An embedded server of the caller's own with {@code settings} in its {@code postgresql.conf},
+   * which it must close: for settings the shared server must not have.
+   */
+  static dev.txoutbox.testing.LogicalServer ofItsOwn(Map<String, String> settings)
+      throws IOException {
+    return dev.txoutbox.testing.LogicalServer.embedded(settings);
   }
 
   static DataSource dataSource() {

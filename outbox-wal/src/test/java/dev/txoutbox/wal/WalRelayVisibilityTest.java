@@ -12,13 +12,12 @@ import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.testing.RecordingPublisher;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -43,18 +42,13 @@ import org.junit.jupiter.api.Test;
  */
 class WalRelayVisibilityTest {
 
-  private static EmbeddedPostgres server;
+  private static dev.txoutbox.testing.LogicalServer server;
 
   @BeforeAll
   static void start() throws Exception {
     server =
-        EmbeddedPostgres.builder()
-            .setServerConfig("wal_level", "logical")
-            .setServerConfig("max_replication_slots", "4")
-            .setServerConfig("max_wal_senders", "4")
-            .setServerConfig("synchronous_standby_names", "nobody")
-            .setServerConfig("synchronous_commit", "local")
-            .start();
+        LogicalServer.ofItsOwn(
+            Map.of("synchronous_standby_names", "'nobody'", "synchronous_commit", "local"));
   }
 
   /**
@@ -64,7 +58,7 @@ class WalRelayVisibilityTest {
   @AfterEach
   void cancelWaitingCommits() throws Exception {
     execute(
-        server.getPostgresDatabase(),
+        server.dataSource(),
         "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event = 'SyncRep'");
   }
 
@@ -75,7 +69,7 @@ class WalRelayVisibilityTest {
 
   @Test
   void anEventStreamedBeforeItsCommitIsVisibleIsPublishedOnceVisible() throws Exception {
-    DataSource dataSource = server.getPostgresDatabase();
+    DataSource dataSource = server.dataSource();
     OutboxTables tables = OutboxTables.in("visibility");
     OutboxSchema.migrate(dataSource, tables);
     RecordingPublisher publisher = new RecordingPublisher();
@@ -107,7 +101,7 @@ class WalRelayVisibilityTest {
 
   @Test
   void inTheOrderedModesAnEventLeftInvisibleHoldsBackItsAggregateInTheBatch() throws Exception {
-    DataSource dataSource = server.getPostgresDatabase();
+    DataSource dataSource = server.dataSource();
     OutboxTables tables = OutboxTables.in("visibility_ordered");
     OutboxSchema.migrate(dataSource, tables);
     OutboxSchema.migrateOrderingIndex(dataSource, tables);
@@ -179,7 +173,7 @@ class WalRelayVisibilityTest {
   @Test
   void inTheOrderedModesAnEventLeftInvisibleHoldsBackItsAggregateInLaterBatchesWhileItsCommitRuns()
       throws Exception {
-    DataSource dataSource = server.getPostgresDatabase();
+    DataSource dataSource = server.dataSource();
     OutboxTables tables = OutboxTables.in("visibility_later");
     OutboxSchema.migrate(dataSource, tables);
     OutboxSchema.migrateOrderingIndex(dataSource, tables);
@@ -261,12 +255,10 @@ class WalRelayVisibilityTest {
       OutboxTables tables,
       RecordingPublisher publisher,
       RelayConfig config) {
-    Properties user = new Properties();
-    user.setProperty("user", "postgres");
     return WalRelay.builder()
         .sweeper(false) // no polling relay behind it in this test
         .dataSource(dataSource)
-        .replicationUrl(server.getJdbcUrl("postgres", "postgres"), user)
+        .replicationUrl(server.jdbcUrl(), server.credentials())
         .tables(tables)
         .publisher(publisher)
         .config(config);

@@ -7,11 +7,11 @@ import static org.awaitility.Awaitility.await;
 import dev.txoutbox.Outbox;
 import dev.txoutbox.OutboxEvent;
 import dev.txoutbox.schema.OutboxTables;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -219,12 +219,8 @@ class WalSlotTest {
   void aLostSlotHasNoSafeWalSizeAndSaysLost() throws Exception {
     // A server of the test's own: the WAL limit it sets would invalidate every slot of the shared
     // one.
-    try (EmbeddedPostgres own =
-        EmbeddedPostgres.builder()
-            .setServerConfig("wal_level", "logical")
-            .setServerConfig("max_slot_wal_keep_size", "1MB")
-            .start()) {
-      DataSource db = own.getPostgresDatabase();
+    try (var own = LogicalServer.ofItsOwn(Map.of("max_slot_wal_keep_size", "1MB"))) {
+      DataSource db = own.dataSource();
       DSLContext dsl = DSL.using(db, SQLDialect.POSTGRES);
       dsl.execute(WalSetup.createSlotSql("lost_slot"));
       WalSlot reserved = WalSlot.find(db, "lost_slot").orElseThrow();

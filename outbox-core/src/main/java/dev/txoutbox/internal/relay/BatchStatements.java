@@ -41,27 +41,32 @@ final class BatchStatements {
   private final Map<CompletionMode, RenderedOnce> completions = new ConcurrentHashMap<>();
 
   /**
-   * The rows {@link RelayStore#claim} claims, in seq order.
+   * The rows {@link RelayStore#claim} claims, in seq order, and then {@link #pinPlansById} for the
+   * rest of the transaction, in the same round trip: the claim is planned as before the setting,
+   * and every statement by id after it (the completion, the deferral, the failures) after it.
    *
    * @throws RuntimeException if any claimed row cannot be read
    */
-  Claimed<OutboxMessage> claim(DSLContext tx, int limit, OffsetDateTime now) {
+  Claimed<OutboxMessage> claimAndPinPlans(DSLContext tx, int limit, OffsetDateTime now) {
     RenderedOnce claim =
         claims.computeIfAbsent(
             limit,
             l ->
                 new RenderedOnce(
-                    tx,
-                    RelayStore.claimQuery(tx, RelayStore.MESSAGE_COLUMNS, l, NOW),
-                    List.of(NOW, l)));
+                        tx,
+                        RelayStore.claimQuery(tx, RelayStore.MESSAGE_COLUMNS, l, NOW),
+                        List.of(NOW, l))
+                    .followedBy(tx, RelayStore.pinPlansById()));
     List<OutboxMessage> batch = new ArrayList<>(limit);
     // jOOQ's rendering of the claim, run through JDBC: see the class comment.
     tx.connection(
         c -> {
-          try (PreparedStatement s = claim.prepare(c, List.of(now, limit));
-              ResultSet rs = s.executeQuery()) {
-            while (rs.next()) {
-              batch.add(read(rs));
+          try (PreparedStatement s = claim.prepare(c, List.of(now, limit))) {
+            s.execute(); // the claim, then the setting, in one round trip
+            try (ResultSet rs = s.getResultSet()) {
+              while (rs.next()) {
+                batch.add(read(rs));
+              }
             }
           }
         });

@@ -151,7 +151,9 @@ final class RelayCycle {
     } else {
       try {
         Claimed<OutboxMessage> claimed =
-            ordered == null ? statements.claim(tx, limit, now) : ordered.claim(tx, limit, now);
+            ordered == null
+                ? statements.claimAndPinPlans(tx, limit, now)
+                : ordered.claim(tx, limit, now);
         batch = claimed.events();
         full = claimed.full();
       } catch (RuntimeException e) {
@@ -173,8 +175,8 @@ final class RelayCycle {
       throw new Interrupted(e);
     }
     BatchOutcome outcome = answer.outcome.withUnreadable(unreadable);
-    if (ordered == null) {
-      statements.pinPlansById(tx); // the ordered claim pinned them already
+    if (ordered == null && rowByRow) {
+      statements.pinPlansById(tx); // the batch's claim and the ordered claim pinned them already
     }
     // The claim marks nothing: a row not attempted is still as it was.
     step.record(

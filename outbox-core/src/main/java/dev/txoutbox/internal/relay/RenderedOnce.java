@@ -50,6 +50,31 @@ public final class RenderedOnce {
     this(dsl, statement, new Field<?>[0], sentinels);
   }
 
+  private RenderedOnce(String sql, Field<?>[] fields, List<Param<?>> params, int[] slots) {
+    this.sql = sql;
+    this.fields = fields;
+    this.params = params;
+    this.slots = slots;
+  }
+
+  /**
+   * This statement and then {@code next}, sent together ({@link #prepare} runs both in one round
+   * trip, pgjdbc sending the second before it waits for the first's result): the result read is
+   * this statement's. For a statement without bind values that must run after this one in the same
+   * transaction, such as a setting for the statements that follow.
+   *
+   * @throws IllegalArgumentException if {@code next} has bind values
+   */
+  RenderedOnce followedBy(DSLContext dsl, Query next) {
+    for (Param<?> p : dsl.extractParams(next).values()) {
+      if (!p.isInline()) {
+        throw new IllegalArgumentException(
+            "the statement that follows must have no bind values but had " + p);
+      }
+    }
+    return new RenderedOnce(sql + ";\n" + dsl.render(next), fields, params, slots);
+  }
+
   private RenderedOnce(DSLContext dsl, Query statement, Field<?>[] fields, List<Object> sentinels) {
     this.sql = dsl.render(statement);
     this.fields = fields;
@@ -110,7 +135,7 @@ public final class RenderedOnce {
         }
         Object value = values.get(slots[i]);
         if (value instanceof UUID[] ids) {
-          statement.setArray(index, connection.createArrayOf("uuid", ids));
+          UuidArray.bind(statement, index, ids);
         } else {
           statement.setObject(index, value);
         }

@@ -93,12 +93,12 @@ class WaitingEventsClaimPlanTest {
         dsl.transactionResult(c -> RelayStore.claim(c.dsl(), 6, now).events());
     for (int cycle = 0; cycle < 7; cycle++) { // past the driver's server-prepare threshold
       List<OutboxMessage> rendered =
-          dsl.transactionResult(c -> statements.claim(c.dsl(), 6, now).events());
+          dsl.transactionResult(c -> statements.claimAndPinPlans(c.dsl(), 6, now).events());
       assertThat(rendered).as("cycle %d", cycle).isEqualTo(jooq);
     }
     dsl.transaction(
         c -> {
-          List<OutboxMessage> batch = statements.claim(c.dsl(), 6, now).events();
+          List<OutboxMessage> batch = statements.claimAndPinPlans(c.dsl(), 6, now).events();
           statements.complete(
               c.dsl(),
               batch.stream().map(OutboxMessage::id).toList(),
@@ -106,7 +106,7 @@ class WaitingEventsClaimPlanTest {
               now);
         });
     List<OutboxMessage> rest =
-        dsl.transactionResult(c -> statements.claim(c.dsl(), 100, now).events());
+        dsl.transactionResult(c -> statements.claimAndPinPlans(c.dsl(), 100, now).events());
     assertThat(rest).hasSize(2).doesNotContainAnyElementsOf(jooq);
     dsl.transaction(
         c ->
@@ -116,8 +116,41 @@ class WaitingEventsClaimPlanTest {
                 dev.txoutbox.CompletionMode.MARK_PROCESSED,
                 now));
     List<OutboxMessage> none =
-        dsl.transactionResult(c -> statements.claim(c.dsl(), 100, now).events());
+        dsl.transactionResult(c -> statements.claimAndPinPlans(c.dsl(), 100, now).events());
     assertThat(none).isEmpty();
+  }
+
+  @Test
+  void theClaimTurnsSequentialScansOffForTheRestOfItsTransactionOnly() {
+    insertReady(3);
+    BatchStatements statements = new BatchStatements();
+    OffsetDateTime now = OffsetDateTime.now();
+    for (int cycle = 0; cycle < 7; cycle++) { // past the driver's server-prepare threshold
+      int claimed = cycle;
+      String during =
+          dsl.transactionResult(
+              c -> {
+                assertThat(seqScan(c.dsl())).isEqualTo("on");
+                assertThat(statements.claimAndPinPlans(c.dsl(), 2, now).events())
+                    .as("cycle %d", claimed)
+                    .hasSize(2);
+                return seqScan(c.dsl());
+              });
+      assertThat(during).as("cycle %d", cycle).isEqualTo("off");
+    }
+    db.execute("DELETE FROM " + db.schema() + ".outbox_events");
+    String emptyClaim =
+        dsl.transactionResult(
+            c -> {
+              assertThat(statements.claimAndPinPlans(c.dsl(), 2, now).events()).isEmpty();
+              return seqScan(c.dsl());
+            });
+    assertThat(emptyClaim).isEqualTo("off");
+    assertThat(seqScan(dsl)).isEqualTo("on");
+  }
+
+  private static String seqScan(DSLContext tx) {
+    return tx.fetchValue(DSL.field("current_setting('enable_seqscan')", String.class));
   }
 
   @Test
