@@ -1,6 +1,8 @@
 package dev.txoutbox;
 
 import dev.txoutbox.spi.DurationText;
+import dev.txoutbox.spi.Printable;
+import dev.txoutbox.spi.SecretMasking;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Collections;
@@ -375,8 +377,17 @@ public final class RelayOption<T> {
   /** A switch, off unless given. */
   public static RelayOption<Boolean> onOff(
       String name, String setter, String key, String description) {
+    return onOff(name, setter, key, false, description);
+  }
+
+  /**
+   * A switch, on or off unless set; one on by default is turned off by its flag {@code --no-<key>}
+   * ({@link #flag()}).
+   */
+  public static RelayOption<Boolean> onOff(
+      String name, String setter, @Nullable String key, boolean on, String description) {
     return new RelayOption<>(
-        name, setter, key, Type.SWITCH, "", false, description, none(), null, Map.of());
+        name, setter, key, Type.SWITCH, "", on, description, none(), null, Map.of());
   }
 
   /** A backoff, set as a whole in code; no flag. */
@@ -477,6 +488,17 @@ public final class RelayOption<T> {
     return key;
   }
 
+  /**
+   * The command line's flag: {@code --<key>}, or {@code --no-<key>} for a {@link Type#SWITCH} on by
+   * default, which the flag turns off; null when no tool sets it.
+   */
+  public @Nullable String flag() {
+    if (key == null) {
+      return null;
+    }
+    return (type == Type.SWITCH && Boolean.TRUE.equals(defaultValue) ? "--no-" : "--") + key;
+  }
+
   /** How the value is written. */
   public Type type() {
     return type;
@@ -575,7 +597,8 @@ public final class RelayOption<T> {
 
   /**
    * {@code value}, checked against {@code other} (the value of {@link #comparedWith()}, or null),
-   * the error in {@code s}'s words ("--batch-size must be between 1 and 10000 but was 0").
+   * the error in {@code s}'s words ("--batch-size must be between 1 and 10000 but was 0"). A text
+   * value is shown with its credentials masked and its control characters escaped.
    *
    * @throws NullPointerException naming the option if {@code value} is null
    * @throws IllegalArgumentException naming the option and its bounds if {@code value} is out of
@@ -589,7 +612,10 @@ public final class RelayOption<T> {
     if (violation != null) {
       String shown = rule.shown(value, s);
       if (shown == null) {
-        shown = type == Type.TEXT ? "'" + s.value(value) + "'" : s.value(value);
+        shown =
+            type == Type.TEXT
+                ? "'" + Printable.of(SecretMasking.maskUri(s.value(value))) + "'"
+                : s.value(value);
       }
       throw new IllegalArgumentException(s.name(this) + " " + violation + " but was " + shown);
     }

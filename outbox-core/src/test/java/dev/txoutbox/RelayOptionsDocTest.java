@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -105,54 +104,9 @@ class RelayOptionsDocTest {
 
   /** The table, one row per option, in {@link RelayOptions#all()}'s order. */
   static String table() {
-    StringBuilder out =
-        new StringBuilder(
-            "| option | CLI flag | meaning | bounds | default |\n|---|---|---|---|---|\n");
     Set<String> relayBuilder = setters(OutboxRelay.Builder.class);
-    for (RelayOption<?> o : RelayOptions.all()) {
-      String option =
-          o.setter().equals(o.name())
-              ? "`" + o.name() + "`"
-              : "`" + o.setter() + "`: `" + o.name() + "`";
-      if (relayBuilder.contains(o.setter())) {
-        option += " (`OutboxRelay.builder()`)";
-      }
-      out.append("| ")
-          .append(option)
-          .append(" | ")
-          .append(o.key() == null ? "" : "`--" + o.key() + "`")
-          .append(" | ")
-          .append(o.description())
-          .append(" | ")
-          .append(bounds(o))
-          .append(" | ")
-          .append(defaultOf(o))
-          .append(" |\n");
-    }
-    return out.toString().strip();
-  }
-
-  private static String bounds(RelayOption<?> o) {
-    if (o.type() == RelayOption.Type.CHOICE) {
-      return o.words().entrySet().stream()
-          .map(RelayOptionsDocTest::choice)
-          .collect(Collectors.joining(", "));
-    }
-    return o.bounds(RelayOption.Spelling.API);
-  }
-
-  private static String defaultOf(RelayOption<?> o) {
-    Object d = o.defaultValue();
-    if (o.type() == RelayOption.Type.CHOICE && d instanceof Enum<?> e) {
-      return choice(Map.entry(e.name(), o.words().get(e.name())));
-    }
-    if (o.type() == RelayOption.Type.SWITCH) {
-      return Boolean.TRUE.equals(d) ? "on" : "off";
-    }
-    return o.defaultText().equals("none") ? "none" : "`" + o.defaultText() + "`";
-  }
-
-  private static String choice(Map.Entry<String, String> constantAndWord) {
-    return "`" + constantAndWord.getKey() + "` (`" + constantAndWord.getValue() + "`)";
+    return RelayOptionTable.markdown(
+        RelayOptions.all(),
+        o -> relayBuilder.contains(o.setter()) ? " (`OutboxRelay.builder()`)" : "");
   }
 }

@@ -122,6 +122,34 @@ class RelayOptionsTest {
     assertThat(RelayOptions.BATCH_SIZE.bounds(FLAGS)).isEqualTo("1 to 10000");
   }
 
+  @Test
+  void aModuleDefinesSwitchesOnByDefaultAndDefaultsSaidInWords() {
+    RelayOption<Boolean> create =
+        RelayOption.onOff("createIfMissing", "createIfMissing", "create-slot", true, "y");
+    assertThat(create.defaultValue()).isTrue();
+    assertThat(create.flag()).isEqualTo("--no-create-slot");
+    assertThat(RelayOptions.LISTEN.flag()).isEqualTo("--listen");
+    assertThat(RelayOptions.BROKER_PROBE_BACKOFF.flag()).isNull();
+
+    RelayOption<String> slot =
+        RelayOption.text(
+                "slotName",
+                "slot",
+                "NAME",
+                null,
+                java.util.regex.Pattern.compile("[a-z]+"),
+                "lower case letters",
+                "z")
+            .withDefaultText("txoutbox_<schema>");
+    assertThat(slot.defaultValue()).isNull();
+    assertThat(slot.defaultText()).isEqualTo("txoutbox_<schema>");
+    assertThat(slot.key()).isEqualTo("slot");
+    assertThatThrownBy(() -> slot.check("A"))
+        .hasMessage("slotName must be lower case letters but was 'A'");
+    assertThatThrownBy(() -> slot.check("a\u0000b"))
+        .hasMessage("slotName must be lower case letters but was 'a\\u0000b'");
+  }
+
   /** A module's own rule ({@link RelayOption#of}): a text that must be a reference, never shown. */
   private static final RelayOption<String> REFERENCE =
       RelayOption.of(

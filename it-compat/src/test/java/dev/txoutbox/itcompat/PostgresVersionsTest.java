@@ -21,6 +21,7 @@ import dev.txoutbox.testing.LogicalServer;
 import dev.txoutbox.testing.RecordingPublisher;
 import dev.txoutbox.testing.TestClock;
 import dev.txoutbox.wal.WalRelay;
+import dev.txoutbox.wal.WalRelayBuilder;
 import java.io.IOException;
 import java.sql.Connection;
 import java.time.Duration;
@@ -122,7 +123,7 @@ class PostgresVersionsTest {
    * A WAL relay on {@code tables}, reconnecting quickly, with its sweeper: it starts one sweep
    * interval after the stream, so it does not race the commit order these tests check.
    */
-  private WalRelay.Builder walRelay(OutboxTables tables, RecordingPublisher publisher) {
+  private WalRelayBuilder walRelay(OutboxTables tables, RecordingPublisher publisher) {
     return WalRelay.builder()
         .dataSource(server.dataSource())
         .replicationUrl(server.jdbcUrl(), server.credentials())

@@ -11,10 +11,10 @@ import java.util.regex.Pattern;
 
 /**
  * Rewrites an error message of an API whose options are not yet defined as {@code RelayOption}s
- * (the WAL relay's, the table names', the console's, a publisher's) in the words of the command
- * line: option names become the flags that set them, and durations read as the flags take them
- * ({@code 300ms}, not {@code PT0.3S}). The relay options every relay shares never come here: their
- * flags check values with the options' own definitions ({@link OptionFlags}). Stateless.
+ * (the table names', the console's, a publisher's) in the words of the command line: option names
+ * become the flags that set them, and durations read as the flags take them ({@code 300ms}, not
+ * {@code PT0.3S}). The relay options every relay shares and the WAL relay's own never come here:
+ * their flags check values with the options' own definitions ({@link OptionFlags}). Stateless.
  */
 final class FlagNames {
 

@@ -53,14 +53,17 @@ final class OptionFlags {
     return EnumFlag.of(flag(option), type, e -> option.words().get(e.name()));
   }
 
-  /** The flag of {@code option}: {@code --batch-size}. */
+  /**
+   * The flag of {@code option}: {@code --batch-size}, or {@code --no-create-slot} for a switch on
+   * by default ({@link RelayOption#flag()}).
+   */
   static String flag(RelayOption<?> option) {
-    String key = option.key();
-    if (key == null) {
+    String flag = option.flag();
+    if (flag == null) {
       throw new IllegalArgumentException(
           "option " + option.name() + " must have a key to be a flag but has none");
     }
-    return "--" + key;
+    return flag;
   }
 
   /** The flag of {@code option}, its {@code --help} line followed by {@code note} (or nothing). */
@@ -96,11 +99,17 @@ final class OptionFlags {
    * ("Events claimed and published per cycle: 1 to 10000. Default: 100.").
    */
   static String help(RelayOption<?> option, @Nullable String note) {
+    boolean onByDefault = isOnByDefault(option);
     String shownDefault =
         option.type() == RelayOption.Type.SWITCH
-            ? (Boolean.TRUE.equals(option.defaultValue()) ? "on" : "off")
+            ? (onByDefault ? "on" : "off")
             : option.defaultText();
-    return meaning(option) + (note == null ? "" : " " + note) + " Default: " + shownDefault + ".";
+    return meaning(option)
+        + (onByDefault ? " This flag turns it off." : "")
+        + (note == null ? "" : " " + note)
+        + " Default: "
+        + shownDefault
+        + ".";
   }
 
   /**
@@ -125,8 +134,9 @@ final class OptionFlags {
   }
 
   /**
-   * The value given for {@code option}, or null if its flag was not given; a {@link
-   * RelayOption.Type#CHOICE}'s word is read with {@link EnumFlag}.
+   * The value given for {@code option}, or null if its flag was not given (false if the flag of a
+   * switch on by default was given); a {@link RelayOption.Type#CHOICE}'s word is read with {@link
+   * EnumFlag}.
    */
   @SuppressWarnings("unchecked")
   static <T> @Nullable T given(ParseResult parsed, RelayOption<T> option) {
@@ -135,7 +145,15 @@ final class OptionFlags {
           "option " + option.name() + " names a constant: read its word with an EnumFlag");
     }
     OptionSpec matched = parsed.matchedOption(flag(option));
-    return matched == null ? null : (T) matched.getValue();
+    if (matched == null) {
+      return null;
+    }
+    return isOnByDefault(option) ? (T) Boolean.FALSE : (T) matched.getValue();
+  }
+
+  /** Whether {@code option} is a switch on by default, whose flag turns it off. */
+  private static boolean isOnByDefault(RelayOption<?> option) {
+    return option.type() == RelayOption.Type.SWITCH && Boolean.TRUE.equals(option.defaultValue());
   }
 
   /** The value given for {@code option}, or its default. */

@@ -10,6 +10,7 @@ import dev.txoutbox.spi.BrokerCheck;
 import dev.txoutbox.spi.Printable;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.wal.WalRelay;
+import dev.txoutbox.wal.WalRelayBuilder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.UncheckedIOException;
@@ -85,10 +86,8 @@ final class RelayCommand extends DatabaseCommand {
       })
   Path publisherConfig;
 
-  // The Relay: (1) and Retry: (2) sections are made from the options' definitions: DefinedFlags.
-
-  @ArgGroup(validate = false, heading = "%nSource:%n", order = 3)
-  WalFlags wal = new WalFlags();
+  // The Relay: (1), Retry: (2) and Source: (3) sections are made from the options' definitions:
+  // DefinedFlags.
 
   @ArgGroup(validate = false, heading = "%nMetrics and health:%n", order = 4)
   MetricsFlags metrics = new MetricsFlags();
@@ -106,13 +105,14 @@ final class RelayCommand extends DatabaseCommand {
 
   /**
    * Adds the flags made from the relay options' definitions to the command as picocli builds it:
-   * its {@code Relay:} and {@code Retry:} sections.
+   * its {@code Relay:}, {@code Retry:} and {@code Source:} sections.
    */
   static final class DefinedFlags implements IModelTransformer {
     @Override
     public CommandSpec transform(CommandSpec relay) {
       RelayFlags.install(relay);
       RetryFlags.install(relay, "%nRetry:%n", 2);
+      WalFlags.install(relay);
       return relay;
     }
   }
@@ -123,8 +123,9 @@ final class RelayCommand extends DatabaseCommand {
     DatabaseTarget target = target();
     ParseResult parsed = spec.commandLine().getParseResult();
     RelayFlags relay = RelayFlags.of(parsed);
+    WalFlags wal = WalFlags.of(parsed);
     WalFlags.Source source;
-    WalRelay.Builder walRelay;
+    WalRelayBuilder walRelay;
     RelayConfig config;
     MetricsFlags.Checked endpoint;
     try {

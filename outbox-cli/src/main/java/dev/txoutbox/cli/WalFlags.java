@@ -4,19 +4,25 @@ import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayOption;
 import dev.txoutbox.RelayOptions;
 import dev.txoutbox.spi.SecretMasking;
+import dev.txoutbox.wal.WalOptions;
 import dev.txoutbox.wal.WalRelay;
+import dev.txoutbox.wal.WalRelayBuilder;
+import dev.txoutbox.wal.WalSettingsException;
 import dev.txoutbox.wal.WalSlot;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import picocli.CommandLine.Option;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParseResult;
 
 /**
  * {@code txoutbox relay}'s flags for where events come from ({@code --source}) and the WAL relay's
- * slot, and what they make: the WAL relay's builder, the refusal of flags the chosen source does
- * not read, and the start line's words for the WAL relay. Not thread-safe: picocli fills it, then
- * the relay reads it once.
+ * options, one flag per {@link WalOptions} option it sets, made from the option's definition
+ * ({@link OptionFlags}); and what they make: the WAL relay's builder, the refusal of flags the
+ * chosen source does not read, and the start line's words for the WAL relay. Reads them from a
+ * parse result; immutable.
  */
 final class WalFlags {
 
@@ -28,89 +34,66 @@ final class WalFlags {
     WAL
   }
 
-  /** How {@code --source} reads and writes a {@link Source}. */
-  static final EnumFlag<Source> SOURCE = EnumFlag.of("--source", Source.class);
+  /** The flag of the source, the command line's own. */
+  static final String SOURCE_FLAG = "--source";
 
-  /** How often the sweeper beside the WAL relay polls unless {@code --sweep-interval} says. */
-  static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(30);
+  /** How {@code --source} reads and writes a {@link Source}. */
+  static final EnumFlag<Source> SOURCE = EnumFlag.of(SOURCE_FLAG, Source.class);
 
   /**
-   * The flag that sets each option of {@link WalRelay.Builder}. Until outbox-wal defines its
-   * options as {@code RelayOption}s, as core does for the shared ones, its builder's messages are
-   * put in the words of these flags by {@link FlagNames}.
+   * {@link WalOptions#REPLICATION_URL}, which the command line defaults to the database's own URL.
    */
-  private static final Map<String, String> WAL_FLAGS =
-      Map.of(
-          "slotName", "--slot",
-          "publicationName", "--publication",
-          "replicationUrl", "--replication-url",
-          "minBatchInterval", "--min-batch-interval",
-          "concurrentBatches", "--concurrent-batches");
+  static final RelayOption<String> REPLICATION_URL =
+      WalOptions.REPLICATION_URL.withDefaultText("--jdbc-url");
 
-  @Option(
-      names = "--source",
-      paramLabel = "SOURCE",
-      description =
-          "poll: poll the table; wal: read inserts from a logical replication slot (PostgreSQL"
-              + " 13+, wal_level=logical), with a polling sweeper beside it for retries, delayed"
-              + " events and anything the slot missed. Default: poll.")
-  String source;
+  /** The options of the {@code Source:} section, in the order {@code --help} lists them. */
+  static final List<RelayOption<?>> OPTIONS =
+      List.of(
+          WalOptions.SLOT_NAME,
+          WalOptions.PUBLICATION_NAME,
+          WalOptions.CREATE_IF_MISSING,
+          REPLICATION_URL,
+          WalOptions.SWEEP_INTERVAL,
+          WalOptions.MIN_BATCH_INTERVAL,
+          WalOptions.CONCURRENT_BATCHES);
 
-  @Option(
-      names = "--slot",
-      paramLabel = "NAME",
-      description =
-          "The replication slot (wal), 1 to 63 of a-z, 0-9 and _."
-              + " Default: txoutbox_<table prefix><schema>.")
-  String slot;
+  private final ParseResult parsed;
 
-  @Option(
-      names = "--publication",
-      paramLabel = "NAME",
-      description = "The publication (wal), same rule. Default: the slot's default name.")
-  String publication;
+  private WalFlags(ParseResult parsed) {
+    this.parsed = parsed;
+  }
 
-  @Option(
-      names = "--no-create-slot",
-      description =
-          "Fail (wal) if the slot or publication is missing, printing the SQL to create it,"
-              + " instead of creating it. Default: create.")
-  boolean noCreateSlot;
+  /** The flags given in {@code parsed}. */
+  static WalFlags of(ParseResult parsed) {
+    return new WalFlags(parsed);
+  }
 
-  @Option(
-      names = "--replication-url",
-      paramLabel = "URL",
-      description =
-          "The JDBC URL of the replication connection (wal), straight to the server, not"
-              + " through a pooler; same user and password. Default: --jdbc-url.")
-  String replicationUrl;
+  /** Adds the {@code Source:} section's flags to {@code spec}: {@code --source}, then the WAL's. */
+  static void install(CommandSpec spec) {
+    List<OptionSpec> options = new ArrayList<>();
+    options.add(
+        OptionSpec.builder(SOURCE_FLAG)
+            .paramLabel("SOURCE")
+            .type(String.class)
+            .description(
+                "poll: poll the table; wal: read inserts from a logical replication slot"
+                    + " (PostgreSQL 13+, wal_level=logical), with a polling sweeper beside it for"
+                    + " retries, delayed events and anything the slot missed. The flags below"
+                    + " apply to --source wal only. Default: poll.")
+            .build());
+    for (RelayOption<?> option : OPTIONS) {
+      options.add(OptionFlags.option(option, note(option)));
+    }
+    OptionFlags.addGroup(spec, "%nSource:%n", 3, options);
+  }
 
-  @Option(
-      names = "--sweep-interval",
-      paramLabel = "DURATION",
-      converter = Durations.class,
-      description = "How often the sweeper polls (wal). Default: 30s.")
-  Duration sweepInterval;
-
-  @Option(
-      names = "--min-batch-interval",
-      paramLabel = "DURATION",
-      converter = Durations.class,
-      description =
-          "The shortest time between two batches that are not full (wal): fewer, larger"
-              + " batches while events come fast, each waiting up to that much; 0ms publishes as"
-              + " soon as the stream has nothing more; at most 1s. Default: 1ms.")
-  Duration minBatchInterval;
-
-  @Option(
-      names = "--concurrent-batches",
-      paramLabel = "N",
-      description =
-          "Batches claimed and published at a time (wal), 1 to 8, with --ordering none only:"
-              + " more drains a backlog faster where the database has cores to spare, but a"
-              + " later batch may be published before an earlier one; positions are still"
-              + " confirmed in commit order. Default: 1.")
-  Integer concurrentBatches;
+  /** What {@code --help} says of {@code option} beyond its definition, or null. */
+  private static @Nullable String note(RelayOption<?> option) {
+    if (option == REPLICATION_URL) {
+      return "The same user and password as --jdbc-url.";
+    }
+    return null;
+  }
 
   /**
    * The source of {@code --source}.
@@ -118,29 +101,25 @@ final class WalFlags {
    * @throws IllegalArgumentException listing the sources if it names none
    */
   Source source() {
+    String source = parsed.matchedOptionValue(SOURCE_FLAG, null);
     return source == null ? Source.POLL : SOURCE.parse(source);
   }
 
   /**
    * Refuses the flags {@code source} does not read: the WAL flags with {@code --source poll}, and
-   * with {@code --source wal} the polling relay's flags that the WAL relay cannot honour.
+   * with {@code --source wal} the polling relay's flags that the WAL relay cannot honour; then
+   * checks each WAL flag's value with its option's rule in the words of the flags.
    *
-   * @throws IllegalArgumentException naming the first such flag
+   * @throws IllegalArgumentException naming the first such flag, or the flag and its bounds
    */
   void check(Source source, RelayFlags relay) {
     switch (source) {
       case POLL -> {
-        List<String> given = new ArrayList<>();
-        addIf(given, slot != null, "--slot");
-        addIf(given, publication != null, "--publication");
-        addIf(given, noCreateSlot, "--no-create-slot");
-        addIf(given, replicationUrl != null, "--replication-url");
-        addIf(given, sweepInterval != null, "--sweep-interval");
-        addIf(given, minBatchInterval != null, "--min-batch-interval");
-        addIf(given, concurrentBatches != null, "--concurrent-batches");
-        if (!given.isEmpty()) {
-          throw new IllegalArgumentException(
-              given.get(0) + " applies to --source wal only but --source is poll");
+        for (RelayOption<?> option : OPTIONS) {
+          if (parsed.hasMatchedOption(OptionFlags.flag(option))) {
+            throw new IllegalArgumentException(
+                OptionFlags.flag(option) + " applies to --source wal only but --source is poll");
+          }
         }
       }
       case WAL -> {
@@ -153,21 +132,16 @@ final class WalFlags {
               relay.given(RelayOptions.MIN_POLL_INTERVAL)
                   ? RelayOptions.MIN_POLL_INTERVAL
                   : RelayOptions.MAX_POLL_INTERVAL,
-              "it does not poll; its sweeper polls every --sweep-interval");
+              "it does not poll; its sweeper polls every "
+                  + OptionFlags.flag(WalOptions.SWEEP_INTERVAL));
         }
         if (relay.listen()) {
           throw notForWal(RelayOptions.LISTEN, "it reads each insert as it commits");
         }
-        if (sweepInterval != null && sweepInterval.isZero()) {
-          throw new IllegalArgumentException("--sweep-interval must be positive but was 0ms");
+        for (RelayOption<?> option : OPTIONS) {
+          OptionFlags.check(parsed, option, OptionFlags.FLAGS);
         }
       }
-    }
-  }
-
-  private static void addIf(List<String> given, boolean present, String flag) {
-    if (present) {
-      given.add(flag);
     }
   }
 
@@ -176,54 +150,64 @@ final class WalFlags {
         OptionFlags.flag(option) + " does not apply to --source wal: " + why);
   }
 
-  /** How often the sweeper polls: {@code --sweep-interval}, or its default. */
-  Duration sweepInterval() {
-    return sweepInterval != null ? sweepInterval : DEFAULT_SWEEP_INTERVAL;
+  /** {@code option}'s flag's value, or the option's default. */
+  private <T> T value(RelayOption<T> option) {
+    T value = OptionFlags.valueOrDefault(parsed, option);
+    if (value == null) {
+      throw new IllegalStateException("option " + option.name() + " has no default");
+    }
+    return value;
   }
 
-  /** The WAL relay's batches at a time: {@code --concurrent-batches}, or 1. */
+  /** How often the sweeper polls: {@code --sweep-interval}, or its default. */
+  Duration sweepInterval() {
+    return value(WalOptions.SWEEP_INTERVAL);
+  }
+
+  /** The WAL relay's batches at a time: {@code --concurrent-batches}, or its default. */
   int concurrentBatches() {
-    return concurrentBatches != null ? concurrentBatches : 1;
+    return value(WalOptions.CONCURRENT_BATCHES);
   }
 
   /** {@code --replication-url}, or the database's own URL. */
   String replicationUrl(DatabaseTarget target) {
-    return replicationUrl != null ? replicationUrl : target.jdbcUrl();
+    String given = OptionFlags.given(parsed, REPLICATION_URL);
+    return given != null ? given : target.jdbcUrl();
+  }
+
+  /** {@code --slot}, or the relay's default name for {@code target}. */
+  private String slot(DatabaseTarget target) {
+    String given = OptionFlags.given(parsed, WalOptions.SLOT_NAME);
+    return given != null ? given : WalSlot.defaultName(target.tables());
+  }
+
+  /** {@code --publication}, or the relay's default name for {@code target}. */
+  private String publication(DatabaseTarget target) {
+    String given = OptionFlags.given(parsed, WalOptions.PUBLICATION_NAME);
+    return given != null ? given : WalSlot.defaultName(target.tables());
   }
 
   /**
-   * The WAL relay's builder with the slot, publication and replication connection of the flags;
-   * checked, not yet connected.
+   * The WAL relay's builder with the options of the flags, each checked by {@link #check} (a {@code
+   * --replication-url} of the flags too); not yet connected.
    *
-   * @throws IllegalArgumentException naming the flag at fault
+   * @throws IllegalArgumentException if the database's own URL is not a PostgreSQL JDBC URL
    */
-  WalRelay.Builder walRelay(DatabaseTarget target) {
-    if (replicationUrl != null) {
-      OutputMasking.hide(SecretMasking.secretsIn(replicationUrl));
+  WalRelayBuilder walRelay(DatabaseTarget target) {
+    String given = OptionFlags.given(parsed, REPLICATION_URL);
+    if (given != null) {
+      OutputMasking.hide(SecretMasking.secretsIn(given));
     }
-    try {
-      WalRelay.Builder b =
-          WalRelay.builder()
-              .tables(target.tables())
-              .replicationUrl(
-                  replicationUrl(target), target.replicationProperties(replicationUrl(target)))
-              .createIfMissing(!noCreateSlot);
-      if (slot != null) {
-        b.slotName(slot);
-      }
-      if (publication != null) {
-        b.publicationName(publication);
-      }
-      if (minBatchInterval != null) {
-        b.minBatchInterval(minBatchInterval);
-      }
-      if (concurrentBatches != null) {
-        b.concurrentBatches(concurrentBatches);
-      }
-      return b;
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(FlagNames.of(e.getMessage(), WAL_FLAGS), e);
-    }
+    String replicationUrl = replicationUrl(target);
+    REPLICATION_URL.check(replicationUrl, null, OptionFlags.FLAGS);
+    return WalRelay.builder()
+        .tables(target.tables())
+        .replicationUrl(replicationUrl, target.replicationProperties(replicationUrl))
+        .slotName(slot(target))
+        .publicationName(publication(target))
+        .createIfMissing(value(WalOptions.CREATE_IF_MISSING))
+        .minBatchInterval(value(WalOptions.MIN_BATCH_INTERVAL))
+        .concurrentBatches(concurrentBatches());
   }
 
   /**
@@ -233,20 +217,21 @@ final class WalFlags {
   static void start(WalRelay reader) {
     try {
       reader.start();
+    } catch (WalSettingsException e) {
+      throw new CliException("the WAL relay cannot start: " + e.message(OptionFlags.FLAGS), e);
     } catch (IllegalStateException e) {
-      throw new CliException(
-          "the WAL relay cannot start: " + FlagNames.of(e.getMessage(), WAL_FLAGS), e);
+      throw new CliException("the WAL relay cannot start: " + e.getMessage(), e);
     }
   }
 
   /** The WAL relay's and its sweeper's configuration in the words and units of their flags. */
   String describe(RelayConfig c, DatabaseTarget target) {
     return "source wal: slot "
-        + (slot != null ? slot : WalSlot.defaultName(target.tables()))
+        + slot(target)
         + ", publication "
-        + (publication != null ? publication : WalSlot.defaultName(target.tables()))
+        + publication(target)
         + ", "
-        + (noCreateSlot ? "never creating them" : "creating them if missing")
+        + (value(WalOptions.CREATE_IF_MISSING) ? "creating them if missing" : "never creating them")
         + ", replication url "
         + SecretMasking.maskUri(replicationUrl(target))
         + ", url defaults "
@@ -255,8 +240,7 @@ final class WalFlags {
         + ", batch size "
         + c.batchSize()
         + ", min batch interval "
-        + Durations.format(
-            minBatchInterval != null ? minBatchInterval : WalRelay.DEFAULT_MIN_BATCH_INTERVAL)
+        + Durations.format(value(WalOptions.MIN_BATCH_INTERVAL))
         + ", concurrent batches "
         + concurrentBatches()
         + RelayStartLine.attemptsAndOrder(c)

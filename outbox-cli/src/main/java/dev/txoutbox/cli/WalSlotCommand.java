@@ -2,11 +2,11 @@ package dev.txoutbox.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.txoutbox.RelayOption;
 import dev.txoutbox.spi.Printable;
-import dev.txoutbox.wal.WalRelay;
+import dev.txoutbox.wal.WalOptions;
 import dev.txoutbox.wal.WalSlot;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
@@ -33,25 +33,18 @@ final class WalSlotCommand implements Callable<Integer> {
         spec.commandLine(), "a command must be given (show or drop) but was not");
   }
 
-  /** The flags the slot and publication names come from. */
-  private static final Map<String, String> NAME_FLAGS =
-      Map.of("slotName", "--slot", "publicationName", "--publication");
-
   /**
    * {@code value}, or the relay's default name for {@code target}, checked by the WAL relay's own
-   * rule before anything connects.
+   * rule ({@link WalOptions#SLOT_NAME} or {@link WalOptions#PUBLICATION_NAME}, whose flag it is)
+   * before anything connects.
    */
-  static String name(DatabaseCommand command, DatabaseTarget target, String value, String flag) {
+  static String name(
+      DatabaseCommand command, DatabaseTarget target, String value, RelayOption<String> option) {
     String name = value != null ? value : WalSlot.defaultName(target.tables());
     try {
-      if (flag.equals("--slot")) {
-        WalRelay.builder().slotName(name);
-      } else {
-        WalRelay.builder().publicationName(name);
-      }
-      return name;
+      return option.check(name, null, OptionFlags.FLAGS);
     } catch (IllegalArgumentException e) {
-      throw command.usageError(FlagNames.of(e.getMessage(), NAME_FLAGS));
+      throw command.usageError(e.getMessage());
     }
   }
 
@@ -96,8 +89,8 @@ final class WalSlotCommand implements Callable<Integer> {
     @Override
     public Integer call() {
       DatabaseTarget target = target();
-      String slotName = name(this, target, slot, "--slot");
-      String publicationName = name(this, target, publication, "--publication");
+      String slotName = name(this, target, slot, WalOptions.SLOT_NAME);
+      String publicationName = name(this, target, publication, WalOptions.PUBLICATION_NAME);
       DataSource db = connect(target);
       WalSlot found =
           WalSlot.find(db, slotName, publicationName).orElseThrow(() -> missing(slotName));
@@ -155,9 +148,13 @@ final class WalSlotCommand implements Callable<Integer> {
     @Override
     public Integer call() {
       DatabaseTarget target = target();
-      String slotName = name(this, target, slot, "--slot");
+      String slotName = name(this, target, slot, WalOptions.SLOT_NAME);
       String publicationName =
-          name(this, target, publication != null ? publication : slotName, "--publication");
+          name(
+              this,
+              target,
+              publication != null ? publication : slotName,
+              WalOptions.PUBLICATION_NAME);
       DataSource db = connect(target);
       WalSlot found =
           WalSlot.find(db, slotName, publicationName).orElseThrow(() -> missing(slotName));

@@ -489,16 +489,18 @@ class WalCommandsTest {
         "--source wal --min-batch-interval PT-1S | Invalid value for option '--min-batch-interval':"
             + " must not be negative but was 'PT-1S'",
         "--source wal --min-batch-interval 2s | --min-batch-interval must be at most 1s but was 2s",
-        "--source wal --concurrent-batches 9 | --concurrent-batches must be 1 to 8 but was 9",
-        "--source wal --concurrent-batches 0 | --concurrent-batches must be 1 to 8 but was 0",
+        "--source wal --concurrent-batches 9 | --concurrent-batches must be between 1 and 8 but was"
+            + " 9",
+        "--source wal --concurrent-batches 0 | --concurrent-batches must be between 1 and 8 but was"
+            + " 0",
         "--source wal --concurrent-batches 2 --ordering per-aggregate | --concurrent-batches must"
             + " be 1 with --ordering per-aggregate but was 2",
         "--source wal --concurrent-batches 2 --pool-size 2 | --pool-size must be between 3 (the"
             + " WAL relay's 2 batches and its sweeper)",
         "--source wal --slot Bad-Name | --slot must be 1 to 63 characters of a-z, 0-9 and _ but",
         "--source wal --publication x;drop | --publication must be 1 to 63 characters",
-        "--source wal --replication-url http://db/x | --replication-url must start with"
-            + " jdbc:postgresql: but was http://db/x",
+        "--source wal --replication-url http://db/x | --replication-url must be a JDBC URL"
+            + " starting with jdbc:postgresql: but was 'http://db/x'",
         "--source wal --pool-size 1 | --pool-size must be between 2 (the WAL relay and its sweeper)"
       })
   void flagsThatDoNotApplyToTheSourceAreRefusedNamingTheFlag(String flags, String message)

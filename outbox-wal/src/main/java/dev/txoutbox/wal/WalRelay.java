@@ -1,35 +1,26 @@
 package dev.txoutbox.wal;
 
 import dev.txoutbox.Backoff;
-import dev.txoutbox.Ordering;
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxRelay;
-import dev.txoutbox.PublishTracer;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
 import dev.txoutbox.internal.kernel.RelayKernel;
 import dev.txoutbox.metrics.OutboxMetrics;
-import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
-import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.Printable;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.SecretMasking;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -72,8 +63,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Failed, postponed and delayed events ({@code notBefore}) are left to the polling {@code
  * OutboxRelay} the WAL relay builds, starts and closes as its sweeper ({@link #sweeper()}), polling
- * every {@link Builder#sweepInterval sweep interval}: it retries and dead-letters them and sweeps
- * anything the slot missed (a slot dropped or lost and created anew).
+ * every {@link WalRelayBuilder#sweepInterval sweep interval}: it retries and dead-letters them and
+ * sweeps anything the slot missed (a slot dropped or lost and created anew).
  *
  * <p>Thread-safe; {@link #close()} is idempotent.
  */
@@ -93,26 +84,26 @@ public final class WalRelay implements AutoCloseable {
 
   /**
    * Defaults to this longest wait for a commit the stream delivered to become visible: 5 s. See
-   * {@link Builder#visibilityWait(Duration)}.
+   * {@link WalRelayBuilder#visibilityWait(Duration)}.
    */
   static final Duration DEFAULT_VISIBILITY_WAIT = Duration.ofSeconds(5);
 
   /**
    * Defaults to this shortest time between two batches that are not full: 1 ms. See {@link
-   * Builder#minBatchInterval(Duration)}.
+   * WalRelayBuilder#minBatchInterval(Duration)}.
    */
   public static final Duration DEFAULT_MIN_BATCH_INTERVAL = Duration.ofMillis(1);
 
   /**
-   * The longest {@link Builder#minBatchInterval(Duration)}: 1 s. Past it the interval would delay
-   * events rather than gather them; {@code notBefore} is the way to delay an event.
+   * The longest {@link WalRelayBuilder#minBatchInterval(Duration)}: 1 s. Past it the interval would
+   * delay events rather than gather them; {@code notBefore} is the way to delay an event.
    */
   public static final Duration MAX_MIN_BATCH_INTERVAL = Duration.ofSeconds(1);
 
   /** Defaults to this interval between two polls of the sweeper: 30 s. */
   public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(30);
 
-  /** The most batches {@link Builder#concurrentBatches} lets out at a time. */
+  /** The most batches {@link WalRelayBuilder#concurrentBatches} lets out at a time. */
   public static final int MAX_CONCURRENT_BATCHES = 8;
 
   /** Defaults to this interval between two status updates to the server: 10 s. */
@@ -136,8 +127,6 @@ public final class WalRelay implements AutoCloseable {
 
   /** A {@code readPending()} that returned nothing faster than this did not wait for data. */
   static final long WAITED_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
-
-  private static final Pattern SLOT_NAME = Pattern.compile("[a-z0-9_]{1,63}");
 
   private final DataSource dataSource;
   final DSLContext dsl;
@@ -190,7 +179,7 @@ public final class WalRelay implements AutoCloseable {
   /** Starts and stops the relay. */
   private final WalLifecycle lifecycle;
 
-  private WalRelay(Builder b) {
+  WalRelay(WalRelayBuilder b) {
     this.dataSource = Objects.requireNonNull(b.dataSource, "dataSource");
     this.replicationUrl = Objects.requireNonNull(b.replicationUrl, "replicationUrl");
     this.publisher = Objects.requireNonNull(b.publisher, "publisher");
@@ -262,7 +251,7 @@ public final class WalRelay implements AutoCloseable {
   }
 
   /** The sweeper {@code b} asks for; if it cannot be built, the meters registered go too. */
-  private WalSweeper sweeper(Builder b) {
+  private WalSweeper sweeper(WalRelayBuilder b) {
     try {
       return WalSweeper.build(
           dataSource,
@@ -288,16 +277,16 @@ public final class WalRelay implements AutoCloseable {
   }
 
   /** A builder with the defaults. */
-  public static Builder builder() {
-    return new Builder();
+  public static WalRelayBuilder builder() {
+    return new WalRelayBuilder();
   }
 
   /**
    * The polling relay that retries, dead-letters and sweeps behind this one (see {@link
-   * Builder#sweeper(boolean)}), or empty if it was turned off. Started one {@link
-   * Builder#sweepInterval sweep interval} after the stream opened (once {@link #start()}'s checks
-   * passed and the events pending at the slot's creation were published), so that its first poll
-   * does not take, in {@code seq} order, the events the stream is publishing in commit order;
+   * WalRelayBuilder#sweeper(boolean)}), or empty if it was turned off. Started one {@link
+   * WalRelayBuilder#sweepInterval sweep interval} after the stream opened (once {@link #start()}'s
+   * checks passed and the events pending at the slot's creation were published), so that its first
+   * poll does not take, in {@code seq} order, the events the stream is publishing in commit order;
    * closed by {@link #close()}.
    */
   public Optional<OutboxRelay> sweeper() {
@@ -404,6 +393,8 @@ public final class WalRelay implements AutoCloseable {
    *     (the message says how to install them: {@code OutboxSchema.migrateOrderingIndex} or {@code
    *     txoutbox migrate --with-ordering-index}). A start that threw started nothing: call it again
    *     once the cause is fixed
+   * @throws WalSettingsException (an {@code IllegalStateException}) if a slot of its name belongs
+   *     to another database: its message names the options to change
    */
   public void start() {
     lifecycle.start();
@@ -475,355 +466,5 @@ public final class WalRelay implements AutoCloseable {
    */
   void abort() {
     lifecycle.abort();
-  }
-
-  /** Builds a {@link WalRelay}. Not thread-safe; {@link #build()} copies everything. */
-  public static final class Builder {
-    private @Nullable DataSource dataSource;
-    private @Nullable String replicationUrl;
-    private Properties replicationProperties = new Properties();
-    private @Nullable Publisher publisher;
-    private OutboxTables tables = OutboxTables.defaults();
-    private RelayConfig config = RelayConfig.defaults();
-    private @Nullable String slotName;
-    private @Nullable String publicationName;
-    private boolean createIfMissing = true;
-    private final List<RelayListener> listeners = new ArrayList<>();
-    private Clock clock = Clock.systemUTC();
-    private Duration reconnectDelay = DEFAULT_RECONNECT_DELAY;
-    private Duration statusInterval = DEFAULT_STATUS_INTERVAL;
-    private Duration visibilityWait = DEFAULT_VISIBILITY_WAIT;
-    private Duration minBatchInterval = DEFAULT_MIN_BATCH_INTERVAL;
-    private int concurrentBatches = 1;
-    private @Nullable OutboxMetrics metrics;
-    private boolean sweeper = true;
-    private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
-    private PublishTracer tracer = PublishTracer.none();
-    private @Nullable ThreadFactory threadFactory;
-
-    private Builder() {}
-
-    /** The outbox's database, for the claim, the outcomes and the setup. Required. */
-    public Builder dataSource(DataSource dataSource) {
-      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-      return this;
-    }
-
-    /**
-     * The JDBC URL of the same database for the replication connection, such as {@code
-     * jdbc:postgresql://db:5432/app}, and its connection properties ({@code user}, {@code
-     * password}). The relay adds {@code replication=database}, {@code assumeMinServerVersion=10}
-     * and {@code preferQueryMode=simple}. Connect to the server directly: a pooler such as
-     * PgBouncer does not carry replication connections. Required.
-     *
-     * @throws NullPointerException if an argument is null
-     * @throws IllegalArgumentException if {@code url} does not start with {@code jdbc:postgresql:}
-     */
-    public Builder replicationUrl(String url, Properties properties) {
-      Objects.requireNonNull(url, "url");
-      if (!url.startsWith("jdbc:postgresql:")) {
-        throw new IllegalArgumentException(
-            "replicationUrl must start with jdbc:postgresql: but was "
-                + SecretMasking.maskUri(url));
-      }
-      this.replicationUrl = url;
-      Properties copy = new Properties();
-      copy.putAll(Objects.requireNonNull(properties, "properties"));
-      this.replicationProperties = copy;
-      return this;
-    }
-
-    /** Where events are sent. Required; the relay never closes it. */
-    public Builder publisher(Publisher publisher) {
-      this.publisher = Objects.requireNonNull(publisher, "publisher");
-      return this;
-    }
-
-    /** The outbox's schema, no prefix. Defaults to {@code public}. */
-    public Builder schema(String schema) {
-      OutboxSchema.requireSchemaName(schema);
-      this.tables = tables.withSchema(schema);
-      return this;
-    }
-
-    /** The outbox's schema and table prefix. Defaults to {@link OutboxTables#defaults()}. */
-    public Builder tables(OutboxTables tables) {
-      this.tables = Objects.requireNonNull(tables, "tables");
-      return this;
-    }
-
-    /**
-     * Name, batch size, max attempts, backoff, completion mode, shutdown timeout and ordering, as
-     * for the polling relay; the broker probe backoff gives the waits while the broker is
-     * unavailable to a whole batch (and the delay of events a partly unavailable batch leaves to
-     * the polling relay). In the per-aggregate orderings no event is published while its aggregate
-     * has an earlier pending event outside the batch (see the README). The poll intervals and
-     * workers do not apply. Defaults to {@link RelayConfig#defaults()}.
-     */
-    public Builder config(RelayConfig config) {
-      this.config = Objects.requireNonNull(config, "config");
-      return this;
-    }
-
-    /**
-     * The logical replication slot, up to 63 characters of {@code a-z}, {@code 0-9} and {@code _}.
-     * Defaults to {@code txoutbox_<prefix><schema>}.
-     *
-     * @throws IllegalArgumentException if the name is not a valid slot name
-     */
-    public Builder slotName(String slotName) {
-      this.slotName = requireSlotName(slotName, "slotName");
-      return this;
-    }
-
-    /**
-     * The publication, same rule as the slot name. Defaults to {@code txoutbox_<prefix><schema>}.
-     *
-     * @throws IllegalArgumentException if the name is not valid
-     */
-    public Builder publicationName(String publicationName) {
-      this.publicationName = requireSlotName(publicationName, "publicationName");
-      return this;
-    }
-
-    /**
-     * Whether {@link #start()} creates a missing publication and slot (and the relay creates the
-     * slot anew if it disappears). Off, a missing one fails the start with the SQL to run. Defaults
-     * to true.
-     */
-    public Builder createIfMissing(boolean createIfMissing) {
-      this.createIfMissing = createIfMissing;
-      return this;
-    }
-
-    /**
-     * Adds a listener of the outcomes, as {@code OutboxRelay.Builder.listener} does; each is told
-     * in the order added, after the relay's meters, and an exception of one is logged and ignored.
-     * Defaults to none.
-     */
-    public Builder listener(RelayListener listener) {
-      listeners.add(Objects.requireNonNull(listener, "listener"));
-      return this;
-    }
-
-    /**
-     * Traces each publish, of this relay and of its sweeper: one span per event and attempt,
-     * through {@code tracer} (such as {@code OpenTelemetryPublishTracer}). Defaults to {@link
-     * PublishTracer#none()}, which costs nothing.
-     */
-    public Builder publishTracer(PublishTracer tracer) {
-      this.tracer = Objects.requireNonNull(tracer, "tracer");
-      return this;
-    }
-
-    /**
-     * Makes every thread the relay starts (its stream reader, batch threads, meters' refresh,
-     * heartbeat, and its sweeper's threads), as it makes them: its names, its daemon flag, its kind
-     * of thread. Defaults to none: the relay makes daemon threads named {@code
-     * outbox-wal-<name>-<role>} ({@code -reader}, {@code -batch}, {@code -meters}, {@code
-     * -sweeper-start}) and, for what it shares with the polling relay, {@code
-     * outbox-relay-<name>-<role>} ({@code -heartbeat}, {@code -metrics}).
-     */
-    public Builder threadFactory(ThreadFactory threadFactory) {
-      this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
-      return this;
-    }
-
-    /** The clock of the recorded times. Defaults to the system UTC clock. */
-    public Builder clock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
-      return this;
-    }
-
-    /**
-     * How long to wait before reopening a failed stream; doubled for each failure in a row, up to
-     * 30 s (or this delay, if longer), and back to this after a stream that worked. Defaults to
-     * {@link #DEFAULT_RECONNECT_DELAY}.
-     *
-     * @throws IllegalArgumentException if not positive
-     */
-    public Builder reconnectDelay(Duration reconnectDelay) {
-      this.reconnectDelay = requirePositive(reconnectDelay, "reconnectDelay");
-      return this;
-    }
-
-    /**
-     * How many batches are claimed, published and recorded at a time, each in its own transaction
-     * on its own thread, 1 to {@value #MAX_CONCURRENT_BATCHES}. Defaults to 1: batches reach the
-     * publisher one after the other, in commit order. More makes a backlog drain faster where the
-     * database has cores to spare, at the price of that order: a later batch may be published
-     * before an earlier one finishes. Either way a position is confirmed only once its batch and
-     * every batch before it are recorded, so a crash still gives duplicates, never loss. Only with
-     * {@link Ordering#NONE}: {@link #build()} refuses more than 1 in the per-aggregate orderings.
-     *
-     * @throws IllegalArgumentException if out of range
-     */
-    public Builder concurrentBatches(int concurrentBatches) {
-      if (concurrentBatches < 1 || concurrentBatches > MAX_CONCURRENT_BATCHES) {
-        throw new IllegalArgumentException(
-            "concurrentBatches must be 1 to "
-                + MAX_CONCURRENT_BATCHES
-                + " but was "
-                + concurrentBatches);
-      }
-      this.concurrentBatches = concurrentBatches;
-      return this;
-    }
-
-    /**
-     * The shortest time from one batch's publish to the next, unless the next is full: while events
-     * come faster, each batch gathers those that arrived meanwhile. While writers commit one event
-     * at a time, every batch costs the relay a transaction and the database a commit however few
-     * its events, so a longer interval makes fewer, larger batches, and the events that arrive
-     * within it wait up to that much. The first event after a quiet spell is published at once; a
-     * backlog fills its batches without waiting. Zero publishes a batch as soon as the stream has
-     * nothing more. Defaults to {@link #DEFAULT_MIN_BATCH_INTERVAL}, at most {@link
-     * #MAX_MIN_BATCH_INTERVAL}.
-     *
-     * @throws IllegalArgumentException if negative or longer than {@link #MAX_MIN_BATCH_INTERVAL}
-     */
-    public Builder minBatchInterval(Duration minBatchInterval) {
-      Objects.requireNonNull(minBatchInterval, "minBatchInterval");
-      if (minBatchInterval.isNegative()) {
-        throw new IllegalArgumentException(
-            "minBatchInterval must not be negative but was " + minBatchInterval);
-      }
-      if (minBatchInterval.compareTo(MAX_MIN_BATCH_INTERVAL) > 0) {
-        throw new IllegalArgumentException(
-            "minBatchInterval must be at most "
-                + DurationText.of(MAX_MIN_BATCH_INTERVAL)
-                + " but was "
-                + minBatchInterval);
-      }
-      this.minBatchInterval = minBatchInterval;
-      return this;
-    }
-
-    /**
-     * Whether the relay builds, starts, closes and exposes ({@link WalRelay#sweeper()}) the polling
-     * relay that retries and dead-letters the events it fails, publishes those it postpones or that
-     * were inserted with a delay, and sweeps anything the slot missed: an {@code OutboxRelay} on
-     * the same data source, tables, publisher, listeners, clock and metrics settings, configured as
-     * this relay ({@link #config}) but named {@code <name>-sweeper} and polling every {@link
-     * #sweepInterval}, from one sweep interval after the stream opened. Turn it off only to run
-     * that polling relay yourself. Defaults to true.
-     */
-    public Builder sweeper(boolean sweeper) {
-      this.sweeper = sweeper;
-      return this;
-    }
-
-    /**
-     * How often the sweeper polls ({@link #sweeper(boolean)}), and how long after the stream opened
-     * it starts; it never polls more often, since this relay publishes new events itself. Defaults
-     * to {@link #DEFAULT_SWEEP_INTERVAL}.
-     *
-     * @throws NullPointerException if {@code sweepInterval} is null
-     * @throws IllegalArgumentException if not positive
-     */
-    public Builder sweepInterval(Duration sweepInterval) {
-      this.sweepInterval = requirePositive(sweepInterval, "sweepInterval");
-      return this;
-    }
-
-    /**
-     * Registers the relay's meters in {@code registry} with the default {@link OutboxMetrics}
-     * settings; the same as {@code metrics(OutboxMetrics.in(registry))}. Needs {@code
-     * io.micrometer:micrometer-core}; a relay never given metrics never loads Micrometer.
-     *
-     * @throws NullPointerException if {@code registry} is null
-     */
-    public Builder metrics(MeterRegistry registry) {
-      return metrics(OutboxMetrics.in(registry));
-    }
-
-    /**
-     * Registers the relay's meters as {@code metrics} says, at {@link #build()}, each tagged {@code
-     * relay=<name>}: {@code outbox.wal.slot.lag.bytes} (read every refresh interval by a thread of
-     * its own from {@link #start()} on, never per scrape), {@code outbox.wal.slot.lag.seconds},
-     * {@code outbox.wal.confirmed.lsn}, {@code outbox.wal.events.skipped}, {@code
-     * outbox.wal.reconnects} and {@code outbox.wal.skipped.transactions}, and the outbox meters
-     * every relay has ({@link OutboxMetrics}: published, failed, dead-lettered, batch duration,
-     * broker availability, backlog); {@link WalRelay#close()} removes them. Defaults to none.
-     *
-     * @throws NullPointerException if {@code metrics} is null
-     */
-    public Builder metrics(OutboxMetrics metrics) {
-      this.metrics = Objects.requireNonNull(metrics, "metrics");
-      return this;
-    }
-
-    /**
-     * How often the relay tells the server its position while reading, and that it is alive while
-     * it holds the slot during a broker outage; keep it well below the server's {@code
-     * wal_sender_timeout} (60 s by default). Defaults to {@link #DEFAULT_STATUS_INTERVAL}.
-     *
-     * @throws IllegalArgumentException if not positive
-     */
-    Builder statusInterval(Duration statusInterval) {
-      this.statusInterval = requirePositive(statusInterval, "statusInterval");
-      return this;
-    }
-
-    /**
-     * How long the relay looks again, with pauses from 1 ms growing to 100 ms, for the rows of a
-     * commit the stream delivered but that are not visible yet, before it leaves them to the
-     * polling relay. Defaults to {@link #DEFAULT_VISIBILITY_WAIT}.
-     *
-     * @throws IllegalArgumentException if not positive
-     */
-    Builder visibilityWait(Duration visibilityWait) {
-      this.visibilityWait = requirePositive(visibilityWait, "visibilityWait");
-      return this;
-    }
-
-    /**
-     * A relay with these settings, not yet started.
-     *
-     * @throws IllegalStateException if the data source, replication URL or publisher is missing, as
-     *     the polling relay's builder throws; or if the meter registry already holds the WAL meters
-     *     of a relay with this {@link RelayConfig#name()}
-     * @throws IllegalArgumentException if {@link #concurrentBatches} is more than 1 in a
-     *     per-aggregate ordering
-     */
-    public WalRelay build() {
-      requireSet(dataSource, "dataSource");
-      requireSet(replicationUrl, "replicationUrl");
-      requireSet(publisher, "publisher");
-      if (concurrentBatches > 1 && config.ordering() != Ordering.NONE) {
-        throw new IllegalArgumentException(
-            "concurrentBatches must be 1 in ordering "
-                + config.ordering()
-                + " but was "
-                + concurrentBatches
-                + ": each batch's check of earlier events needs the outcomes of the batches before"
-                + " it");
-      }
-      return new WalRelay(this);
-    }
-
-    private static void requireSet(@Nullable Object value, String option) {
-      if (value == null) {
-        throw new IllegalStateException(
-            "the WAL relay must be given " + option + "(...) but was not");
-      }
-    }
-
-    private static Duration requirePositive(Duration value, String option) {
-      Objects.requireNonNull(value, option);
-      if (value.isNegative() || value.isZero()) {
-        throw new IllegalArgumentException(option + " must be positive but was " + value);
-      }
-      return value;
-    }
-
-    private static String requireSlotName(String name, String option) {
-      Objects.requireNonNull(name, option);
-      if (!SLOT_NAME.matcher(name).matches()) {
-        throw new IllegalArgumentException(
-            option + " must be 1 to 63 characters of a-z, 0-9 and _ but was '" + name + "'");
-      }
-      return name;
-    }
   }
 }

@@ -1,11 +1,8 @@
 package dev.txoutbox.wal;
 
 import dev.txoutbox.schema.OutboxTables;
-import dev.txoutbox.spi.Printable;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
-import java.util.regex.Pattern;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Name;
@@ -34,8 +31,6 @@ final class WalSetup {
       DSL.table(DSL.name("pg_catalog", "pg_publication_tables"));
   private static final Table<Record> SLOTS =
       DSL.table(DSL.name("pg_catalog", "pg_replication_slots"));
-
-  private static final Pattern NAME = Pattern.compile("[a-z0-9_]{1,63}");
 
   // The columns of pg_replication_slots that WalSlot shows and the checks read.
   static final Field<String> SLOT_NAME = DSL.field(DSL.name("slot_name"), String.class);
@@ -71,25 +66,6 @@ final class WalSetup {
           DSL.field(DSL.name("pubupdate"), Boolean.class),
           DSL.field(DSL.name("pubdelete"), Boolean.class),
           DSL.field(DSL.name("pubtruncate"), Boolean.class));
-
-  /**
-   * {@code name}, if it is 1 to 63 characters of {@code a-z}, {@code 0-9} and {@code _}: a slot or
-   * publication name that needs no quoting anywhere.
-   *
-   * @throws NullPointerException if {@code name} is null
-   * @throws IllegalArgumentException naming {@code option} otherwise
-   */
-  static String requireName(String name, String option) {
-    Objects.requireNonNull(name, option);
-    if (!NAME.matcher(name).matches()) {
-      throw new IllegalArgumentException(
-          option
-              + " must be 1 to 63 characters of a-z, 0-9 and _ but was '"
-              + Printable.of(name)
-              + "'");
-    }
-    return name;
-  }
 
   /**
    * Bytes of WAL between the server's current position and the slot's confirmed one: what the slot
@@ -372,16 +348,21 @@ final class WalSetup {
     String database = existing.get(1, String.class);
     String here = existing.get(3, String.class);
     if (!here.equals(database)) {
-      throw new IllegalStateException(
-          "replication slot "
-              + slot
-              + " belongs to database "
-              + database
-              + ", not "
-              + here
-              + ": slot names are shared by every database of the cluster, so another"
-              + " database's relay (or another reader) has it. Give this relay a slot of its own:"
-              + " set slotName (and publicationName)");
+      throw new WalSettingsException(
+          words ->
+              "replication slot "
+                  + slot
+                  + " belongs to database "
+                  + database
+                  + ", not "
+                  + here
+                  + ": slot names are shared by every database of the cluster, so another"
+                  + " database's relay (or another reader) has it. Give this relay a slot of its"
+                  + " own: set "
+                  + words.name(WalOptions.SLOT_NAME)
+                  + " (and "
+                  + words.name(WalOptions.PUBLICATION_NAME)
+                  + ")");
     }
     @Nullable String walStatus = existing.get(2, String.class);
     if ("lost".equals(walStatus)) {

@@ -79,7 +79,7 @@ public final class WalSlot {
   /** As {@link #find(DataSource, String)}, on {@code dsl}. */
   public static Optional<WalSlot> find(DSLContext dsl, String slotName) {
     Objects.requireNonNull(dsl, "dsl");
-    WalSetup.requireName(slotName, "slotName");
+    WalOptions.SLOT_NAME.check(slotName);
     return Optional.ofNullable(WalSetup.slot(dsl, slotName)).map(r -> new WalSlot(r, null));
   }
 
@@ -97,8 +97,8 @@ public final class WalSlot {
   /** As {@link #find(DataSource, String, String)}, on {@code dsl}. */
   public static Optional<WalSlot> find(DSLContext dsl, String slotName, String publicationName) {
     Objects.requireNonNull(dsl, "dsl");
-    WalSetup.requireName(slotName, "slotName");
-    WalSetup.requireName(publicationName, "publicationName");
+    WalOptions.SLOT_NAME.check(slotName);
+    WalOptions.PUBLICATION_NAME.check(publicationName);
     Record slot = WalSetup.slot(dsl, slotName);
     if (slot == null) {
       return Optional.empty();
@@ -128,7 +128,7 @@ public final class WalSlot {
   /** As {@link #drop(DataSource, String)}, on {@code dsl}. */
   public static void drop(DSLContext dsl, String slotName) {
     Objects.requireNonNull(dsl, "dsl");
-    WalSetup.requireName(slotName, "slotName");
+    WalOptions.SLOT_NAME.check(slotName);
     WalSlot slot = find(dsl, slotName).orElseThrow(() -> WalSetup.noSuchSlot(slotName));
     if (!LOGICAL.equals(slot.type)) {
       throw new IllegalStateException(
@@ -186,7 +186,7 @@ public final class WalSlot {
   public static List<SkippedTransaction> skippedTransactions(
       DataSource dataSource, OutboxTables tables, String slotName) {
     Objects.requireNonNull(tables, "tables");
-    WalSetup.requireName(slotName, "slotName");
+    WalOptions.SLOT_NAME.check(slotName);
     return WalSkips.find(dsl(dataSource), tables, slotName);
   }
 

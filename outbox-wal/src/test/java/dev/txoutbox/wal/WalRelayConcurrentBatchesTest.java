@@ -30,7 +30,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * {@link WalRelay.Builder#concurrentBatches}: a later batch may finish first, but no position is
+ * {@link WalRelayBuilder#concurrentBatches}: a later batch may finish first, but no position is
  * confirmed before every earlier batch is recorded, so a crash meanwhile loses nothing.
  */
 class WalRelayConcurrentBatchesTest {
@@ -172,7 +172,7 @@ class WalRelayConcurrentBatchesTest {
   void refusesConcurrentBatchesOutOfRange(int n) {
     assertThatThrownBy(() -> WalRelay.builder().concurrentBatches(n))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("concurrentBatches must be 1 to 8 but was " + n);
+        .hasMessage("concurrentBatches must be between 1 and 8 but was " + n);
   }
 
   @Test

@@ -182,7 +182,7 @@ class WalRelayLockTest {
     holder.setAutoCommit(false);
     lock(held(holder, tables), id);
     RecordingPublisher publisher = new RecordingPublisher();
-    WalRelay.Builder builder = WalTestKit.builder(tables, publisher, config);
+    WalRelayBuilder builder = WalTestKit.builder(tables, publisher, config);
     if (statusInterval != null) {
       builder.statusInterval(statusInterval);
     }

@@ -485,7 +485,7 @@ class WalRelayTest {
 
   @Test
   void refusesAMinimumBatchIntervalPastTheLongest() {
-    WalRelay.Builder b = WalRelay.builder().minBatchInterval(WalRelay.MAX_MIN_BATCH_INTERVAL);
+    WalRelayBuilder b = WalRelay.builder().minBatchInterval(WalRelay.MAX_MIN_BATCH_INTERVAL);
     assertThatThrownBy(() -> b.minBatchInterval(Duration.ofMillis(1001)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("minBatchInterval must be at most 1s but was PT1.001S");
@@ -540,7 +540,7 @@ class WalRelayTest {
 
   /** A relay that creates neither the publication nor the slot. */
   private WalRelay strictRelay(OutboxTables tables) {
-    WalRelay.Builder relay =
+    WalRelayBuilder relay =
         WalRelay.builder()
             .sweeper(false) // no polling relay behind it in this test
             .dataSource(LogicalServer.dataSource())

@@ -21,9 +21,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link WalRelay.Builder#threadFactory}: the user's factory makes every thread the WAL relay
- * starts (stream reader, batch threads, meters, heartbeat, and its sweeper's); without one, the
- * library's daemon threads are named {@code outbox-wal-<name>-<role>}.
+ * {@link WalRelayBuilder#threadFactory}: the user's factory makes every thread the WAL relay starts
+ * (stream reader, batch threads, meters, heartbeat, and its sweeper's); without one, the library's
+ * daemon threads are named {@code outbox-wal-<name>-<role>}.
  */
 class WalRelayThreadFactoryTest {
 

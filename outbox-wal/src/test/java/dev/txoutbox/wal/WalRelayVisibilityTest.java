@@ -250,7 +250,7 @@ class WalRelayVisibilityTest {
   }
 
   /** A relay on this test's server. */
-  private static WalRelay.Builder builder(
+  private static WalRelayBuilder builder(
       DataSource dataSource,
       OutboxTables tables,
       RecordingPublisher publisher,

@@ -198,7 +198,13 @@ class WalSlotTest {
                     + database
                     + ", not postgres: slot names are shared by every database of the cluster")
             .hasMessageEndingWith(
-                "Give this relay a slot of its own: set slotName (and publicationName)");
+                "Give this relay a slot of its own: set slotName (and publicationName)")
+            .isInstanceOfSatisfying(
+                WalSettingsException.class,
+                e ->
+                    assertThat(e.message(WalOptionsTest.FLAGS))
+                        .endsWith(
+                            "Give this relay a slot of its own: set --slot (and --publication)"));
         // Refused before it streams: the other database's slot is as it was.
         assertThat(WalSlot.find(DB, slot).orElseThrow().database()).hasValue(database);
       } finally {

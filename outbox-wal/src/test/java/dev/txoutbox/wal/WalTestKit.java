@@ -51,12 +51,12 @@ final class WalTestKit implements AutoCloseable {
   private final List<String> slots = new ArrayList<>();
 
   /** A builder of a relay on the logical server, reconnecting quickly. */
-  static WalRelay.Builder builder(OutboxTables tables, Publisher publisher, RelayConfig config) {
+  static WalRelayBuilder builder(OutboxTables tables, Publisher publisher, RelayConfig config) {
     return builder(LogicalServer.dataSource(), LogicalServer.jdbcUrl(), tables, publisher, config);
   }
 
   /** A builder of a relay on the server of {@code dataSource} and {@code url}, as postgres. */
-  static WalRelay.Builder builder(
+  static WalRelayBuilder builder(
       DataSource dataSource,
       String url,
       OutboxTables tables,
@@ -73,7 +73,7 @@ final class WalTestKit implements AutoCloseable {
   }
 
   /** A relay built by {@code builder}, closed with the kit. */
-  WalRelay relay(WalRelay.Builder builder) {
+  WalRelay relay(WalRelayBuilder builder) {
     return adopt(builder.build());
   }
 

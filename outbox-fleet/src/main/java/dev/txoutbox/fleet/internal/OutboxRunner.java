@@ -11,6 +11,7 @@ import dev.txoutbox.fleet.SecretRef;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.SecretMasking;
 import dev.txoutbox.wal.WalRelay;
+import dev.txoutbox.wal.WalRelayBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -197,7 +198,7 @@ public final class OutboxRunner {
     if (o.password() != null) {
       props.setProperty("password", o.password().resolve(settings.environment()));
     }
-    WalRelay.Builder b =
+    WalRelayBuilder b =
         WalRelay.builder()
             .dataSource(ds)
             .replicationUrl(o.jdbcUrl(), props)
