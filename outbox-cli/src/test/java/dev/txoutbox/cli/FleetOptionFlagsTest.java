@@ -155,7 +155,7 @@ class FleetOptionFlagsTest {
         "billing --outbox-url jdbc:postgresql://db/app --slot s1 | --slot must be given only for"
             + " --kind wal but --kind was polling",
         "billing --outbox-url jdbc:postgresql://db/app --kind wal --slot S-1 | --slot must be 1"
-            + " to 63 characters of [a-z0-9_] but was 'S-1'",
+            + " to 63 characters of a-z, 0-9 and _ but was 'S-1'",
         "billing --outbox-url jdbc:postgresql://db/app --outbox-schema Bad | --outbox-schema"
             + " must be a lower-case identifier of 1 to 54 characters [a-z0-9_], not starting with"
             + " a digit but was 'Bad'",

@@ -5,6 +5,7 @@ import dev.txoutbox.schema.OutboxSchema;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.SecretMasking;
+import dev.txoutbox.wal.WalOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -306,8 +307,8 @@ public final class FleetOptions {
               "slot",
               "NAME",
               null,
-              Pattern.compile("[a-z0-9_]{1,63}"),
-              "1 to 63 characters of [a-z0-9_]",
+              WalOptions.NAME,
+              WalOptions.NAME_RULE,
               "the replication slot of a wal outbox")
           .withDefaultText(
               "the WAL relay's, txoutbox_ followed by the table prefix and the schema");

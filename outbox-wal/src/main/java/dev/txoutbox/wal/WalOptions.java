@@ -20,9 +20,10 @@ public final class WalOptions {
   private WalOptions() {}
 
   /** A slot or publication name that needs no quoting anywhere. */
-  private static final Pattern NAME = Pattern.compile("[a-z0-9_]{1,63}");
+  public static final Pattern NAME = Pattern.compile("[a-z0-9_]{1,63}");
 
-  private static final String NAME_RULE = "1 to 63 characters of a-z, 0-9 and _";
+  /** {@link #NAME} in words, for errors and help. */
+  public static final String NAME_RULE = "1 to 63 characters of a-z, 0-9 and _";
 
   /** What the slot and the publication are named unless set: {@link WalSlot#defaultName}. */
   private static final String DEFAULT_NAME = "txoutbox_<table prefix><schema>";
