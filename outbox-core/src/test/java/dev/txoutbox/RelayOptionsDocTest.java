@@ -2,11 +2,10 @@ package dev.txoutbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.txoutbox.testing.GeneratedDocSection;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Set;
@@ -56,23 +55,13 @@ class RelayOptionsDocTest {
 
   @Test
   void theDocumentedTableIsTheOneTheDefinitionsMake() throws IOException {
-    String doc = Files.readString(DOC, StandardCharsets.UTF_8);
-    int start = doc.indexOf(START);
-    int end = doc.indexOf(END);
-    assertThat(start).as("the start marker in " + DOC).isNotNegative();
-    assertThat(end).as("the end marker in " + DOC).isGreaterThan(start);
-    String documented = doc.substring(start + START.length(), end);
-    String made = "\n" + table() + "\n";
-    if (Boolean.getBoolean("txoutbox.writeDocs")) {
-      Files.writeString(DOC, doc.substring(0, start + START.length()) + made + doc.substring(end));
-      documented = made;
-    }
-    assertThat(documented)
+    String made = table();
+    assertThat(GeneratedDocSection.documented(DOC, START, END, made))
         .as(
             "the relay option table of "
                 + DOC
                 + "; rewrite it with -Dtxoutbox.writeDocs=true (see this test's Javadoc)")
-        .isEqualTo(made);
+        .isEqualTo(GeneratedDocSection.expected(made));
   }
 
   @Test

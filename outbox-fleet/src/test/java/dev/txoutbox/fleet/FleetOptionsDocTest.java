@@ -3,11 +3,11 @@ package dev.txoutbox.fleet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.txoutbox.RelayOption;
+import dev.txoutbox.RelayOptionTable;
+import dev.txoutbox.testing.GeneratedDocSection;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -78,25 +78,15 @@ class FleetOptionsDocTest {
   private static void check(String table, List<RelayOption<?>> options) throws IOException {
     String start = "<!-- " + table + ": made from FleetOptions, see FleetOptionsDocTest -->";
     String end = "<!-- end of " + table + " -->";
-    String doc = Files.readString(DOC, StandardCharsets.UTF_8);
-    int from = doc.indexOf(start);
-    int to = doc.indexOf(end);
-    assertThat(from).as("the start marker of the " + table + " in " + DOC).isNotNegative();
-    assertThat(to).as("the end marker of the " + table + " in " + DOC).isGreaterThan(from);
-    String documented = doc.substring(from + start.length(), to);
-    String made = "\n" + table(options) + "\n";
-    if (Boolean.getBoolean("txoutbox.writeDocs")) {
-      Files.writeString(DOC, doc.substring(0, from + start.length()) + made + doc.substring(to));
-      documented = made;
-    }
-    assertThat(documented)
+    String made = RelayOptionTable.markdown(options, o -> "");
+    assertThat(GeneratedDocSection.documented(DOC, start, end, made))
         .as(
             "the "
                 + table
                 + " of "
                 + DOC
                 + "; rewrite it with -Dtxoutbox.writeDocs=true (see this test's Javadoc)")
-        .isEqualTo(made);
+        .isEqualTo(GeneratedDocSection.expected(made));
   }
 
   private static Set<String> setters(List<RelayOption<?>> options) {
@@ -111,45 +101,5 @@ class FleetOptionsDocTest {
             .collect(Collectors.toCollection(TreeSet::new));
     setters.removeAll(notValueOptions);
     return setters;
-  }
-
-  /** The table of {@code options}, one row each, in their order. */
-  private static String table(List<RelayOption<?>> options) {
-    StringBuilder out =
-        new StringBuilder(
-            "| option | CLI flag | meaning | bounds | default |\n|---|---|---|---|---|\n");
-    for (RelayOption<?> o : options) {
-      String option =
-          o.setter().equals(o.name())
-              ? "`" + o.name() + "`"
-              : "`" + o.setter() + "`: `" + o.name() + "`";
-      out.append("| ")
-          .append(option)
-          .append(" | ")
-          .append(o.key() == null ? "" : "`--" + o.key() + "`")
-          .append(" | ")
-          .append(o.description())
-          .append(" | ")
-          .append(bounds(o))
-          .append(" | ")
-          .append(defaultOf(o))
-          .append(" |\n");
-    }
-    return out.toString().strip();
-  }
-
-  private static String bounds(RelayOption<?> o) {
-    if (o.type() == RelayOption.Type.CHOICE) {
-      return o.words().values().stream().map(w -> "`" + w + "`").collect(Collectors.joining(", "));
-    }
-    return o.bounds(RelayOption.Spelling.API);
-  }
-
-  private static String defaultOf(RelayOption<?> o) {
-    if (o.type() == RelayOption.Type.SWITCH) {
-      return Boolean.TRUE.equals(o.defaultValue()) ? "on" : "off";
-    }
-    String text = o.defaultText();
-    return o.defaultValue() == null ? text : "`" + text + "`";
   }
 }

@@ -5,11 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.txoutbox.RelayOption;
 import dev.txoutbox.RelayOptionTable;
 import dev.txoutbox.RelayOptions;
+import dev.txoutbox.testing.GeneratedDocSection;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -57,19 +56,10 @@ class WalOptionsDocTest {
 
   @Test
   void theDocumentedTableIsTheOneTheDefinitionsMake() throws IOException {
-    String doc = Files.readString(DOC, StandardCharsets.UTF_8);
-    int start = doc.indexOf(START);
-    int end = doc.indexOf(END);
-    assertThat(start).as("the start marker in " + DOC).isNotNegative();
-    assertThat(end).as("the end marker in " + DOC).isGreaterThan(start);
-    String made = "\n" + RelayOptionTable.markdown(WalOptions.all(), o -> "") + "\n";
-    if (Boolean.getBoolean("txoutbox.writeDocs")) {
-      Files.writeString(DOC, doc.substring(0, start + START.length()) + made + doc.substring(end));
-      doc = Files.readString(DOC, StandardCharsets.UTF_8);
-    }
-    assertThat(doc.substring(start + START.length(), doc.indexOf(END)))
+    String made = RelayOptionTable.markdown(WalOptions.all(), o -> "");
+    assertThat(GeneratedDocSection.documented(DOC, START, END, made))
         .as("the WAL option table of " + DOC + "; rewrite it as this test's Javadoc says")
-        .isEqualTo(made);
+        .isEqualTo(GeneratedDocSection.expected(made));
   }
 
   @Test
