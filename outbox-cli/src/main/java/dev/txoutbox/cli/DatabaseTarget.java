@@ -48,10 +48,6 @@ final class DatabaseTarget {
     this.tables = tables;
   }
 
-  /** The flags of the schema and prefix options, for the names check's message. */
-  private static final Map<String, String> TABLES_FLAGS =
-      Map.of("schema", "--schema", "tablePrefix", "--table-prefix");
-
   /**
    * Reads the target from {@code options}, falling back to {@code env}.
    *
@@ -78,12 +74,12 @@ final class DatabaseTarget {
       OutputMasking.hide(List.of(password));
     }
     String schema = options.schema == null ? OutboxSchema.DEFAULT_SCHEMA : options.schema;
-    OutboxTables tables;
-    try {
-      tables = OutboxTables.of(schema, options.tablePrefix == null ? "" : options.tablePrefix);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(FlagNames.of(e.getMessage(), TABLES_FLAGS));
-    }
+    OutboxTables tables =
+        OutboxTables.of(
+            schema,
+            options.tablePrefix == null ? "" : options.tablePrefix,
+            "--schema",
+            "--table-prefix");
     DatabaseTarget target = new DatabaseTarget(url, user, password, tables);
     target.simpleDataSource(); // rejects a URL the driver cannot parse
     return target;

@@ -315,10 +315,21 @@ public final class OutboxSchema {
    *     information_schema}, or is a reserved SQL key word such as {@code user}
    */
   public static String requireSchemaName(String schema) {
-    Objects.requireNonNull(schema, "schema");
+    return requireSchemaName(schema, "schema");
+  }
+
+  /**
+   * {@link #requireSchemaName(String)}, its errors naming the value {@code name} (a flag such as
+   * {@code --schema}, or a settings key) instead of {@code schema}.
+   *
+   * @return {@code schema}
+   */
+  public static String requireSchemaName(String schema, String name) {
+    Objects.requireNonNull(schema, name);
     if (!SCHEMA_NAME.matcher(schema).matches()) {
       throw new IllegalArgumentException(
-          "schema must be a lower-case identifier of 1 to "
+          name
+              + " must be a lower-case identifier of 1 to "
               + MAX_SCHEMA_NAME_LENGTH
               + " characters [a-z0-9_], not starting with a digit, but was '"
               + abbreviate(schema)
@@ -326,7 +337,8 @@ public final class OutboxSchema {
     }
     if (schema.length() > MAX_SCHEMA_NAME_LENGTH) {
       throw new IllegalArgumentException(
-          "schema must be at most "
+          name
+              + " must be at most "
               + MAX_SCHEMA_NAME_LENGTH
               + " characters, so that its NOTIFY channel "
               + OutboxTables.NOTIFY_CHANNEL_PREFIX
@@ -338,17 +350,19 @@ public final class OutboxSchema {
     }
     if (schema.startsWith("pg_")) {
       throw new IllegalArgumentException(
-          "schema must not start with pg_ (PostgreSQL reserves it for system schemas) but was '"
+          name
+              + " must not start with pg_ (PostgreSQL reserves it for system schemas) but was '"
               + schema
               + "'");
     }
     if (schema.equals("information_schema")) {
       throw new IllegalArgumentException(
-          "schema must not be information_schema (PostgreSQL's catalog views)");
+          name + " must not be information_schema (PostgreSQL's catalog views)");
     }
     if (RESERVED_WORDS.contains(schema)) {
       throw new IllegalArgumentException(
-          "schema must not be a reserved SQL key word (it would need quotes in every query) but"
+          name
+              + " must not be a reserved SQL key word (it would need quotes in every query) but"
               + " was '"
               + schema
               + "'");

@@ -133,11 +133,21 @@ public final class OutboxTables {
    *     #MAX_PREFIX_AND_SCHEMA_LENGTH} characters
    */
   public static OutboxTables of(String schema, String tablePrefix) {
-    OutboxSchema.requireSchemaName(schema);
-    Objects.requireNonNull(tablePrefix, "tablePrefix");
+    return of(schema, tablePrefix, "schema", "tablePrefix");
+  }
+
+  /**
+   * {@link #of(String, String)}, its errors naming the values {@code schemaName} and {@code
+   * prefixName} (flags such as {@code --schema} and {@code --table-prefix}, or settings keys).
+   */
+  public static OutboxTables of(
+      String schema, String tablePrefix, String schemaName, String prefixName) {
+    OutboxSchema.requireSchemaName(schema, schemaName);
+    Objects.requireNonNull(tablePrefix, prefixName);
     if (!TABLE_PREFIX.matcher(tablePrefix).matches()) {
       throw new IllegalArgumentException(
-          "tablePrefix must be empty or a lower-case identifier start of up to "
+          prefixName
+              + " must be empty or a lower-case identifier start of up to "
               + MAX_TABLE_PREFIX_LENGTH
               + " characters [a-z0-9_], not starting with a digit, but was '"
               + abbreviate(tablePrefix)
@@ -145,9 +155,12 @@ public final class OutboxTables {
     }
     if (tablePrefix.length() > MAX_TABLE_PREFIX_LENGTH) {
       throw new IllegalArgumentException(
-          "tablePrefix must be at most "
+          prefixName
+              + " must be at most "
               + MAX_TABLE_PREFIX_LENGTH
-              + " characters, so that <tablePrefix>"
+              + " characters, so that <"
+              + prefixName
+              + ">"
               + LONGEST_SUFFIX
               + " fits PostgreSQL's "
               + MAX_IDENTIFIER_LENGTH
@@ -159,11 +172,18 @@ public final class OutboxTables {
     }
     if (tablePrefix.length() + schema.length() > MAX_PREFIX_AND_SCHEMA_LENGTH) {
       throw new IllegalArgumentException(
-          "tablePrefix and schema together must be at most "
+          prefixName
+              + " and "
+              + schemaName
+              + " together must be at most "
               + MAX_PREFIX_AND_SCHEMA_LENGTH
               + " characters, so that the NOTIFY channel "
               + NOTIFY_CHANNEL_PREFIX
-              + "<tablePrefix><schema> fits PostgreSQL's "
+              + "<"
+              + prefixName
+              + "><"
+              + schemaName
+              + "> fits PostgreSQL's "
               + MAX_IDENTIFIER_LENGTH
               + "-byte identifiers, but have "
               + (tablePrefix.length() + schema.length())

@@ -279,6 +279,28 @@ class OutboxTablesTest {
   }
 
   @Test
+  void rejectionsNameTheValuesAsTheCallerNamesThem() {
+    assertThatThrownBy(() -> OutboxTables.of("Billing", "", "--schema", "--table-prefix"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "--schema must be a lower-case identifier of 1 to 54 characters [a-z0-9_], not"
+                + " starting with a digit, but was 'Billing'");
+    assertThatThrownBy(() -> OutboxTables.of("billing", "p".repeat(29), "--schema", "--prefix"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("--prefix must be at most 27 characters, so that <--prefix>")
+        .hasMessageNotContaining("tablePrefix");
+    assertThatThrownBy(
+            () -> OutboxTables.of("s".repeat(40), "p".repeat(15), "--schema", "--prefix"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("--prefix and --schema together must be at most 54 characters")
+        .hasMessageContaining("<--prefix><--schema>")
+        .hasMessageNotContaining("tablePrefix");
+    // The two-argument form keeps the builders' words.
+    assertThat(OutboxTables.of("billing", "bill_", "--schema", "--prefix"))
+        .isEqualTo(OutboxTables.of("billing", "bill_"));
+  }
+
+  @Test
   void rejectionsNameTheFieldAndTheLimit() {
     assertThatThrownBy(() -> OutboxTables.of("billing", "p".repeat(29)))
         .isInstanceOf(IllegalArgumentException.class)
