@@ -10,7 +10,9 @@ import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.OutboxMessage;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -376,13 +378,14 @@ public final class RelayStore {
     if (more == null) {
       return Map.of(first.getKey(), first.getValue());
     }
-    try {
-      @SuppressWarnings("unchecked")
-      Map.Entry<String, String>[] entries = more.toArray(new Map.Entry[0]);
-      return Map.ofEntries(entries);
-    } catch (IllegalArgumentException duplicateName) {
-      return null; // the general parser keeps the last, as before
+    // In the document's order, as the general parser keeps them (Map.ofEntries would not).
+    Map<String, String> ordered = new LinkedHashMap<>(more.size() * 2);
+    for (Map.Entry<String, String> e : more) {
+      if (ordered.put(e.getKey(), e.getValue()) != null) {
+        return null; // a duplicate name: the general parser keeps the last, as before
+      }
     }
+    return Collections.unmodifiableMap(ordered);
   }
 
   /** The first index at or after {@code i} that is not a space; never beyond the last character. */

@@ -71,4 +71,12 @@ class PlainHeadersTest {
           .hasMessageContaining("headers must be a JSON object");
     }
   }
+
+  @Test
+  void severalHeadersKeepTheDocumentsOrderAsTheGeneralParserDoes() {
+    String json = "{\"z\": \"1\", \"a\": \"2\", \"m\": \"3\", \"b\": \"4\"}";
+    assertThat(RelayStore.plainHeaders(json).keySet()).containsExactly("z", "a", "m", "b");
+    assertThat(RelayStore.headers(json).keySet())
+        .containsExactlyElementsOf(Json.readStringMap(json).keySet());
+  }
 }
