@@ -190,17 +190,7 @@ public final class RelayOption<T> {
         "N",
         defaultValue,
         description,
-        new Rule<>() {
-          @Override
-          public @Nullable String violation(Integer v, @Nullable Integer other, Spelling s) {
-            return v >= min && v <= max ? null : "must be between " + min + " and " + max;
-          }
-
-          @Override
-          public String describe(Spelling s) {
-            return min + " to " + max;
-          }
-        },
+        OptionRules.between(min, max),
         null,
         Map.of());
   }
@@ -218,23 +208,6 @@ public final class RelayOption<T> {
       @Nullable Duration defaultValue,
       @Nullable RelayOption<Duration> atLeast,
       String description) {
-    Rule<Duration> rule =
-        new Rule<>() {
-          @Override
-          public @Nullable String violation(Duration v, @Nullable Duration other, Spelling s) {
-            if (atLeast != null) {
-              return other == null || v.compareTo(other) >= 0
-                  ? null
-                  : "must be at least " + s.name(atLeast) + " (" + s.value(other) + ")";
-            }
-            return v.isNegative() || v.isZero() ? "must be positive" : null;
-          }
-
-          @Override
-          public String describe(Spelling s) {
-            return atLeast == null ? "positive" : "at least " + s.name(atLeast);
-          }
-        };
     return new RelayOption<>(
         name,
         setter,
@@ -243,7 +216,7 @@ public final class RelayOption<T> {
         "DURATION",
         defaultValue,
         description,
-        rule,
+        OptionRules.positiveOrAtLeast(atLeast),
         atLeast,
         Map.of());
   }
@@ -259,17 +232,7 @@ public final class RelayOption<T> {
         "DURATION",
         defaultValue,
         description,
-        new Rule<>() {
-          @Override
-          public @Nullable String violation(Duration v, @Nullable Duration other, Spelling s) {
-            return v.isNegative() ? "must not be negative" : null;
-          }
-
-          @Override
-          public String describe(Spelling s) {
-            return "0 or more";
-          }
-        },
+        OptionRules.notNegative(),
         null,
         Map.of());
   }
@@ -283,7 +246,6 @@ public final class RelayOption<T> {
       double min,
       double max,
       String description) {
-    boolean bounded = Double.isFinite(max);
     return new RelayOption<>(
         name,
         setter,
@@ -292,23 +254,7 @@ public final class RelayOption<T> {
         "X",
         defaultValue,
         description,
-        new Rule<>() {
-          @Override
-          public @Nullable String violation(Double v, @Nullable Double other, Spelling s) {
-            // Written so that NaN fails too.
-            boolean ok = v >= min && (bounded ? v <= max : !Double.isInfinite(v));
-            return ok
-                ? null
-                : bounded
-                    ? "must be between " + plain(min) + " and " + plain(max)
-                    : "must be at least " + plain(min);
-          }
-
-          @Override
-          public String describe(Spelling s) {
-            return bounded ? plain(min) + " to " + plain(max) : "at least " + plain(min);
-          }
-        },
+        OptionRules.between(min, max),
         null,
         Map.of());
   }
@@ -334,17 +280,7 @@ public final class RelayOption<T> {
         label,
         defaultValue,
         description,
-        new Rule<>() {
-          @Override
-          public @Nullable String violation(String v, @Nullable String other, Spelling s) {
-            return pattern.matcher(v).matches() ? null : "must be " + rule;
-          }
-
-          @Override
-          public String describe(Spelling s) {
-            return rule;
-          }
-        },
+        OptionRules.matching(pattern, rule),
         null,
         Map.of());
   }
@@ -369,7 +305,7 @@ public final class RelayOption<T> {
         "MODE",
         defaultValue,
         description,
-        none(),
+        OptionRules.none(),
         null,
         Collections.unmodifiableMap(words));
   }
@@ -387,14 +323,23 @@ public final class RelayOption<T> {
   public static RelayOption<Boolean> onOff(
       String name, String setter, @Nullable String key, boolean on, String description) {
     return new RelayOption<>(
-        name, setter, key, Type.SWITCH, "", on, description, none(), null, Map.of());
+        name, setter, key, Type.SWITCH, "", on, description, OptionRules.none(), null, Map.of());
   }
 
   /** A backoff, set as a whole in code; no flag. */
   public static RelayOption<Backoff> backoff(
       String name, Backoff defaultValue, String description) {
     return new RelayOption<>(
-        name, name, null, Type.BACKOFF, "", defaultValue, description, none(), null, Map.of());
+        name,
+        name,
+        null,
+        Type.BACKOFF,
+        "",
+        defaultValue,
+        description,
+        OptionRules.none(),
+        null,
+        Map.of());
   }
 
   /**
@@ -449,20 +394,6 @@ public final class RelayOption<T> {
     }
     return new RelayOption<>(
         name, setter, key, type, label, null, description, rule, comparedWith, this.words, words);
-  }
-
-  private static <T> Rule<T> none() {
-    return new Rule<>() {
-      @Override
-      public @Nullable String violation(T value, @Nullable T other, Spelling s) {
-        return null;
-      }
-
-      @Override
-      public String describe(Spelling s) {
-        return "";
-      }
-    };
   }
 
   // ---------------------------------------------------------------------------------- accessors
