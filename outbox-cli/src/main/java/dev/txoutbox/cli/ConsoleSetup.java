@@ -1,6 +1,8 @@
 package dev.txoutbox.cli;
 
+import dev.txoutbox.RelayOption;
 import dev.txoutbox.console.AdminCredential;
+import dev.txoutbox.console.ConsoleOptions;
 import dev.txoutbox.console.OutboxConsole;
 import dev.txoutbox.schema.OutboxTables;
 import java.nio.file.Path;
@@ -21,9 +23,13 @@ final class ConsoleSetup {
   /** The flags of one command that set each console option. */
   record Flags(String bind, String port, String allowedHost, String secretFile, String secretEnv) {
 
-    /** The flags as a map from the console builder's option names, for {@link FlagNames}. */
-    Map<String, String> byOption() {
-      return Map.of("bindAddress", bind, "port", port, "allowedHosts", allowedHost);
+    /** The flags' words: each console option named by its flag of this command. */
+    RelayOption.Spelling spelling() {
+      return OptionFlags.named(
+          Map.of(
+              ConsoleOptions.BIND_ADDRESS, bind,
+              ConsoleOptions.PORT, port,
+              ConsoleOptions.ALLOWED_HOST, allowedHost));
     }
   }
 
@@ -59,22 +65,20 @@ final class ConsoleSetup {
       throw new IllegalArgumentException(
           flags.secretFile() + " and " + flags.secretEnv() + " must not both be given");
     }
-    if (port != null && (port < 0 || port > 65535)) {
-      throw new IllegalArgumentException(
-          flags.port() + " must be between 0 and 65535 but was " + port);
-    }
-    OutboxConsole.Builder builder;
-    try {
-      builder =
-          OutboxConsole.builder()
-              .bindAddress(bind == null ? OutboxConsole.DEFAULT_BIND_ADDRESS : bind)
-              .port(port == null ? OutboxConsole.DEFAULT_PORT : port);
-      if (allowedHosts != null) {
-        builder.allowedHosts(allowedHosts.toArray(String[]::new));
+    RelayOption.Spelling words = flags.spelling();
+    OutboxConsole.Builder builder =
+        OutboxConsole.builder()
+            .bindAddress(
+                ConsoleOptions.BIND_ADDRESS.check(
+                    bind == null ? OutboxConsole.DEFAULT_BIND_ADDRESS : bind, null, words))
+            .port(
+                ConsoleOptions.PORT.check(
+                    port == null ? OutboxConsole.DEFAULT_PORT : port, null, words));
+    if (allowedHosts != null) {
+      for (String host : allowedHosts) {
+        ConsoleOptions.ALLOWED_HOST.check(host, null, words);
       }
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          OutputMasking.mask(FlagNames.of(e.getMessage(), flags.byOption())), e);
+      builder.allowedHosts(allowedHosts.toArray(String[]::new));
     }
     AdminCredential credential = credential(flags, secretFile, secretVariable);
     if (credential != null) {

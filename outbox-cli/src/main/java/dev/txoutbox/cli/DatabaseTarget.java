@@ -271,7 +271,7 @@ final class DatabaseTarget {
       List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
       return lines.isEmpty() ? "" : lines.get(0);
     } catch (IOException e) {
-      throw FlagNames.unreadable("--password-file", file, e);
+      throw PropertiesFile.unreadable("--password-file", file, e);
     }
   }
 

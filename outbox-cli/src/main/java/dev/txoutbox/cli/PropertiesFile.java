@@ -43,8 +43,19 @@ final class PropertiesFile {
     try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       p.load(r);
     } catch (IOException e) {
-      throw FlagNames.unreadable(flag, file, e);
+      throw unreadable(flag, file, e);
     }
     return Collections.unmodifiableMap(out);
+  }
+
+  /** The error for a file flag whose file cannot be read; says why, not what the file holds. */
+  static IllegalArgumentException unreadable(String flag, Path file, IOException e) {
+    return new IllegalArgumentException(
+        flag
+            + " must name a readable file but "
+            + file
+            + " could not be read ("
+            + e.getClass().getSimpleName()
+            + ")");
   }
 }

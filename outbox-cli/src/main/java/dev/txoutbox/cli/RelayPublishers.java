@@ -5,7 +5,6 @@ import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.Printable;
 import dev.txoutbox.spi.Publisher;
 import dev.txoutbox.spi.PublisherProvider;
-import dev.txoutbox.spi.PublisherSetting;
 import dev.txoutbox.spi.PublisherSettings;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -305,14 +304,8 @@ final class RelayPublishers {
       return provider.create(s);
     } catch (IllegalArgumentException | IllegalStateException e) {
       String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-      if (!message.startsWith("--")) {
-        // A builder's: its option names and durations in the words of the flags.
-        message =
-            FlagNames.ofSettings(
-                message, provider.settings().stream().map(PublisherSetting::name).toList());
-      }
-      // PublisherSettings' own errors are in the command line's words already, the value given
-      // quoted as it was given.
+      // A provider names its settings as flags (PublisherSettings' own errors, and a builder's
+      // through PublisherSettings.inFlags, which maps each builder option to its setting).
       if (routed()) {
         throw new IllegalArgumentException(where + ": " + message, e);
       }

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code --publisher fake}: a fourth broker that exists only on the tests' class path, found by
@@ -42,8 +43,10 @@ public final class FakePublisherProvider implements PublisherProvider {
     settings.duration("send-timeout");
     switch (settings.text("fake-fail").orElse("")) {
       case "argument" ->
-          throw new IllegalArgumentException(
-              "fakeEndpoint " + endpoint + " refused token " + token);
+          // a builder's error, in the words of the settings as every provider gives them
+          throw PublisherSettings.inFlags(
+              new IllegalArgumentException("fakeEndpoint " + endpoint + " refused token " + token),
+              Map.of("fakeEndpoint", "--fake-endpoint"));
       case "state" -> throw new IllegalStateException("no fake broker at " + endpoint);
       case "io" ->
           throw new UncheckedIOException(

@@ -247,11 +247,7 @@ public final class OutboxConsole implements AutoCloseable {
      * @throws IllegalArgumentException if it is blank
      */
     public Builder bindAddress(String bindAddress) {
-      Objects.requireNonNull(bindAddress, "bindAddress");
-      if (bindAddress.isBlank()) {
-        throw new IllegalArgumentException(
-            "bindAddress must not be blank but was '" + bindAddress + "'");
-      }
+      ConsoleOptions.BIND_ADDRESS.check(bindAddress);
       this.bindAddress = bindAddress;
       return this;
     }
@@ -271,18 +267,9 @@ public final class OutboxConsole implements AutoCloseable {
       Set<String> names = new java.util.LinkedHashSet<>();
       for (String host : Objects.requireNonNull(hosts, "hosts")) {
         Objects.requireNonNull(host, "hosts must not hold null");
-        String name = host.strip().toLowerCase(java.util.Locale.ROOT);
-        if (name.startsWith("[") && name.endsWith("]")) {
-          name = name.substring(1, name.length() - 1); // [::1]
-        }
-        boolean port = name.indexOf(':') >= 0 && name.indexOf(':') == name.lastIndexOf(':');
-        if (name.isEmpty() || port || name.contains("[") || name.contains("/")) {
-          throw new IllegalArgumentException(
-              "allowedHosts must hold host names without a port, such as console.example.org or"
-                  + " ::1, but held "
-                  + Text.quoted(host));
-        }
-        names.add(name);
+        names.add(
+            Objects.requireNonNull(
+                ConsoleOptions.hostName(ConsoleOptions.ALLOWED_HOST.check(host)), "checked"));
       }
       this.allowedHosts = Set.copyOf(names);
       return this;
@@ -295,10 +282,7 @@ public final class OutboxConsole implements AutoCloseable {
      * @throws IllegalArgumentException if {@code port} is not between 0 and 65535
      */
     public Builder port(int port) {
-      if (port < 0 || port > 65_535) {
-        throw new IllegalArgumentException("port must be between 0 and 65535 but was " + port);
-      }
-      this.port = port;
+      this.port = ConsoleOptions.PORT.check(port);
       return this;
     }
 
