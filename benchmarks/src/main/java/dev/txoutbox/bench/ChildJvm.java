@@ -112,8 +112,15 @@ final class ChildJvm {
    */
   static String run(String classPath, Class<?> main, String what, List<String> args)
       throws Exception {
+    return run(classPath, List.of(), main, what, args);
+  }
+
+  /** {@link #run(String, Class, String, List)} with {@code jvmOptions}. */
+  static String run(
+      String classPath, List<String> jvmOptions, Class<?> main, String what, List<String> args)
+      throws Exception {
     Process p =
-        new ProcessBuilder(command(classPath, List.of(), main, args))
+        new ProcessBuilder(command(classPath, jvmOptions, main, args))
             .redirectError(ProcessBuilder.Redirect.DISCARD)
             .start();
     String result = null;

@@ -62,4 +62,30 @@ final class CpuMeter {
       return 0;
     }
   }
+
+  /**
+   * CPU nanoseconds of this JVM's JIT compiler threads so far ({@code C1 CompilerThread…}, {@code
+   * C2 CompilerThread…}), from {@code /proc/self/task}: threads the JVM hides from its own thread
+   * beans. 0 where there is no {@code /proc}.
+   */
+  static long compilerNanos() {
+    long ticks = 0;
+    try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        try {
+          String comm = Files.readString(task.resolve("comm")).strip();
+          if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
+            String stat = Files.readString(task.resolve("stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+          }
+        } catch (IOException | RuntimeException e) {
+          // the thread ended between the listing and the read
+        }
+      }
+    } catch (IOException e) {
+      return 0;
+    }
+    return ticks * NANOS_PER_TICK;
+  }
 }

@@ -53,7 +53,8 @@ import org.slf4j.LoggerFactory;
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.DrainBenchmark \
  *     [--events 100000] [--rounds 3] [--jvm fresh,warm] [--warmup-events N] \
  *     [--targets ceiling,jdbc,per-row,noop,ordered,kafka,rabbit,sqs] \
- *     [--shapes 1x100:mark,2x100:mark,1x500:mark,2x500:mark,2x500:delete]
+ *     [--shapes 1x100:mark,2x100:mark,1x500:mark,2x500:mark,2x500:delete] \
+ *     [--child-jvm-options '-XX:AOTCache=relay.aot']
  * </pre>
  *
  * <p>{@code --shapes} picks the workers × batch of the no-op and baseline cases, each in both
@@ -207,9 +208,19 @@ public final class DrainBenchmark {
    * One run of a case: events per second, CPU per event of the JVM and of PostgreSQL, and the
    * machine's 1-minute load average when it ended (NaN where unknown).
    */
-  record Measurement(double rate, double jvmMicros, double postgresMicros, double load) {
+  record Measurement(
+      double rate, double jvmMicros, double postgresMicros, double load, double jitMicros) {
+    Measurement(double rate, double jvmMicros, double postgresMicros, double load) {
+      this(rate, jvmMicros, postgresMicros, load, Double.NaN);
+    }
+
     Measurement(double rate, double jvmMicros, double postgresMicros) {
       this(rate, jvmMicros, postgresMicros, Double.NaN);
+    }
+
+    /** This measurement with the JIT compiler threads' share of its JVM CPU. */
+    Measurement withJit(double micros) {
+      return new Measurement(rate, jvmMicros, postgresMicros, load, micros);
     }
   }
 
@@ -245,6 +256,12 @@ public final class DrainBenchmark {
   /** The kinds of JVM a case runs in ({@code --jvm}). */
   static final List<String> JVMS = List.of("fresh", "warm");
 
+  /**
+   * Options of every fresh case's JVM ({@code --child-jvm-options}, split at spaces), such as a
+   * newer runtime's ahead-of-time cache; none by default. Set once, before the runs.
+   */
+  private static volatile List<String> childJvmOptions = List.of();
+
   private DrainBenchmark() {}
 
   public static void main(String[] args) {
@@ -264,6 +281,8 @@ public final class DrainBenchmark {
         listed(options.getOrDefault("targets", "jdbc,noop"), "--targets", TARGETS);
     List<String> jvms = listed(options.getOrDefault("jvm", "fresh,warm"), "--jvm", JVMS);
     List<Shape> shapes = shapes(options.getOrDefault("shapes", DEFAULT_SHAPES));
+    String jvmOptions = options.getOrDefault("child-jvm-options", "").strip();
+    childJvmOptions = jvmOptions.isEmpty() ? List.of() : List.of(jvmOptions.split(" +"));
     List<Case> cases = new ArrayList<>();
     for (String jvm : jvms) {
       for (String target : targets) {
@@ -496,9 +515,10 @@ public final class DrainBenchmark {
     List<String> args = new ArrayList<>(List.of("--child", "drain", "--url", db.url()));
     args.addAll(List.of("--events", String.valueOf(n)));
     args.addAll(c.options());
-    String result = ChildJvm.run(ChildJvm.classPath(), DrainBenchmark.class, c.label(), args);
+    String result =
+        ChildJvm.run(ChildJvm.classPath(), childJvmOptions, DrainBenchmark.class, c.label(), args);
     long[] f = Arrays.stream(result.split(" ")).mapToLong(Long::parseLong).toArray();
-    return checked(c, f[0], n, f[1], new CpuMeter.Sample(f[2], f[3]));
+    return checked(c, f[0], n, f[1], new CpuMeter.Sample(f[2], f[3])).withJit(f[4] / 1e3 / f[0]);
   }
 
   /**
@@ -516,9 +536,19 @@ public final class DrainBenchmark {
     }
     try (BenchDatabase db = BenchDatabase.existing(options.get("url"));
         NoopTarget noop = new NoopTarget()) {
+      long jit = CpuMeter.compilerNanos();
       Drained d = drain(db, JDBC_TARGETS.contains(c.target()) ? null : noop, c, events);
+      jit = CpuMeter.compilerNanos() - jit;
       ChildJvm.result(
-          d.events() + " " + d.nanos() + " " + d.cpu().jvmNanos() + " " + d.cpu().postgresNanos());
+          d.events()
+              + " "
+              + d.nanos()
+              + " "
+              + d.cpu().jvmNanos()
+              + " "
+              + d.cpu().postgresNanos()
+              + " "
+              + jit);
     }
   }
 
@@ -769,6 +799,7 @@ public final class DrainBenchmark {
                       + " of "
                       + reference.what(),
               Figures.one(jvm),
+              c.fresh() ? Figures.one(Figures.median(ms, Measurement::jitMicros)) : "",
               ref == null ? "" : Figures.ratio(jvm, Figures.median(ref, Measurement::jvmMicros)),
               Figures.one(Figures.median(ms, Measurement::postgresMicros)),
               range(ms, Measurement::load, Figures::one)));
@@ -782,6 +813,7 @@ public final class DrainBenchmark {
             "min–max",
             "vs reference, same run",
             "JVM CPU µs/event",
+            "of which JIT compiler threads",
             "JVM CPU vs reference",
             "PostgreSQL CPU µs/event",
             "load (1 min), min–max"),

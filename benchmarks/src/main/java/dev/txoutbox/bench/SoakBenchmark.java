@@ -56,13 +56,14 @@ import org.slf4j.LoggerFactory;
  * mvn -B -q -o -Pbenchmarks package -pl benchmarks -am -DskipTests
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.SoakBenchmark \
  *     [--minutes 60] [--rate 1000] [--writers 4] [--mode mark|delete] [--relay polling|wal] \
- *     [--keep-minutes 1] [--sample-seconds 60]
+ *     [--keep-minutes 1] [--sample-seconds 60] [--database txoutbox_bench_soak]
  * </pre>
  *
  * <p>{@code --keep-minutes}: in mark mode, the retention job deletes processed rows older than this
  * ({@link OutboxAdmin#cleanupProcessed(Duration)}) after every sample. Database {@value #DATABASE}
- * on the server of {@code OUTBOX_BENCH_JDBC_URL} for the polling relay, its outbox emptied at
- * start; the WAL relay runs on a cluster of its own ({@link LogicalServer}, without its sweeper).
+ * (or {@code --database}'s) on the local server for the polling relay, its outbox emptied at start,
+ * so that two soaks can run side by side in databases of their own; the WAL relay runs on a cluster
+ * of its own ({@link LogicalServer}, without its sweeper).
  */
 public final class SoakBenchmark {
 
@@ -110,6 +111,13 @@ public final class SoakBenchmark {
     int writers = positive(options, "writers", 4);
     int keepMinutes = positive(options, "keep-minutes", 1);
     int sampleSeconds = positive(options, "sample-seconds", 60);
+    String database = options.getOrDefault("database", DATABASE);
+    if (!database.matches("[a-z_][a-z0-9_]{0,62}")) {
+      throw new IllegalArgumentException(
+          "--database must be lower case letters, digits and underscores (at most 63) but was '"
+              + database
+              + "'");
+    }
     CompletionMode mode =
         switch (DrainBenchmark.listed(
                 options.getOrDefault("mode", "mark"), "--mode", List.of("mark", "delete"))
@@ -126,14 +134,16 @@ public final class SoakBenchmark {
     List<List<String>> rows;
     if (wal) {
       try (LogicalServer server = WalBenchmark.logicalServer(Map.of());
-          BenchDatabase db = new BenchDatabase(server.jdbcUrl(DATABASE), WalBenchmark.USER, "")) {
-        rows = soak(db, server, mode, minutes, rate, writers, keepMinutes, sampleSeconds);
+          BenchDatabase db = new BenchDatabase(server.jdbcUrl(database), WalBenchmark.USER, "")) {
+        rows = soak(db, server, database, mode, minutes, rate, writers, keepMinutes, sampleSeconds);
       }
     } else {
       try (BenchDatabase db =
           new BenchDatabase(
-              BenchDatabase.url(DATABASE), BenchDatabase.user(), BenchDatabase.password())) {
-        rows = soak(db, null, mode, minutes, rate, writers, keepMinutes, sampleSeconds);
+              "jdbc:postgresql://127.0.0.1:5432/" + database,
+              BenchDatabase.user(),
+              BenchDatabase.password())) {
+        rows = soak(db, null, database, mode, minutes, rate, writers, keepMinutes, sampleSeconds);
       }
     }
     String what =
@@ -166,6 +176,7 @@ public final class SoakBenchmark {
   private static List<List<String>> soak(
       BenchDatabase db,
       LogicalServer server,
+      String database,
       CompletionMode mode,
       int minutes,
       int rate,
@@ -199,7 +210,7 @@ public final class SoakBenchmark {
       walRelay =
           WalBenchmark.walRelay(
               server,
-              DATABASE,
+              database,
               db.dataSource(),
               BenchDatabase.SCHEMA,
               latencies,
