@@ -56,14 +56,14 @@ import org.slf4j.LoggerFactory;
  * mvn -B -q -o -Pbenchmarks package -pl benchmarks -am -DskipTests
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.SoakBenchmark \
  *     [--minutes 60] [--rate 1000] [--writers 4] [--mode mark|delete] [--relay polling|wal] \
- *     [--keep-minutes 1] [--sample-seconds 60] [--database txoutbox_bench_soak]
+ *     [--keep-minutes 1] [--sample-seconds 60]
  * </pre>
  *
  * <p>{@code --keep-minutes}: in mark mode, the retention job deletes processed rows older than this
- * ({@link OutboxAdmin#cleanupProcessed(Duration)}) after every sample. Database {@value #DATABASE}
- * (or {@code --database}'s) on the local server for the polling relay, its outbox emptied at start,
- * so that two soaks can run side by side in databases of their own; the WAL relay runs on a cluster
- * of its own ({@link LogicalServer}, without its sweeper).
+ * ({@link OutboxAdmin#cleanupProcessed(Duration)}) after every sample. Each soak runs on a
+ * PostgreSQL cluster of its own ({@link LogicalServer#cluster}, the newest installed version) with
+ * the server's default settings, autovacuum on, so that soaks run side by side each measure their
+ * own tables; the WAL relay runs there without its sweeper.
  */
 public final class SoakBenchmark {
 
@@ -91,6 +91,7 @@ public final class SoakBenchmark {
           "commit→publish p99 ms",
           "relay CPU µs/event",
           "PostgreSQL CPU µs/event",
+          "vacuum ms",
           "load (1 min)");
 
   private SoakBenchmark() {}
@@ -111,13 +112,8 @@ public final class SoakBenchmark {
     int writers = positive(options, "writers", 4);
     int keepMinutes = positive(options, "keep-minutes", 1);
     int sampleSeconds = positive(options, "sample-seconds", 60);
-    String database = options.getOrDefault("database", DATABASE);
-    if (!database.matches("[a-z_][a-z0-9_]{0,62}")) {
-      throw new IllegalArgumentException(
-          "--database must be lower case letters, digits and underscores (at most 63) but was '"
-              + database
-              + "'");
-    }
+    int vacuumSeconds =
+        options.containsKey("vacuum-seconds") ? positive(options, "vacuum-seconds", 1) : 0;
     CompletionMode mode =
         switch (DrainBenchmark.listed(
                 options.getOrDefault("mode", "mark"), "--mode", List.of("mark", "delete"))
@@ -132,19 +128,21 @@ public final class SoakBenchmark {
             .equals("wal");
     String load = MachineInfo.currentLoadAverage();
     List<List<String>> rows;
-    if (wal) {
-      try (LogicalServer server = WalBenchmark.logicalServer(Map.of());
-          BenchDatabase db = new BenchDatabase(server.jdbcUrl(database), WalBenchmark.USER, "")) {
-        rows = soak(db, server, database, mode, minutes, rate, writers, keepMinutes, sampleSeconds);
-      }
-    } else {
-      try (BenchDatabase db =
-          new BenchDatabase(
-              "jdbc:postgresql://127.0.0.1:5432/" + database,
-              BenchDatabase.user(),
-              BenchDatabase.password())) {
-        rows = soak(db, null, database, mode, minutes, rate, writers, keepMinutes, sampleSeconds);
-      }
+    // A cluster of its own with PostgreSQL's default settings (autovacuum on, as a user's server
+    // has it), whichever relay: a shared or test server may run without autovacuum.
+    try (LogicalServer server = WalBenchmark.logicalServer(Map.of());
+        BenchDatabase db = new BenchDatabase(server.jdbcUrl(DATABASE), WalBenchmark.USER, "")) {
+      rows =
+          soak(
+              db,
+              wal ? server : null,
+              mode,
+              minutes,
+              rate,
+              writers,
+              keepMinutes,
+              sampleSeconds,
+              vacuumSeconds);
     }
     String what =
         String.format(
@@ -173,16 +171,17 @@ public final class SoakBenchmark {
     log.info("CSV written to {}", file);
   }
 
+  /** {@code server} is null for the polling relay, the WAL relay's server otherwise. */
   private static List<List<String>> soak(
       BenchDatabase db,
       LogicalServer server,
-      String database,
       CompletionMode mode,
       int minutes,
       int rate,
       int writers,
       int keepMinutes,
-      int sampleSeconds)
+      int sampleSeconds,
+      int vacuumSeconds)
       throws Exception {
     db.dsl().truncate(DSL.table(DSL.name(BenchDatabase.SCHEMA, "outbox_events"))).execute();
     Latencies latencies = new Latencies();
@@ -210,7 +209,7 @@ public final class SoakBenchmark {
       walRelay =
           WalBenchmark.walRelay(
               server,
-              database,
+              DATABASE,
               db.dataSource(),
               BenchDatabase.SCHEMA,
               latencies,
@@ -227,6 +226,7 @@ public final class SoakBenchmark {
     OutboxAdmin admin = OutboxAdmin.create(db.dataSource(), BenchDatabase.SCHEMA);
     List<List<String>> rows = new ArrayList<>();
     ScheduledExecutorService load = Executors.newScheduledThreadPool(writers);
+    ScheduledExecutorService vacuums = Executors.newSingleThreadScheduledExecutor();
     if (polling != null) {
       polling.start();
     } else {
@@ -241,7 +241,12 @@ public final class SoakBenchmark {
             periodMicros,
             TimeUnit.MICROSECONDS);
       }
-      Sampler sampler = new Sampler(db, latencies, cycles);
+      LongAdder vacuumNanos = new LongAdder();
+      if (vacuumSeconds > 0) {
+        vacuums.scheduleWithFixedDelay(
+            () -> vacuum(db, vacuumNanos), vacuumSeconds, vacuumSeconds, TimeUnit.SECONDS);
+      }
+      Sampler sampler = new Sampler(db, latencies, cycles, vacuumNanos);
       long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(minutes);
       for (int i = 1; System.nanoTime() < end; i++) {
         TimeUnit.SECONDS.sleep(
@@ -255,6 +260,7 @@ public final class SoakBenchmark {
       }
     } finally {
       load.shutdown();
+      vacuums.shutdownNow();
       load.awaitTermination(30, TimeUnit.SECONDS);
       if (polling != null) {
         polling.close(Duration.ofSeconds(30));
@@ -269,6 +275,18 @@ public final class SoakBenchmark {
     return rows;
   }
 
+  /** One plain {@code VACUUM} of the outbox table, its time added to {@code nanos}. */
+  private static void vacuum(BenchDatabase db, LongAdder nanos) {
+    long start = System.nanoTime();
+    try (Connection c = db.dataSource().getConnection();
+        java.sql.Statement s = c.createStatement()) {
+      s.execute("VACUUM " + BenchDatabase.SCHEMA + ".outbox_events");
+    } catch (SQLException e) {
+      log.warn("vacuum failed: {}", e.getMessage());
+    }
+    nanos.add(System.nanoTime() - start);
+  }
+
   /**
    * Takes one row of figures: what the database says about the outbox now, and what the writers,
    * the publisher and the relay's threads did since the previous row. Not thread-safe.
@@ -277,11 +295,13 @@ public final class SoakBenchmark {
     private final BenchDatabase db;
     private final Latencies latencies;
     private final CycleTimes cycles;
+    private final LongAdder vacuumNanos;
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     private CpuMeter.Sample cpu;
     private long relayCpu;
 
-    Sampler(BenchDatabase db, Latencies latencies, CycleTimes cycles) {
+    Sampler(BenchDatabase db, Latencies latencies, CycleTimes cycles, LongAdder vacuumNanos) {
+      this.vacuumNanos = vacuumNanos;
       this.db = db;
       this.latencies = latencies;
       this.cycles = cycles;
@@ -336,6 +356,7 @@ public final class SoakBenchmark {
               published == 0
                   ? Double.NaN
                   : (now.postgresNanos() - cpu.postgresNanos()) / 1e3 / published));
+      row.add(Figures.one(vacuumNanos.sumThenReset() / 1e6));
       row.add(Figures.two(DrainBenchmark.oneMinuteLoad()));
       cpu = now;
       relayCpu = relayNow;
