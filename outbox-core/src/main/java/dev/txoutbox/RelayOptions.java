@@ -161,6 +161,18 @@ public final class RelayOptions {
               + " per-aggregate-skip-dead-letters, the same, but dead letters are parked."
               + " The per-aggregate modes need the ordering indexes");
 
+  /** {@link RelayConfig.Builder#vacuumInterval}. */
+  public static final RelayOption<Duration> VACUUM_INTERVAL =
+      RelayOption.positiveDuration(
+          "vacuumInterval",
+          "vacuumInterval",
+          "vacuum-interval",
+          null,
+          null,
+          "how often the relay runs a plain VACUUM of the events table, so that completed rows"
+              + " leave few dead tuples (none: autovacuum alone, which leaves up to about its"
+              + " naptime's worth, a minute by default); the relay's role must own the table");
+
   /** {@link RelayConfig.Builder#shutdownTimeout}. */
   public static final RelayOption<Duration> SHUTDOWN_TIMEOUT =
       RelayOption.duration(
@@ -201,6 +213,7 @@ public final class RelayOptions {
           MAX_AGE,
           COMPLETION_MODE,
           ORDERING,
+          VACUUM_INTERVAL,
           SHUTDOWN_TIMEOUT,
           BROKER_PROBE_BACKOFF,
           LISTEN);

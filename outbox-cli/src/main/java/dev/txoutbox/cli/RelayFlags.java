@@ -29,6 +29,7 @@ final class RelayFlags {
           RelayOptions.ORDERING,
           RelayOptions.MIN_POLL_INTERVAL,
           RelayOptions.MAX_POLL_INTERVAL,
+          RelayOptions.VACUUM_INTERVAL,
           RelayOptions.SHUTDOWN_TIMEOUT);
 
   /** How {@code --ordering} reads and writes an {@link Ordering}. */
@@ -71,6 +72,9 @@ final class RelayFlags {
                     + " 'migrate --with-ordering-index'."),
             OptionFlags.option(RelayOptions.MIN_POLL_INTERVAL, null),
             OptionFlags.option(RelayOptions.MAX_POLL_INTERVAL, null),
+            OptionFlags.option(
+                RelayOptions.VACUUM_INTERVAL,
+                "With --source wal, its sweeper's. See docs/operations.md, table upkeep."),
             OptionFlags.option(RelayOptions.SHUTDOWN_TIMEOUT, null),
             OptionSpec.builder(POOL_SIZE)
                 .paramLabel("N")
@@ -135,6 +139,10 @@ final class RelayFlags {
     Duration max = OptionFlags.given(parsed, RelayOptions.MAX_POLL_INTERVAL);
     if (max != null) {
       b.maxPollInterval(max);
+    }
+    Duration vacuum = OptionFlags.given(parsed, RelayOptions.VACUUM_INTERVAL);
+    if (vacuum != null) {
+      b.vacuumInterval(vacuum);
     }
     Duration shutdown = OptionFlags.given(parsed, RelayOptions.SHUTDOWN_TIMEOUT);
     if (shutdown != null) {

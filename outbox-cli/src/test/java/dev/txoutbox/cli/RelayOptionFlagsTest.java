@@ -2,6 +2,7 @@ package dev.txoutbox.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayOption;
 import dev.txoutbox.RelayOptions;
 import dev.txoutbox.testing.TestDatabase;
@@ -75,6 +76,7 @@ class RelayOptionFlagsTest {
         "--min-poll-interval 0ms | --min-poll-interval must be positive but was 0ms",
         "--max-attempts 1001 | --max-attempts must be between 1 and 1000 but was 1001",
         "--backoff-multiplier 0.5 | --backoff-multiplier must be at least 1 but was 0.5",
+        "--vacuum-interval 0ms | --vacuum-interval must be positive but was 0ms",
       })
   void aBadValueIsRefusedByTheDefinitionsRuleInTheWordsOfTheFlags(String flags, String message) {
     String[] args = concat(new String[] {"relay", "--publisher", "fake"}, flags.trim().split(" "));
@@ -82,6 +84,23 @@ class RelayOptionFlagsTest {
 
     assertThat(r.exitCode()).as(r.err()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.errLines().get(0)).isEqualTo(message);
+  }
+
+  @Test
+  void theVacuumIntervalReachesTheRelaysConfiguration() {
+    PrintStream none = new PrintStream(new ByteArrayOutputStream());
+    CommandLine txoutbox =
+        Cli.commandLine(new TxoutboxCommand(new CliContext(Map.of(), none, none, t -> true)));
+    RelayConfig.Builder b = RelayConfig.builder();
+
+    RelayFlags.of(
+            txoutbox
+                .parseArgs("relay", "--publisher", "fake", "--vacuum-interval", "5s")
+                .subcommand())
+        .applyTo(b);
+
+    assertThat(b.build().vacuumInterval()).isEqualTo(java.time.Duration.ofSeconds(5));
+    assertThat(RelayConfig.defaults().vacuumInterval()).as("none by default").isNull();
   }
 
   private static String[] concat(String[] a, String[] b) {

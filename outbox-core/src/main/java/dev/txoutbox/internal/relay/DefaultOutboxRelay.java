@@ -1,5 +1,7 @@
 package dev.txoutbox.internal.relay;
 
+import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
+
 import dev.txoutbox.Backoff;
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxRelay;
@@ -63,6 +65,9 @@ public final class DefaultOutboxRelay implements OutboxRelay {
   /** The relay's row in the heartbeat table while it runs (the console reads it); else null. */
   private volatile @Nullable RelayHeartbeat heartbeat;
 
+  /** The events table's VACUUM every {@code vacuumInterval} while it runs; else null. */
+  private volatile @Nullable TableVacuum vacuum;
+
   /** The idle wait: from {@code minPollInterval} doubling to {@code maxPollInterval}, exactly. */
   private final Backoff idleBackoff;
 
@@ -121,6 +126,13 @@ public final class DefaultOutboxRelay implements OutboxRelay {
             RelayHeartbeat.Kind.POLLING,
             config + "; publisher " + publisherDescription,
             threads);
+    Duration vacuumInterval = config.vacuumInterval();
+    if (vacuumInterval != null) {
+      TableVacuum v =
+          new TableVacuum(dsl, dsl.render(OUTBOX_EVENTS), config.name(), vacuumInterval, threads);
+      vacuum = v;
+      v.start();
+    }
     synchronized (workers) {
       for (int i = 1; i <= config.workers(); i++) {
         // A daemon unless the user's factory says otherwise: a JVM exiting without close() must
@@ -336,6 +348,10 @@ public final class DefaultOutboxRelay implements OutboxRelay {
       RelayHeartbeat beat = heartbeat; // Heartbeat: stamps stopped_at, waits 2 s at most
       if (beat != null) {
         beat.close();
+      }
+      TableVacuum v = vacuum;
+      if (v != null) {
+        v.close();
       }
       terminated.countDown();
     }
