@@ -6,6 +6,7 @@ import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxRelay;
 import dev.txoutbox.RelayConfig;
 import dev.txoutbox.RelayListener;
+import dev.txoutbox.spi.DurationText;
 import dev.txoutbox.spi.OutboxMessage;
 import dev.txoutbox.spi.PublishResult;
 import dev.txoutbox.spi.Publisher;
@@ -83,6 +84,7 @@ public final class SoakBenchmark {
           "live tuples",
           "dead tuples",
           "autovacuums",
+          "vacuums",
           "autoanalyzes",
           "claim of 100 ms",
           "cycle p50 ms",
@@ -114,6 +116,10 @@ public final class SoakBenchmark {
     int sampleSeconds = positive(options, "sample-seconds", 60);
     int vacuumSeconds =
         options.containsKey("vacuum-seconds") ? positive(options, "vacuum-seconds", 1) : 0;
+    Duration vacuumInterval =
+        options.containsKey("vacuum-interval")
+            ? DurationText.parse(options.get("vacuum-interval"))
+            : null;
     CompletionMode mode =
         switch (DrainBenchmark.listed(
                 options.getOrDefault("mode", "mark"), "--mode", List.of("mark", "delete"))
@@ -142,7 +148,8 @@ public final class SoakBenchmark {
               writers,
               keepMinutes,
               sampleSeconds,
-              vacuumSeconds);
+              vacuumSeconds,
+              vacuumInterval);
     }
     String what =
         String.format(
@@ -181,7 +188,8 @@ public final class SoakBenchmark {
       int writers,
       int keepMinutes,
       int sampleSeconds,
-      int vacuumSeconds)
+      int vacuumSeconds,
+      Duration vacuumInterval)
       throws Exception {
     db.dsl().truncate(DSL.table(DSL.name(BenchDatabase.SCHEMA, "outbox_events"))).execute();
     Latencies latencies = new Latencies();
@@ -202,6 +210,7 @@ public final class SoakBenchmark {
                       .workers(1)
                       .batchSize(100)
                       .completionMode(mode)
+                      .vacuumInterval(vacuumInterval)
                       .build())
               .build();
       outboxBuilder.afterCommit(polling::wakeUp);
@@ -333,13 +342,13 @@ public final class SoakBenchmark {
         row.add(mb(single(c, "select pg_indexes_size('" + table + "')")));
         try (PreparedStatement s =
             c.prepareStatement(
-                "select n_live_tup, n_dead_tup, autovacuum_count, autoanalyze_count"
+                "select n_live_tup, n_dead_tup, autovacuum_count, vacuum_count, autoanalyze_count"
                     + " from pg_stat_user_tables where schemaname = ? and relname = ?")) {
           s.setString(1, BenchDatabase.SCHEMA);
           s.setString(2, "outbox_events");
           try (ResultSet rs = s.executeQuery()) {
             rs.next();
-            for (int i = 1; i <= 4; i++) {
+            for (int i = 1; i <= 5; i++) {
               row.add(String.valueOf(rs.getLong(i)));
             }
           }
