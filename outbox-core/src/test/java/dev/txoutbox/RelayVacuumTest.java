@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.testing.RecordingPublisher;
@@ -20,9 +18,8 @@ import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code vacuumInterval}: the relay runs a plain VACUUM of its events table at that interval, and a
@@ -34,8 +31,8 @@ class RelayVacuumTest {
 
   private static TestDatabase db;
 
-  private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
-  private final Logger txoutbox = (Logger) LoggerFactory.getLogger("dev.txoutbox");
+  @RegisterExtension final RelayLog log = new RelayLog();
+
   private OutboxRelay relay;
 
   @BeforeAll
@@ -48,18 +45,11 @@ class RelayVacuumTest {
     db.close();
   }
 
-  @BeforeEach
-  void capture() {
-    logs.start();
-    txoutbox.addAppender(logs);
-  }
-
   @AfterEach
   void close() {
     if (relay != null) {
       relay.close(Duration.ofSeconds(5));
     }
-    txoutbox.detachAppender(logs);
   }
 
   @Test
@@ -130,7 +120,7 @@ class RelayVacuumTest {
   }
 
   private List<ILoggingEvent> warnings() {
-    return logs.list.stream()
+    return log.events().stream()
         .filter(e -> e.getLevel() == Level.WARN)
         .filter(e -> e.getFormattedMessage().contains("VACUUM"))
         .toList();

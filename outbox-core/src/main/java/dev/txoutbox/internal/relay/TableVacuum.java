@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  */
 final class TableVacuum implements AutoCloseable {
 
-  private static final Logger log = LoggerFactory.getLogger(TableVacuum.class);
+  private static final Logger log = LoggerFactory.getLogger("dev.txoutbox.relay");
 
   private final DSLContext dsl;
   private final String table;
@@ -91,6 +91,9 @@ final class TableVacuum implements AutoCloseable {
         log.info("relay {}: VACUUM of {} succeeds again", relay, table);
       }
     } catch (RuntimeException e) {
+      if (closed.getCount() == 0) {
+        return false; // the relay closed, and its pool with it, during this run
+      }
       if (!failing) {
         failing = true;
         log.warn(
