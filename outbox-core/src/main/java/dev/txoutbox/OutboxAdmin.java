@@ -76,6 +76,12 @@ public interface OutboxAdmin {
   OutboxStatus status();
 
   /**
+   * The events table's size, dead tuples, last vacuum and whether autovacuum visits it, from
+   * PostgreSQL's statistics: one statement, no scan of the table.
+   */
+  TableUpkeep tableUpkeep();
+
+  /**
    * The newest dead letters first. Every selected row is returned, also one the relay could not
    * read: headers that are not a JSON object of strings come as {@link DeadLetter#rawHeaders()}, a
    * payload the server cannot send as a null {@link DeadLetter#payload()}; nothing stored is

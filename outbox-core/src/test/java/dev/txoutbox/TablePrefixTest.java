@@ -249,4 +249,44 @@ class TablePrefixTest {
       await().atMost(Duration.ofSeconds(30)).until(() -> publisher.publishCounts().containsKey(id));
     }
   }
+
+  @Test
+  void tableUpkeepReadsThePrefixedTableItsAdminIsFor() throws Exception {
+    OutboxTables bill = migrated("bill_");
+    OutboxTables ship = migrated("ship_");
+    // One outbox's events table without autovacuum, and a thousand rows in it, the other empty.
+    db.execute(
+        "ALTER TABLE " + db.schema() + ".bill_outbox_events SET (autovacuum_enabled = false)");
+    write(Outbox.builder().tables(bill).build(), "b", 1_000);
+
+    TableUpkeep billing =
+        OutboxAdmin.builder().dataSource(db.dataSource()).tables(bill).build().tableUpkeep();
+    TableUpkeep shipping =
+        OutboxAdmin.builder().dataSource(db.dataSource()).tables(ship).build().tableUpkeep();
+
+    assertThat(billing.autovacuum()).isFalse();
+    assertThat(billing.sizeBytes()).isGreaterThan(shipping.sizeBytes());
+    assertThat(shipping.autovacuum())
+        .as("the server's own setting: no storage parameter turns it off")
+        .isEqualTo(serverRunsAutovacuum());
+    assertThat(shipping.lastVacuum()).isEmpty();
+
+    db.execute("VACUUM " + db.schema() + ".ship_outbox_events");
+    assertThat(
+            OutboxAdmin.builder()
+                .dataSource(db.dataSource())
+                .tables(ship)
+                .build()
+                .tableUpkeep()
+                .lastVacuum())
+        .isPresent();
+  }
+
+  private boolean serverRunsAutovacuum() {
+    return DSL.using(db.dataSource(), SQLDialect.POSTGRES)
+        .fetchSingle(
+            "select current_setting('autovacuum')::boolean"
+                + " and current_setting('track_counts')::boolean")
+        .get(0, Boolean.class);
+  }
 }

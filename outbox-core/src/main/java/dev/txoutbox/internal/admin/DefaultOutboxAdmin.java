@@ -8,6 +8,7 @@ import dev.txoutbox.DeadLetterGroup;
 import dev.txoutbox.DeadLetterSelector;
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxStatus;
+import dev.txoutbox.TableUpkeep;
 import dev.txoutbox.internal.OutboxConditions;
 import dev.txoutbox.internal.json.Json;
 import dev.txoutbox.schema.OutboxTables;
@@ -144,6 +145,32 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
         dsl.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.PROCESSED_AT.gt(now.minusMinutes(1)));
     return new OutboxStatus(
         ready + r.value2(), ready + r.value3(), r.value4(), oldest, processedLastMinute);
+  }
+
+  @Override
+  public TableUpkeep tableUpkeep() {
+    // The table's name as jOOQ renders it for this outbox (schema, prefix, quoted): no value of a
+    // caller's.
+    Record r =
+        dsl.resultQuery(
+                "select pg_total_relation_size(c.oid), coalesce(s.n_live_tup, 0),"
+                    + " coalesce(s.n_dead_tup, 0), greatest(s.last_vacuum, s.last_autovacuum),"
+                    + " current_setting('autovacuum')::boolean"
+                    + " and current_setting('track_counts')::boolean"
+                    + " and coalesce((select o.option_value::boolean"
+                    + " from pg_options_to_table(c.reloptions) o"
+                    + " where o.option_name = 'autovacuum_enabled'), true)"
+                    + " from pg_class c left join pg_stat_user_tables s on s.relid = c.oid"
+                    + " where c.oid = {0}::regclass",
+                DSL.inline(dsl.render(OUTBOX_EVENTS)))
+            .fetchSingle();
+    OffsetDateTime lastVacuum = r.get(3, OffsetDateTime.class);
+    return new TableUpkeep(
+        r.get(0, Long.class),
+        r.get(1, Long.class),
+        r.get(2, Long.class),
+        Optional.ofNullable(lastVacuum).map(OffsetDateTime::toInstant),
+        r.get(4, Boolean.class));
   }
 
   /** {@code select count(*) from outbox_events where condition}, as a field. */

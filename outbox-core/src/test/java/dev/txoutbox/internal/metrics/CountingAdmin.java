@@ -5,6 +5,7 @@ import dev.txoutbox.DeadLetterGroup;
 import dev.txoutbox.DeadLetterSelector;
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxStatus;
+import dev.txoutbox.TableUpkeep;
 import dev.txoutbox.schema.OutboxTables;
 import java.time.Duration;
 import java.util.List;
@@ -34,6 +35,11 @@ final class CountingAdmin implements OutboxAdmin {
 
   @Override
   public OutboxTables tables() {
+    throw unused();
+  }
+
+  @Override
+  public TableUpkeep tableUpkeep() {
     throw unused();
   }
 
