@@ -1,12 +1,17 @@
 package dev.txoutbox.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.OutboxStatus;
 import dev.txoutbox.RelayConfig;
+import dev.txoutbox.TableUpkeep;
 import dev.txoutbox.schema.OutboxTables;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IModelTransformer;
@@ -23,8 +28,9 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = {
       "Shows pending events, those due now, dead letters, the age of the oldest pending event and"
-          + " events processed in the last minute, and the retry policies in effect when given the"
-          + " relay's retry flags (--max-attempts, the backoff, --max-age, --retry-config).",
+          + " events processed in the last minute; the events table's size, dead tuples, last"
+          + " vacuum and whether autovacuum visits it; and the retry policies in effect when given"
+          + " the relay's retry flags (--max-attempts, the backoff, --max-age, --retry-config).",
       "Exit code 0, or 3 when dead letters exist, so it can serve as an alert probe."
     })
 final class StatusCommand extends DatabaseCommand {
@@ -39,6 +45,8 @@ final class StatusCommand extends DatabaseCommand {
           "The relay's publisher settings file, if it holds the retry policies' retry.* keys:"
               + " shows those policies (its other keys are not read).")
   @Nullable Path publisherConfig;
+
+  private final Clock clock = Clock.systemUTC();
 
   StatusCommand(TxoutboxCommand root) {
     super(root);
@@ -57,12 +65,14 @@ final class StatusCommand extends DatabaseCommand {
   public Integer call() {
     DatabaseTarget target = target();
     RelayConfig policies = policies();
-    OutboxStatus status = admin(target).status();
+    OutboxAdmin admin = admin(target);
+    OutboxStatus status = admin.status();
+    TableUpkeep upkeep = admin.tableUpkeep();
     out()
         .println(
             json
-                ? json(target.tables(), status, policies)
-                : table(target.tables(), status, policies));
+                ? json(target.tables(), status, upkeep, policies)
+                : table(target.tables(), status, upkeep, policies, clock));
     return status.deadLetters() > 0 ? ExitCodes.DEAD_LETTERS : ExitCodes.OK;
   }
 
@@ -88,9 +98,14 @@ final class StatusCommand extends DatabaseCommand {
 
   /**
    * The status as one JSON object; {@code table_prefix} only when the outbox has one; {@code
+   * events_table} the table's upkeep ({@code last_vacuum} an instant or null); {@code
    * retry_policies} those of {@code policies}, when given.
    */
-  static String json(OutboxTables tables, OutboxStatus status, @Nullable RelayConfig policies) {
+  static String json(
+      OutboxTables tables,
+      OutboxStatus status,
+      TableUpkeep upkeep,
+      @Nullable RelayConfig policies) {
     ObjectNode o =
         Json.object()
             .put("schema", tables.schema())
@@ -106,14 +121,32 @@ final class StatusCommand extends DatabaseCommand {
     if (!tables.tablePrefix().isEmpty()) {
       o.put("table_prefix", tables.tablePrefix());
     }
+    ObjectNode table =
+        o.putObject("events_table")
+            .put("size_bytes", upkeep.sizeBytes())
+            .put("live_tuples", upkeep.liveTuples())
+            .put("dead_tuples", upkeep.deadTuples());
+    upkeep
+        .lastVacuum()
+        .ifPresentOrElse(
+            at -> table.put("last_vacuum", at.toString()), () -> table.putNull("last_vacuum"));
+    table.put("autovacuum", upkeep.autovacuum());
     if (policies != null) {
       RetryPolicyText.json(o, policies);
     }
     return Json.write(o);
   }
 
-  /** The status as rows; the retry policies of {@code policies} after them, when given. */
-  static String table(OutboxTables tables, OutboxStatus status, @Nullable RelayConfig policies) {
+  /**
+   * The status as rows, the last vacuum's age by {@code clock}; the retry policies of {@code
+   * policies} after them, when given.
+   */
+  static String table(
+      OutboxTables tables,
+      OutboxStatus status,
+      TableUpkeep upkeep,
+      @Nullable RelayConfig policies,
+      Clock clock) {
     List<String> rows =
         new ArrayList<>(
             List.of(
@@ -125,7 +158,31 @@ final class StatusCommand extends DatabaseCommand {
                 row(
                     "oldest pending age",
                     status.oldestPendingAge().map(Durations::format).orElse("-")),
-                row("processed last minute", Long.toString(status.processedLastMinute()))));
+                row("processed last minute", Long.toString(status.processedLastMinute())),
+                row(
+                    "events table",
+                    String.format(
+                        Locale.ROOT,
+                        "%.1f MB, %d dead tuples, %d live",
+                        upkeep.sizeBytes() / 1024.0 / 1024.0,
+                        upkeep.deadTuples(),
+                        upkeep.liveTuples())),
+                row(
+                    "last vacuum",
+                    upkeep
+                        .lastVacuum()
+                        .map(
+                            at ->
+                                Durations.format(
+                                        Duration.between(at, clock.instant()).abs().withNanos(0))
+                                    + " ago")
+                        .orElse("none recorded")),
+                row(
+                    "autovacuum",
+                    upkeep.autovacuum()
+                        ? "on"
+                        : "OFF for this table: its dead tuples grow until something vacuums it"
+                            + " (run the relay with --vacuum-interval, or turn autovacuum on)")));
     if (policies != null) {
       rows.addAll(RetryPolicyText.rows(policies, StatusCommand::row));
     }

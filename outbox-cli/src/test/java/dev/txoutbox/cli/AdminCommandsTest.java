@@ -41,7 +41,8 @@ class AdminCommandsTest {
     assertThat(r.out().trim())
         .startsWith("{\"schema\":\"" + db.schema() + "\",\"pending\":3,\"due_now\":3,")
         .contains("\"dead_letters\":0,\"oldest_pending_age_seconds\":")
-        .endsWith(",\"processed_last_minute\":0}");
+        .contains(",\"processed_last_minute\":0,\"events_table\":{\"size_bytes\":")
+        .endsWith("}}");
     assertThat(r.out().lines()).hasSize(1);
   }
 
@@ -58,7 +59,7 @@ class AdminCommandsTest {
     assertThat(json.exitCode()).isEqualTo(ExitCodes.DEAD_LETTERS);
     assertThat(json.out())
         .contains("\"pending\":1,\"due_now\":1,\"dead_letters\":2,")
-        .contains("\"processed_last_minute\":4}");
+        .contains("\"processed_last_minute\":4,\"events_table\":{");
     assertThat(text.exitCode()).isEqualTo(ExitCodes.DEAD_LETTERS);
     assertThat(text.out())
         .contains("dead letters:          2")

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.txoutbox.DeadLetter;
 import dev.txoutbox.DeadLetterGroup;
 import dev.txoutbox.OutboxStatus;
+import dev.txoutbox.TableUpkeep;
 import dev.txoutbox.schema.OutboxTables;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,10 +28,23 @@ class JsonTest {
             StatusCommand.json(
                 OutboxTables.in("billing"),
                 new OutboxStatus(5, 4, 3, Optional.empty(), 1830),
+                new TableUpkeep(
+                    40_960, 12, 7, Optional.of(Instant.parse("2026-12-07T10:00:00Z")), false),
                 null))
         .isEqualTo(
             "{\"schema\":\"billing\",\"pending\":5,\"due_now\":4,\"dead_letters\":3,"
-                + "\"oldest_pending_age_seconds\":null,\"processed_last_minute\":1830}");
+                + "\"oldest_pending_age_seconds\":null,\"processed_last_minute\":1830,"
+                + "\"events_table\":{\"size_bytes\":40960,\"live_tuples\":12,\"dead_tuples\":7,"
+                + "\"last_vacuum\":\"2026-12-07T10:00:00Z\",\"autovacuum\":false}}");
+    assertThat(
+            StatusCommand.json(
+                OutboxTables.in("billing"),
+                new OutboxStatus(0, 0, 0, Optional.empty(), 0),
+                new TableUpkeep(8_192, 0, 0, Optional.empty(), true),
+                null))
+        .endsWith(
+            "\"events_table\":{\"size_bytes\":8192,\"live_tuples\":0,\"dead_tuples\":0,"
+                + "\"last_vacuum\":null,\"autovacuum\":true}}");
     assertThat(age(Duration.ofMillis(252_100))).isEqualTo("252.1");
     assertThat(age(Duration.ofMillis(1))).isEqualTo("0.001");
     assertThat(age(Duration.ofSeconds(10_000_000))).isEqualTo("1.0E7");
@@ -109,7 +123,10 @@ class JsonTest {
   private static String age(Duration age) {
     String json =
         StatusCommand.json(
-            OutboxTables.in("s"), new OutboxStatus(1, 1, 0, Optional.of(age), 0), null);
+            OutboxTables.in("s"),
+            new OutboxStatus(1, 1, 0, Optional.of(age), 0),
+            new TableUpkeep(0, 0, 0, Optional.empty(), true),
+            null);
     String key = "\"oldest_pending_age_seconds\":";
     int from = json.indexOf(key) + key.length();
     return json.substring(from, json.indexOf(',', from));
