@@ -285,6 +285,7 @@ final class Api {
     dev.txoutbox.OutboxStatus status = outbox.status();
     return Overview.of(
         status,
+        outbox.admin().tableUpkeep(),
         SlotState.read(outbox.catalog(), outbox.tables(), status::oldestPendingAge),
         RelayRows.read(outbox.dsl()));
   }

@@ -1,6 +1,7 @@
 package dev.txoutbox.console;
 
 import dev.txoutbox.OutboxStatus;
+import dev.txoutbox.TableUpkeep;
 import dev.txoutbox.spi.DurationText;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,8 +28,17 @@ final class Overview {
     OK
   }
 
+  /**
+   * Dead tuples in an events table that autovacuum does not visit from which the overview warns:
+   * 10,000, ten seconds of a busy outbox, far more than a vacuumed table carries at rest.
+   */
+  static final long DEAD_TUPLES_WITHOUT_AUTOVACUUM = 10_000;
+
   static Map<String, Object> of(
-      OutboxStatus status, @Nullable Map<String, Object> slot, RelayRows.Relays relays) {
+      OutboxStatus status,
+      TableUpkeep upkeep,
+      @Nullable Map<String, Object> slot,
+      RelayRows.Relays relays) {
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("pending", status.pending());
     json.put("dueNow", status.dueNow());
@@ -40,13 +50,23 @@ final class Overview {
     json.put("processedLastMinute", status.processedLastMinute());
     json.put("slot", slot);
     json.put("relaysRunning", relays.missing() ? null : relays.running());
-    json.put("problems", problems(status, slot, relays));
+    Map<String, Object> table = new LinkedHashMap<>();
+    table.put("sizeBytes", upkeep.sizeBytes());
+    table.put("liveTuples", upkeep.liveTuples());
+    table.put("deadTuples", upkeep.deadTuples());
+    table.put("lastVacuum", upkeep.lastVacuum().map(Object::toString).orElse(null));
+    table.put("autovacuum", upkeep.autovacuum());
+    json.put("eventsTable", table);
+    json.put("problems", problems(status, upkeep, slot, relays));
     return json;
   }
 
   /** The problems, worst first; one "all clear" when there is none. */
   static List<Map<String, Object>> problems(
-      OutboxStatus status, @Nullable Map<String, Object> slot, RelayRows.Relays relays) {
+      OutboxStatus status,
+      TableUpkeep upkeep,
+      @Nullable Map<String, Object> slot,
+      RelayRows.Relays relays) {
     List<Map<String, Object>> problems = new ArrayList<>();
     boolean slotInUse = slot != null && Boolean.TRUE.equals(slot.get("active"));
     if (!relays.missing() && relays.running() == 0 && status.dueNow() > 0 && !slotInUse) {
@@ -100,6 +120,17 @@ final class Overview {
                   + bytes(slot.get("retainedBytes"))
                   + " of WAL on the database server. Start the WAL relay, or drop the slot if it"
                   + " is no longer used."));
+    }
+    if (!upkeep.autovacuum() && upkeep.deadTuples() >= DEAD_TUPLES_WITHOUT_AUTOVACUUM) {
+      problems.add(
+          problem(
+              Level.WARNING,
+              "Autovacuum is off for the events table, which holds "
+                  + upkeep.deadTuples()
+                  + " dead tuples ("
+                  + bytes(upkeep.sizeBytes())
+                  + " with its indexes): they grow until something vacuums the table. Run the"
+                  + " relay with vacuumInterval (--vacuum-interval), or turn autovacuum on."));
     }
     if (status.deadLetters() > 0) {
       problems.add(

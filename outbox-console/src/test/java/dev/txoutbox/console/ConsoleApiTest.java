@@ -1,11 +1,16 @@
 package dev.txoutbox.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.txoutbox.testing.OutboxTestDatabase;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -92,6 +97,63 @@ class ConsoleApiTest {
     assertThat(problems).hasSize(1);
     assertThat(problems.get(0).get("level").asText()).isEqualTo("ok");
     assertThat(problems.get(0).get("text").asText()).startsWith("All clear: 1 pending, 1 due");
+  }
+
+  @Test
+  void overviewWarnsOfDeadTuplesPilingUpInATableAutovacuumDoesNotVisit() throws Exception {
+    seed.relay("billing", "polling", 3_600_000, 1, 1L, false, "");
+    String table = db.schema() + ".outbox_events";
+    db.dsl().execute("ALTER TABLE " + table + " SET (autovacuum_enabled = false)");
+    try {
+      JsonNode few = http.json("api/o/main/overview");
+      assertThat(few.get("eventsTable").get("autovacuum").asBoolean()).isFalse();
+      assertThat(few.get("problems").get(0).get("level").asText()).isEqualTo("ok");
+
+      // As many completed events as the warning's threshold, deleted: that many dead tuples.
+      db.dsl()
+          .execute(
+              "INSERT INTO "
+                  + table
+                  + " (id, aggregate_type, aggregate_id, event_type, payload)"
+                  + " SELECT gen_random_uuid(), 'order', 'o-' || n, 'OrderPlaced', '{}'"
+                  + " FROM generate_series(1, "
+                  + Overview.DEAD_TUPLES_WITHOUT_AUTOVACUUM
+                  + ") n");
+      deleteAllOnABackendThatEnds(table);
+
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  http.json("api/o/main/overview").get("eventsTable").get("deadTuples").asLong()
+                      == Overview.DEAD_TUPLES_WITHOUT_AUTOVACUUM);
+      JsonNode many = http.json("api/o/main/overview");
+      assertThat(many.get("eventsTable").get("sizeBytes").asLong()).isPositive();
+      JsonNode problem = many.get("problems").get(0);
+      assertThat(problem.get("level").asText()).isEqualTo("warning");
+      assertThat(problem.get("text").asText())
+          .startsWith("Autovacuum is off for the events table, which holds 10000 dead tuples (")
+          .endsWith(
+              " with its indexes): they grow until something vacuums the table. Run the relay"
+                  + " with vacuumInterval (--vacuum-interval), or turn autovacuum on.");
+    } finally {
+      db.dsl().execute("ALTER TABLE " + table + " RESET (autovacuum_enabled)");
+    }
+  }
+
+  /**
+   * Deletes every row of {@code table} on a pooled connection, then closes that connection for
+   * good: a backend that ends sends its statistics on every PostgreSQL version (before 15, a live
+   * one sends them at most every 500 ms, and only when it next goes idle).
+   */
+  private static void deleteAllOnABackendThatEnds(String table) throws Exception {
+    HikariDataSource pool = db.dataSource().unwrap(HikariDataSource.class);
+    Connection c = pool.getConnection();
+    try (Statement s = c.createStatement()) {
+      s.executeUpdate("DELETE FROM " + table);
+    } finally {
+      pool.evictConnection(c);
+    }
   }
 
   @Test
