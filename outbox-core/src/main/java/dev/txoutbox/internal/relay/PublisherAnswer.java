@@ -4,7 +4,6 @@ import dev.txoutbox.spi.PublishResult;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,11 +32,14 @@ record PublisherAnswer(List<PublishResult> results, @Nullable String problem) {
       return new PublisherAnswer(
           Collections.nCopies(batchSize, PublishResult.retryable(problem)), problem);
     }
-    // Not results.contains(null): immutable lists such as List.of(...) throw on it.
-    if (results.stream().anyMatch(Objects::isNull)) {
-      List<PublishResult> fixed = new ArrayList<>(results);
-      fixed.replaceAll(r -> r == null ? PublishResult.retryable("publisher returned null") : r);
-      return new PublisherAnswer(fixed, null);
+    // Not results.contains(null): immutable lists such as List.of(...) throw on it. A loop, not a
+    // stream: this runs once per batch on the relay's path.
+    for (PublishResult r : results) {
+      if (r == null) {
+        List<PublishResult> fixed = new ArrayList<>(results);
+        fixed.replaceAll(f -> f == null ? PublishResult.retryable("publisher returned null") : f);
+        return new PublisherAnswer(fixed, null);
+      }
     }
     return new PublisherAnswer(results, null);
   }
