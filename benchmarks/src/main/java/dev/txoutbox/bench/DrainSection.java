@@ -33,7 +33,13 @@ final class DrainSection {
                 + " (`WITH … FOR UPDATE SKIP LOCKED UPDATE/DELETE …`) in auto-commit, nothing"
                 + " returned but the count;\n"
                 + "- **plain JDBC relay**: the relay's claim statement, one `UPDATE`/`DELETE … WHERE"
-                + " id = ANY(?)`, commit — the reference of every relay row of the same shape;\n"
+                + " id = ANY(?)`, commit — the reference of every relay row of the same shape; it"
+                + " reads each row's id, payload and headers and builds nothing;\n"
+                + "- **plain JDBC relay, reading each event's message**: the same cycle, reading"
+                + " every column of each claimed row into a record (id, seq, aggregate, type,"
+                + " payload, headers text, `created_at` as an instant, attempt): the least Java work"
+                + " of a relay that hands a publisher the event, and so the bound of any such relay"
+                + " in the same JVM;\n"
                 + "- **per-row relay**: the seed article's loop, claim 100 and one `UPDATE` per"
                 + " event;\n"
                 + "- **txoutbox**: the relay with a no-op publisher (ordered rows are compared with the"
@@ -55,11 +61,11 @@ final class DrainSection {
             profile.drainWarmupEvents(),
             DrainBenchmark.DEFAULT_SHAPES.replace("x", "×").replace(",", ", ")));
     List<DrainBenchmark.Case> cases = new ArrayList<>();
-    for (String target : List.of("jdbc", "noop")) {
+    for (String target : List.of("jdbc", "jdbc-message", "noop")) {
       cases.addAll(
           DrainBenchmark.cases(target, DrainBenchmark.shapes(DrainBenchmark.DEFAULT_SHAPES), true));
     }
-    for (String target : List.of("ceiling", "jdbc", "per-row", "noop", "ordered")) {
+    for (String target : List.of("ceiling", "jdbc", "jdbc-message", "per-row", "noop", "ordered")) {
       cases.addAll(DrainBenchmark.cases(target, profile.drainShapes()));
     }
     Map<String, String> notMeasured = new LinkedHashMap<>();

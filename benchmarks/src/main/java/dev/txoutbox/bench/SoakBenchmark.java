@@ -57,8 +57,15 @@ import org.slf4j.LoggerFactory;
  * mvn -B -q -o -Pbenchmarks package -pl benchmarks -am -DskipTests
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.SoakBenchmark \
  *     [--minutes 60] [--rate 1000] [--writers 4] [--mode mark|delete] [--relay polling|wal] \
- *     [--keep-minutes 1] [--sample-seconds 60]
+ *     [--keep-minutes 1] [--sample-seconds 60] [--vacuum-interval 5s] [--rate max [--ramp-seconds 30]]
  * </pre>
+ *
+ * <p>{@code --rate max} (the burst): before the timed minutes, a ramp finds the highest rate this
+ * machine sustains. It starts at {@code --ramp-from} (1,000 events/s) and raises the rate by a
+ * quarter every {@code --ramp-seconds} (30) while the step was sustained: the writers wrote at
+ * least 95% of the step's target and the relay ended the step with no more than a second's events
+ * pending and no more than the step began with. The soak then runs its minutes at the last
+ * sustained rate (the ramp's steps are printed with the report).
  *
  * <p>{@code --keep-minutes}: in mark mode, the retention job deletes processed rows older than this
  * ({@link OutboxAdmin#cleanupProcessed(Duration)}) after every sample. Each soak runs on a
@@ -110,7 +117,10 @@ public final class SoakBenchmark {
 
   private static void run(Map<String, String> options) throws Exception {
     int minutes = positive(options, "minutes", 60);
-    int rate = positive(options, "rate", 1_000);
+    boolean burst = "max".equals(options.get("rate"));
+    int rate = burst ? 0 : positive(options, "rate", 1_000);
+    int rampFrom = positive(options, "ramp-from", 1_000);
+    int rampSeconds = positive(options, "ramp-seconds", 30);
     int writers = positive(options, "writers", 4);
     int keepMinutes = positive(options, "keep-minutes", 1);
     int sampleSeconds = positive(options, "sample-seconds", 60);
@@ -133,17 +143,18 @@ public final class SoakBenchmark {
             .get(0)
             .equals("wal");
     String load = MachineInfo.currentLoadAverage();
-    List<List<String>> rows;
+    Soak result;
     // A cluster of its own with PostgreSQL's default settings (autovacuum on, as a user's server
     // has it), whichever relay: a shared or test server may run without autovacuum.
     try (LogicalServer server = WalBenchmark.logicalServer(Map.of());
         BenchDatabase db = new BenchDatabase(server.jdbcUrl(DATABASE), WalBenchmark.USER, "")) {
-      rows =
+      result =
           soak(
               db,
               wal ? server : null,
               mode,
               minutes,
+              burst ? new Ramp(rampFrom, rampSeconds) : null,
               rate,
               writers,
               keepMinutes,
@@ -151,13 +162,15 @@ public final class SoakBenchmark {
               vacuumSeconds,
               vacuumInterval);
     }
+    List<List<String>> rows = result.rows();
     String what =
         String.format(
-            "# Soak%n%n%d minutes at %,d events/s from %d writers, %s relay, %s%s; a sample every"
+            "# Soak%n%n%s%d minutes at %,d events/s from %d writers, %s relay, %s%s; a sample every"
                 + " %d s. %d cores, Java %s. Load average (1, 5, 15 min) at the start: %s; at the"
                 + " end: %s.%n%n",
+            result.ramp(),
             minutes,
-            rate,
+            result.rate(),
             writers,
             wal ? "WAL" : "polling (in-process wake-up)",
             mode == CompletionMode.DELETE ? "delete" : "mark",
@@ -178,12 +191,22 @@ public final class SoakBenchmark {
     log.info("CSV written to {}", file);
   }
 
-  /** {@code server} is null for the polling relay, the WAL relay's server otherwise. */
-  private static List<List<String>> soak(
+  /** The sampled rows, the rate they ran at, and the ramp's account of how it was found (or ""). */
+  private record Soak(List<List<String>> rows, int rate, String ramp) {}
+
+  /** The burst's search for the highest sustained rate: the first rate and each step's length. */
+  private record Ramp(int from, int stepSeconds) {}
+
+  /**
+   * {@code server} is null for the polling relay, the WAL relay's server otherwise; {@code ramp}
+   * null for a fixed {@code rate}.
+   */
+  private static Soak soak(
       BenchDatabase db,
       LogicalServer server,
       CompletionMode mode,
       int minutes,
+      Ramp ramp,
       int rate,
       int writers,
       int keepMinutes,
@@ -234,22 +257,37 @@ public final class SoakBenchmark {
     DSLContext writer = DSL.using(writerConfig);
     OutboxAdmin admin = OutboxAdmin.create(db.dataSource(), BenchDatabase.SCHEMA);
     List<List<String>> rows = new ArrayList<>();
-    ScheduledExecutorService load = Executors.newScheduledThreadPool(writers);
+    Writers load = new Writers(writer, outbox, latencies, writers);
     ScheduledExecutorService vacuums = Executors.newSingleThreadScheduledExecutor();
     if (polling != null) {
       polling.start();
     } else {
       walRelay.start();
     }
+    String rampText = "";
     try {
-      long periodMicros = 1_000_000L * writers / rate;
-      for (int w = 0; w < writers; w++) {
-        load.scheduleAtFixedRate(
-            () -> latencies.write(writer, outbox),
-            w * periodMicros / writers,
-            periodMicros,
-            TimeUnit.MICROSECONDS);
+      if (ramp != null) {
+        StringBuilder steps = new StringBuilder();
+        rate =
+            ramp(
+                db,
+                load,
+                latencies,
+                ramp,
+                steps,
+                mode == CompletionMode.MARK_PROCESSED
+                    ? () -> admin.cleanupProcessed(Duration.ofMinutes(keepMinutes))
+                    : () -> 0L);
+        rampText =
+            String.format(
+                "Burst: the ramp (a step of %d s each, sustained = at least 95%% of the target"
+                    + " written, and at most a second's events pending at the step's end and no"
+                    + " more than at its start) found %,d events/s:%n%n%s%n",
+                ramp.stepSeconds(), rate, steps);
+        latencies.drain();
+        cycles.drain();
       }
+      load.start(rate);
       LongAdder vacuumNanos = new LongAdder();
       if (vacuumSeconds > 0) {
         vacuums.scheduleWithFixedDelay(
@@ -268,9 +306,8 @@ public final class SoakBenchmark {
         }
       }
     } finally {
-      load.shutdown();
+      load.stop();
       vacuums.shutdownNow();
-      load.awaitTermination(30, TimeUnit.SECONDS);
       if (polling != null) {
         polling.close(Duration.ofSeconds(30));
       } else {
@@ -281,7 +318,100 @@ public final class SoakBenchmark {
     if (latencies.failed.sum() > 0) {
       log.warn("{} writes failed", latencies.failed.sum());
     }
-    return rows;
+    return new Soak(rows, rate, rampText);
+  }
+
+  /**
+   * Raises the writers' rate by a quarter per step from {@code ramp.from()} while each step is
+   * sustained, writing a line per step to {@code steps} and running {@code retention} after each
+   * (mark mode's cleanup, as the timed run does after every sample); returns the last sustained
+   * rate (the first rate if none was).
+   */
+  private static int ramp(
+      BenchDatabase db,
+      Writers load,
+      Latencies latencies,
+      Ramp ramp,
+      StringBuilder steps,
+      java.util.function.LongSupplier retention)
+      throws Exception {
+    int sustained = 0;
+    long pendingBefore = pending(db);
+    for (int rate = ramp.from(); ; rate = rate + Math.max(1, rate / 4)) {
+      latencies.written.sumThenReset();
+      load.start(rate);
+      TimeUnit.SECONDS.sleep(ramp.stepSeconds());
+      long written = latencies.written.sumThenReset();
+      long pending = pending(db);
+      load.stop();
+      retention.getAsLong(); // as after every sample of the timed run
+      double writtenRate = written / (double) ramp.stepSeconds();
+      boolean ok =
+          writtenRate >= 0.95 * rate && pending <= rate && pending <= Math.max(pendingBefore, 100);
+      steps.append(
+          String.format(
+              "- %,d events/s: written %,.0f/s, pending %,d at the end (%,d at the start): %s%n",
+              rate, writtenRate, pending, pendingBefore, ok ? "sustained" : "not sustained"));
+      log.info("ramp: {}", steps.substring(steps.lastIndexOf("- ")).strip());
+      if (!ok) {
+        // Let the relay catch up before the timed run starts.
+        for (int i = 0; i < 120 && pending(db) > 100; i++) {
+          TimeUnit.SECONDS.sleep(1);
+        }
+        return sustained == 0 ? ramp.from() : sustained;
+      }
+      sustained = rate;
+      pendingBefore = pending;
+    }
+  }
+
+  private static long pending(BenchDatabase db) throws SQLException {
+    try (Connection c = db.dataSource().getConnection()) {
+      return Sampler.single(
+          c,
+          "select count(*) from "
+              + BenchDatabase.SCHEMA
+              + ".outbox_events where processed_at is null and dead_lettered_at is null");
+    }
+  }
+
+  /**
+   * The writer threads: each commits one event per transaction at its share of the rate, started
+   * and stopped as a whole (the ramp changes the rate by stopping and starting them).
+   */
+  private static final class Writers {
+    private final DSLContext writer;
+    private final Outbox outbox;
+    private final Latencies latencies;
+    private final int count;
+    private ScheduledExecutorService threads;
+
+    Writers(DSLContext writer, Outbox outbox, Latencies latencies, int count) {
+      this.writer = writer;
+      this.outbox = outbox;
+      this.latencies = latencies;
+      this.count = count;
+    }
+
+    void start(int rate) {
+      threads = Executors.newScheduledThreadPool(count);
+      long periodNanos = 1_000_000_000L * count / rate;
+      for (int w = 0; w < count; w++) {
+        threads.scheduleAtFixedRate(
+            () -> latencies.write(writer, outbox),
+            w * periodNanos / count,
+            periodNanos,
+            TimeUnit.NANOSECONDS);
+      }
+    }
+
+    void stop() throws InterruptedException {
+      if (threads != null) {
+        threads.shutdown();
+        threads.awaitTermination(30, TimeUnit.SECONDS);
+        threads = null;
+      }
+    }
   }
 
   /** One plain {@code VACUUM} of the outbox table, its time added to {@code nanos}. */

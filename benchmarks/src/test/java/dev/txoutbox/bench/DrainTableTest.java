@@ -43,7 +43,7 @@ class DrainTableTest {
     // no deleting baseline in this run: no ratio rather than one against the marking baseline
     assertThat(rows.get(4).get(5)).isEmpty();
     assertThat(rows.get(1).get(6)).isEqualTo("2.0");
-    assertThat(rows.get(1).get(7)).as("no JIT share measured warm").isEmpty();
+    assertThat(rows.get(1).get(7)).as("no JIT share measured").isEqualTo("—");
     assertThat(rows.get(1).get(8)).isEqualTo("1.00×");
     assertThat(rows.get(1).get(9)).isEqualTo("9.0");
     assertThat(rows.get(1).get(10)).isEqualTo("1.0–3.0");
@@ -59,7 +59,7 @@ class DrainTableTest {
         ours.inFreshJvm(true),
         List.of(new DrainBenchmark.Measurement(30_000, 20.0, 15, 1).withJit(12.0)));
     runs.put(jdbc, List.of(new DrainBenchmark.Measurement(50_000, 5.0, 14, 1)));
-    runs.put(ours, List.of(new DrainBenchmark.Measurement(45_000, 6.0, 14, 1)));
+    runs.put(ours, List.of(new DrainBenchmark.Measurement(45_000, 6.0, 14, 1).withJit(1.5)));
 
     List<List<String>> table = DrainBenchmark.table(runs).rows();
     List<List<String>> sideBySide = DrainBenchmark.freshAndWarm(runs).rows();
@@ -68,6 +68,8 @@ class DrainTableTest {
     assertThat(table.get(1).get(5)).isEqualTo("0.75× of plain JDBC relay");
     assertThat(table.get(1).get(7)).as("the JIT compiler threads' share").isEqualTo("12.0");
     assertThat(table.get(3).get(5)).isEqualTo("0.90× of plain JDBC relay");
+    assertThat(table.get(3).get(7)).as("a warm JVM still compiling").isEqualTo("1.5");
+    assertThat(table.get(2).get(7)).as("not measured").isEqualTo("—");
     assertThat(sideBySide).hasSize(2);
     assertThat(sideBySide.get(0)).startsWith("plain JDBC relay", "1 × 100, mark", "40,000", "");
     assertThat(sideBySide.get(1))
