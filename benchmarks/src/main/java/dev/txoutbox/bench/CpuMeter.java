@@ -5,6 +5,8 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
 
@@ -33,6 +35,14 @@ final class CpuMeter {
     }
   }
 
+  /**
+   * Every backend seen so far by pid, with the most CPU it was seen to have used: a backend that
+   * ends between two samples (a pool retiring a connection) keeps its share instead of taking it
+   * out of the total, which made a long run's deltas negative. Only the CPU it used after its last
+   * sample is lost.
+   */
+  private final Map<Integer, Long> seen = new ConcurrentHashMap<>();
+
   CpuMeter(DSLContext dsl) {
     this.dsl = dsl;
   }
@@ -44,9 +54,12 @@ final class CpuMeter {
             .from(DSL.table(DSL.name("pg_catalog", "pg_stat_activity")))
             .where(DSL.field(DSL.name("datname")).eq(DSL.currentCatalog()))
             .fetch(0, Integer.class);
-    long ticks = 0;
     for (int pid : pids) {
-      ticks += ticks(pid);
+      seen.merge(pid, ticks(pid), Math::max);
+    }
+    long ticks = 0;
+    for (long t : seen.values()) {
+      ticks += t;
     }
     return new Sample(os.getProcessCpuTime(), ticks * NANOS_PER_TICK);
   }
