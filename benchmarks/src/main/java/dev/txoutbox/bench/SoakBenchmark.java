@@ -295,7 +295,11 @@ public final class SoakBenchmark {
       }
       Sampler sampler = new Sampler(db, latencies, cycles, vacuumNanos);
       long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(minutes);
-      for (int i = 1; System.nanoTime() < end; i++) {
+      // Sampling and the retention job take time, so the last interval may be a few seconds
+      // short; a tail shorter than half an interval is not sampled (it read the table a moment
+      // after the retention job's delete, labelled as one more minute).
+      long halfInterval = TimeUnit.SECONDS.toNanos(sampleSeconds) / 2;
+      for (int i = 1; end - System.nanoTime() > halfInterval; i++) {
         TimeUnit.SECONDS.sleep(
             Math.min(sampleSeconds, Math.max(1, (end - System.nanoTime()) / 1_000_000_000L)));
         List<String> row = sampler.sample(i * sampleSeconds / 60.0);
