@@ -297,6 +297,7 @@ final class WalLifecycle {
     // The relay's row for the console, written every few seconds by a thread of its own.
     kernel.startHeartbeat(
         dsl, tables, config + "; slot " + slotName + "; publisher " + relay.publisherDescription());
+    kernel.startVacuum(dsl); // RelayConfig.vacuumInterval(), as the polling relay's
     Thread t =
         relay.threads.newThread(
             "reader",
@@ -340,6 +341,7 @@ final class WalLifecycle {
     }
     streamReader.closeReplication();
     kernel.stopHeartbeat();
+    kernel.stopVacuum();
     if (sweeper != null) {
       try {
         sweeper.close(timeout);
@@ -373,8 +375,10 @@ final class WalLifecycle {
         Thread.currentThread().interrupt();
       }
     }
-    // The relay's other threads end too, as in a crash: its heartbeat, its sweeper, its meters.
+    // The relay's other threads end too, as in a crash: its heartbeat, its vacuum, its sweeper, its
+    // meters.
     kernel.stopHeartbeat();
+    kernel.stopVacuum();
     if (sweeper != null) {
       sweeper.close(Duration.ZERO);
     }

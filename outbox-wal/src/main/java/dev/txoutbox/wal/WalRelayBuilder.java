@@ -96,12 +96,14 @@ public final class WalRelayBuilder {
   }
 
   /**
-   * Name, batch size, max attempts, backoff, completion mode, shutdown timeout and ordering, as for
-   * the polling relay; the broker probe backoff gives the waits while the broker is unavailable to
-   * a whole batch (and the delay of events a partly unavailable batch leaves to the polling relay).
-   * In the per-aggregate orderings no event is published while its aggregate has an earlier pending
-   * event outside the batch (see the README). The poll intervals and workers do not apply. Defaults
-   * to {@link RelayConfig#defaults()}.
+   * Name, batch size, max attempts, backoff, per-type retry policies, completion mode, shutdown
+   * timeout, ordering and vacuum interval (the events table's {@code VACUUM} every so often, run by
+   * this relay whether or not its sweeper runs), as for the polling relay; the broker probe backoff
+   * gives the waits while the broker is unavailable to a whole batch (and the delay of events a
+   * partly unavailable batch leaves to the polling relay). In the per-aggregate orderings no event
+   * is published while its aggregate has an earlier pending event outside the batch (see the
+   * README). The poll intervals and workers do not apply. Defaults to {@link
+   * RelayConfig#defaults()}.
    */
   public WalRelayBuilder config(RelayConfig config) {
     this.config = Objects.requireNonNull(config, "config");

@@ -74,6 +74,7 @@ final class WalSweeper implements OutboxRelay {
             .name(config.name() + "-sweeper")
             .minPollInterval(interval)
             .maxPollInterval(interval)
+            .vacuumInterval(null) // the WAL relay runs it, with or without a sweeper
             .build();
     OutboxRelay.Builder polling =
         OutboxRelay.builder()

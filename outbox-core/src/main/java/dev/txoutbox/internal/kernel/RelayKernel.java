@@ -1,5 +1,7 @@
 package dev.txoutbox.internal.kernel;
 
+import static dev.txoutbox.schema.model.Tables.OUTBOX_EVENTS;
+
 import dev.txoutbox.Backoff;
 import dev.txoutbox.OutboxAdmin;
 import dev.txoutbox.PublishTracer;
@@ -13,6 +15,7 @@ import dev.txoutbox.internal.relay.PublishStep;
 import dev.txoutbox.internal.relay.RelayStore;
 import dev.txoutbox.internal.relay.RelayThreads;
 import dev.txoutbox.internal.relay.RenderedOnce;
+import dev.txoutbox.internal.relay.TableVacuum;
 import dev.txoutbox.metrics.OutboxMetrics;
 import dev.txoutbox.schema.OutboxTables;
 import dev.txoutbox.spi.OutboxMessage;
@@ -193,6 +196,8 @@ public final class RelayKernel {
   private final Threads threads;
   private final String name;
   private volatile @Nullable RelayHeartbeat heartbeat;
+  private final @Nullable Duration vacuumInterval;
+  private volatile @Nullable TableVacuum vacuum;
 
   /**
    * The WAL relay's kernel: events failed by the publisher are retried by the polling relay behind
@@ -230,6 +235,7 @@ public final class RelayKernel {
         BrokerCircuit.wal(logger, config.name(), config.brokerProbeBackoff(), step.listener());
     this.name = config.name();
     this.threads = threads;
+    this.vacuumInterval = config.vacuumInterval();
   }
 
   /** The listener wrapper: meters first, each application listener's exception isolated. */
@@ -329,6 +335,29 @@ public final class RelayKernel {
     RelayHeartbeat beat = heartbeat;
     if (beat != null) {
       beat.close(); // waits 2 s at most
+    }
+  }
+
+  /**
+   * Starts the events table's plain {@code VACUUM} every {@code RelayConfig.vacuumInterval()} from
+   * a thread of its own ({@code -vacuum}), as the polling relay runs it, if the configuration sets
+   * one; {@code dsl} maps the table as the relay's statements do.
+   */
+  public void startVacuum(DSLContext dsl) {
+    Duration interval = vacuumInterval;
+    if (interval != null) {
+      TableVacuum v =
+          new TableVacuum(dsl, dsl.render(OUTBOX_EVENTS), name, interval, threads.relay);
+      vacuum = v;
+      v.start();
+    }
+  }
+
+  /** Stops the vacuum runs, if started; a run in progress finishes on its own. Idempotent. */
+  public void stopVacuum() {
+    TableVacuum v = vacuum;
+    if (v != null) {
+      v.close();
     }
   }
 

@@ -17,9 +17,10 @@ import org.slf4j.LoggerFactory;
  * PostgreSQL's warning that it was skipped (a plain VACUUM of one named table warns of nothing
  * else, in any language the server speaks): logged once at WARN, and the runs stop. A failed run is
  * logged at WARN once until a run succeeds again (then INFO), and tried again at the next interval.
- * Thread-safe.
+ * Thread-safe. Public for outbox-wal's facade ({@code internal.kernel.RelayKernel}): the WAL relay
+ * runs the same vacuum.
  */
-final class TableVacuum implements AutoCloseable {
+public final class TableVacuum implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger("dev.txoutbox.relay");
 
@@ -32,7 +33,8 @@ final class TableVacuum implements AutoCloseable {
   private boolean failing;
 
   /** Runs {@code VACUUM table} (rendered, quoted) every {@code interval}, the first after one. */
-  TableVacuum(DSLContext dsl, String table, String relay, Duration interval, RelayThreads threads) {
+  public TableVacuum(
+      DSLContext dsl, String table, String relay, Duration interval, RelayThreads threads) {
     this.dsl = dsl;
     this.table = table;
     this.relay = relay;
@@ -40,7 +42,7 @@ final class TableVacuum implements AutoCloseable {
     this.thread = threads.newThread("vacuum", this::loop);
   }
 
-  void start() {
+  public void start() {
     thread.start();
   }
 
