@@ -82,23 +82,37 @@ final class CpuMeter {
    * beans. 0 where there is no {@code /proc}.
    */
   static long compilerNanos() {
-    long ticks = 0;
+    long nanos = 0;
+    for (Map.Entry<String, Long> e : threadNanos().entrySet()) {
+      if (e.getKey().startsWith("C# CompilerThre")) { // C1 and C2, digits left out
+        nanos += e.getValue();
+      }
+    }
+    return nanos;
+  }
+
+  /**
+   * CPU nanoseconds so far of this JVM's threads that are still alive, by thread name with its
+   * digits left out (so a pool's threads add up), from {@code /proc/self/task}; empty where there
+   * is no {@code /proc}. A thread that ended since an earlier call takes its share with it.
+   */
+  static Map<String, Long> threadNanos() {
+    Map<String, Long> byName = new java.util.TreeMap<>();
     try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
       for (Path task : (Iterable<Path>) tasks::iterator) {
         try {
-          String comm = Files.readString(task.resolve("comm")).strip();
-          if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
-            String stat = Files.readString(task.resolve("stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
-          }
+          String comm = Files.readString(task.resolve("comm")).strip().replaceAll("[0-9]+", "#");
+          String stat = Files.readString(task.resolve("stat"));
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+          byName.merge(comm, ticks * NANOS_PER_TICK, Long::sum);
         } catch (IOException | RuntimeException e) {
           // the thread ended between the listing and the read
         }
       }
     } catch (IOException e) {
-      return 0;
+      return Map.of();
     }
-    return ticks * NANOS_PER_TICK;
+    return byName;
   }
 }

@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
  *       the relay (or the plain JDBC relay), drains and reports; its CPU is counted from just
  *       before the relay starts. Not for the broker targets, which run warm only.
  *   <li>{@code warm}: in this long-lived JVM, after an uncounted warm-up run of every warm case
- *       with {@code --warmup-events} (default: {@code --events}; 0 for none).
+ *       with {@code --warmup-events} (default: {@code --events}; 0 for none) in batches of {@code
+ *       --warmup-batch} (default {@value #WARMUP_BATCH}; 0 for none) and then in its own, so that
+ *       the per-batch code is compiled as in a relay that has run a while ({@link #WARMUP_BATCH}).
  * </ul>
  *
  * A second table puts each shape's fresh and warm figures side by side, each with its ratio to the
@@ -52,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * <pre>
  * mvn -B -q -o -Pbenchmarks package -pl benchmarks -am -DskipTests
  * java -cp 'benchmarks/target/benchmarks.jar:benchmarks/target/lib/*' dev.txoutbox.bench.DrainBenchmark \
- *     [--events 100000] [--rounds 3] [--jvm fresh,warm] [--warmup-events N] \
+ *     [--events 100000] [--rounds 3] [--jvm fresh,warm] [--warmup-events N] [--warmup-batch 10] \
  *     [--targets ceiling,jdbc,jdbc-message,per-row,noop,ordered,kafka,rabbit,sqs] \
  *     [--shapes 1x100:mark,2x100:mark,1x500:mark,2x500:mark,2x500:delete] \
  *     [--child-jvm-options '-XX:AOTCache=relay.aot']
@@ -104,6 +106,16 @@ public final class DrainBenchmark {
         Ordering ordering,
         int aggregates) {
       this(target, workers, batchSize, mode, ordering, aggregates, false);
+    }
+
+    /**
+     * The case of this one's first warm-up: a relay or plain JDBC case in batches of {@code batch}
+     * (this case itself if 0, or for a broker, whose round trips per batch would make it slow).
+     */
+    Case warmingUp(int batch) {
+      return batch <= 0 || BROKER_TARGETS.contains(target)
+          ? this
+          : new Case(target, workers, batch, mode, ordering, aggregates, fresh);
     }
 
     /** This case in a new JVM per run ({@code true}) or in the long-lived, warmed one. */
@@ -221,6 +233,14 @@ public final class DrainBenchmark {
       this(rate, jvmMicros, postgresMicros, Double.NaN);
     }
 
+    /**
+     * JVM CPU per event without the JIT compiler threads' (the application's threads, GC and the
+     * JVM's own), NaN where the compiler's share is unknown.
+     */
+    double withoutJitMicros() {
+      return jvmMicros - jitMicros;
+    }
+
     /** This measurement with the JIT compiler threads' share of its JVM CPU. */
     Measurement withJit(double micros) {
       return new Measurement(rate, jvmMicros, postgresMicros, load, micros);
@@ -265,6 +285,16 @@ public final class DrainBenchmark {
   /** The command line's no-op and baseline cases: marking in four shapes, deleting in one. */
   static final String DEFAULT_SHAPES = "1x100:mark,2x100:mark,1x500:mark,2x500:mark,2x500:delete";
 
+  /**
+   * The batch size of the warm-up runs ({@code --warmup-batch}): the JIT compiles a method to its
+   * top tier after thousands of calls, and the relay's per-batch code (claim, completion,
+   * transaction) is called once per batch, so a warm-up in the measured batch of 100 or 500 leaves
+   * it half compiled (its JIT compiler threads still busy in the measured rounds). Batches of 10
+   * run it ten to fifty times as often for the same events, as a relay that has run for a while; a
+   * second warm-up in the case's own batch size follows, so that the compiled code has seen it.
+   */
+  static final int WARMUP_BATCH = 10;
+
   /** The kinds of JVM a case runs in ({@code --jvm}). */
   static final List<String> JVMS = List.of("fresh", "warm");
 
@@ -289,6 +319,8 @@ public final class DrainBenchmark {
     int events = Integer.parseInt(options.getOrDefault("events", "100000"));
     int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
     int warmup = Integer.parseInt(options.getOrDefault("warmup-events", String.valueOf(events)));
+    int warmupBatch =
+        Integer.parseInt(options.getOrDefault("warmup-batch", String.valueOf(WARMUP_BATCH)));
     List<String> targets =
         listed(options.getOrDefault("targets", "jdbc,noop"), "--targets", TARGETS);
     List<String> jvms = listed(options.getOrDefault("jvm", "fresh,warm"), "--jvm", JVMS);
@@ -308,7 +340,8 @@ public final class DrainBenchmark {
     String loadAtStart = MachineInfo.currentLoadAverage();
     try (BenchDatabase db = BenchDatabase.fromEnvironment();
         Targets started = Targets.start(targets)) {
-      Map<Case, List<Measurement>> runs = measure(db, started, cases, c -> events, rounds, warmup);
+      Map<Case, List<Measurement>> runs =
+          measure(db, started, cases, c -> events, rounds, warmup, warmupBatch);
       writeReport(
           "drain",
           report(
@@ -316,6 +349,7 @@ public final class DrainBenchmark {
               events,
               rounds,
               warmup,
+              warmupBatch,
               db.serverVersion(),
               loadAtStart + "; at the end " + MachineInfo.currentLoadAverage()));
     }
@@ -435,9 +469,10 @@ public final class DrainBenchmark {
 
   /**
    * Measures every case in {@code rounds} interleaved rounds, each run on a freshly seeded outbox
-   * of {@code events.applyAsInt(case)} pending events, after a warm-up round of every warm case
-   * with {@code warmupEvents} (none if 0) that is not counted. A fresh case runs in a child JVM
-   * ({@link #child}) after this JVM seeded its outbox.
+   * of {@code events.applyAsInt(case)} pending events, after uncounted warm-up rounds of every warm
+   * case with {@code warmupEvents} (none if 0): a relay's or plain JDBC case first in batches of
+   * {@code warmupBatch} (no such round if 0; see {@link #WARMUP_BATCH}), then in its own. A fresh
+   * case runs in a child JVM ({@link #child}) after this JVM seeded its outbox.
    *
    * @param targets the started targets of the warm relay cases (JDBC and fresh cases need none)
    * @return the runs of each case, in the order of {@code cases}
@@ -449,22 +484,28 @@ public final class DrainBenchmark {
       List<Case> cases,
       java.util.function.ToIntFunction<Case> events,
       int rounds,
-      int warmupEvents)
+      int warmupEvents,
+      int warmupBatch)
       throws Exception {
     Map<Case, List<Measurement>> runs = new LinkedHashMap<>();
-    for (int round = warmupEvents > 0 ? 0 : 1; round <= rounds; round++) {
-      if (round == 0) {
+    int first = warmupEvents == 0 ? 1 : warmupBatch > 0 ? -1 : 0;
+    for (int round = first; round <= rounds; round++) {
+      if (round <= 0) {
         log.info("drain warm-up, load {}", MachineInfo.currentLoadAverage());
       } else {
         log.info("drain round {} of {}, load {}", round, rounds, MachineInfo.currentLoadAverage());
       }
       for (Case c : cases) {
-        if (round == 0 && c.fresh()) {
+        if (round <= 0 && c.fresh()) {
           continue; // nothing to warm: its JVM is new every run
         }
-        int n = round == 0 ? warmupEvents : events.applyAsInt(c);
+        if (round < 0 && c.warmingUp(warmupBatch).equals(c)) {
+          continue; // a broker's case: warmed in its own batch size only
+        }
+        int n = round <= 0 ? warmupEvents : events.applyAsInt(c);
         db.seed(n, c.aggregates());
-        Measurement m = c.fresh() ? inChild(db, c, n) : drainHere(db, targets, c, n);
+        Case run = round < 0 ? c.warmingUp(warmupBatch) : c;
+        Measurement m = c.fresh() ? inChild(db, c, n) : drainHere(db, targets, run, n);
         if (round > 0) {
           runs.computeIfAbsent(c, k -> new ArrayList<>()).add(m);
         }
@@ -479,12 +520,38 @@ public final class DrainBenchmark {
     Target target = JDBC_TARGETS.contains(c.target()) ? null : targets.get(c.target());
     // A warm JVM may still be compiling the case's path; its compiler threads count in its CPU.
     long jit = CpuMeter.compilerNanos();
+    Map<String, Long> threads = CpuMeter.threadNanos();
     Drained d = drain(db, target, c, n);
     jit = CpuMeter.compilerNanos() - jit;
+    logThreads(c, threads, CpuMeter.threadNanos(), d);
     if (target != null) {
       target.afterRun();
     }
     return checked(c, d.events(), n, d.nanos(), d.cpu()).withJit(jit / 1e3 / d.events());
+  }
+
+  /**
+   * With {@code -Dbench.threads=true}, logs the CPU per event of each group of this JVM's threads
+   * that used any during the drain, for finding where a case's JVM CPU goes.
+   */
+  private static void logThreads(
+      Case c, Map<String, Long> before, Map<String, Long> after, Drained d) {
+    if (!Boolean.getBoolean("bench.threads")) {
+      return;
+    }
+    StringBuilder line = new StringBuilder();
+    after.forEach(
+        (name, nanos) -> {
+          long used = nanos - before.getOrDefault(name, 0L);
+          if (used > 0) {
+            line.append(String.format("  %s %.2f", name, used / 1e3 / d.events()));
+          }
+        });
+    log.info(
+        "{}: JVM {} µs per event, by thread (µs per event):{}",
+        c.label(),
+        String.format("%.2f", d.cpu().jvmNanos() / 1e3 / d.events()),
+        line);
   }
 
   /** What one drain did: events completed, nanoseconds, CPU spent. */
@@ -761,6 +828,7 @@ public final class DrainBenchmark {
       int events,
       int rounds,
       int warmupEvents,
+      int warmupBatch,
       String pgVersion,
       String load) {
     StringBuilder out = new StringBuilder();
@@ -769,11 +837,16 @@ public final class DrainBenchmark {
         String.format(
             "Draining %,d pending events, median of %d interleaved rounds; fresh JVM: a new JVM"
                 + " per run, as a restarted relay; warm JVM: this long-lived JVM after a warm-up"
-                + " run of every warm case (%,d events). %d cores, Java %s, PostgreSQL %s. Load"
+                + " run of every warm case (%,d events%s). %d cores, Java %s, PostgreSQL %s. Load"
                 + " average (1, 5, 15 min) at the start: %s.%n%n",
             events,
             rounds,
             warmupEvents,
+            warmupBatch > 0
+                ? ", a relay's or plain relay's first in batches of "
+                    + warmupBatch
+                    + ", then its own"
+                : "",
             Runtime.getRuntime().availableProcessors(),
             System.getProperty("java.version"),
             pgVersion,
@@ -790,8 +863,8 @@ public final class DrainBenchmark {
   /**
    * Every case's median events/s, its ratio to its reference in the same runs and kind of JVM (the
    * plain JDBC relay of the same shape; for ordered cases the unordered no-op relay; for a broker
-   * the no-op relay), CPU µs per event with the JVM's ratio to the reference's, and the 1-minute
-   * load average over the runs.
+   * the no-op relay), CPU µs per event with the JVM's ratio to the reference's, with and without
+   * the JIT compiler threads' share, and the 1-minute load average over the runs.
    */
   static ReportSection.Table table(Map<Case, List<Measurement>> runs) {
     List<List<String>> rows = new ArrayList<>();
@@ -817,6 +890,11 @@ public final class DrainBenchmark {
               Figures.one(jvm),
               Figures.one(Figures.median(ms, Measurement::jitMicros)),
               ref == null ? "" : Figures.ratio(jvm, Figures.median(ref, Measurement::jvmMicros)),
+              ref == null
+                  ? ""
+                  : Figures.ratio(
+                      Figures.median(ms, Measurement::withoutJitMicros),
+                      Figures.median(ref, Measurement::withoutJitMicros)),
               Figures.one(Figures.median(ms, Measurement::postgresMicros)),
               range(ms, Measurement::load, Figures::one)));
     }
@@ -831,6 +909,7 @@ public final class DrainBenchmark {
             "JVM CPU µs/event",
             "of which JIT compiler threads",
             "JVM CPU vs reference",
+            "without JIT, vs reference",
             "PostgreSQL CPU µs/event",
             "load (1 min), min–max"),
         rows);
@@ -838,8 +917,8 @@ public final class DrainBenchmark {
 
   /**
    * Each case measured both in a fresh JVM and warm, one row: its median rate and JVM CPU per event
-   * in each, with their ratios to the reference in the same kind of JVM, and PostgreSQL's CPU per
-   * event.
+   * in each, with their ratios to the reference in the same kind of JVM, the JVM CPU without its
+   * JIT compiler threads' (the application's own work), and PostgreSQL's CPU per event.
    */
   static ReportSection.Table freshAndWarm(Map<Case, List<Measurement>> runs) {
     List<List<String>> rows = new ArrayList<>();
@@ -850,6 +929,7 @@ public final class DrainBenchmark {
       }
       List<String> row = new ArrayList<>(List.of(warm.what(), warm.shape()));
       List<String> jvm = new ArrayList<>();
+      List<String> withoutJit = new ArrayList<>();
       List<String> postgres = new ArrayList<>();
       for (Case c : List.of(fresh, warm)) {
         List<Measurement> ms = runs.get(c);
@@ -862,9 +942,16 @@ public final class DrainBenchmark {
         String cpuRatio =
             ref == null ? "" : Figures.ratio(cpu, Figures.median(ref, Measurement::jvmMicros));
         jvm.add(Figures.one(cpu) + (cpuRatio.isEmpty() ? "" : " (" + cpuRatio + ")"));
+        double app = Figures.median(ms, Measurement::withoutJitMicros);
+        String appRatio =
+            ref == null
+                ? ""
+                : Figures.ratio(app, Figures.median(ref, Measurement::withoutJitMicros));
+        withoutJit.add(Figures.one(app) + (appRatio.isEmpty() ? "" : " (" + appRatio + ")"));
         postgres.add(Figures.one(Figures.median(ms, Measurement::postgresMicros)));
       }
       row.addAll(jvm);
+      row.add(String.join(" / ", withoutJit));
       row.add(String.join(" / ", postgres));
       rows.add(row);
     }
@@ -878,6 +965,7 @@ public final class DrainBenchmark {
             "warm vs reference",
             "JVM CPU µs/event fresh (vs reference)",
             "warm (vs reference)",
+            "without JIT compiler threads, fresh / warm (vs reference)",
             "PostgreSQL CPU µs/event fresh / warm"),
         rows);
   }
@@ -924,7 +1012,7 @@ public final class DrainBenchmark {
       if (!args[i].startsWith("--") || i + 1 >= args.length) {
         throw new IllegalArgumentException(
             "usage: DrainBenchmark [--events N] [--rounds N] [--jvm fresh,warm]"
-                + " [--warmup-events N] [--targets "
+                + " [--warmup-events N] [--warmup-batch N] [--targets "
                 + String.join(",", TARGETS)
                 + "] [--shapes "
                 + DEFAULT_SHAPES

@@ -24,8 +24,11 @@ final class DrainSection {
             "Each run drains a freshly seeded outbox: %,d pending events (%,d for the per-row"
                 + " relay and the broker targets) over 1,000 aggregates unless a case says otherwise, a 180-byte JSON"
                 + " payload and a `traceparent` header each, then `VACUUM ANALYZE`; median of %d"
-                + " interleaved round%s after an uncounted warm-up round of every case (%,d events"
-                + " each). The rate runs from the start of the drain to the commit of"
+                + " interleaved round%s after uncounted warm-up rounds of every case (%,d events"
+                + " each; a relay's or plain relay's first in batches of "
+                + DrainBenchmark.WARMUP_BATCH
+                + ", which runs its per-batch code as often as a relay that has run a while and"
+                + " gets it compiled, then in its own). The rate runs from the start of the drain to the commit of"
                 + " the batch holding the last event. CPU per event: this JVM"
                 + " (`getProcessCpuTime`) and the database's PostgreSQL backends (`/proc/<pid>/stat`)"
                 + " over the run, the steadier figure on a shared machine.\n\n"
@@ -48,7 +51,7 @@ final class DrainSection {
                 + " idempotent producer), the local RabbitMQ (durable queue, persistent messages,"
                 + " confirms), ElasticMQ in this JVM. The JVM CPU counts ElasticMQ (in this JVM) but"
                 + " not the Kafka broker's JVM nor the RabbitMQ server.\n\n"
-                + "Every case runs in this long-lived JVM, warmed by that warm-up round (**warm"
+                + "Every case runs in this long-lived JVM, warmed by those rounds (**warm"
                 + " JVM**); the plain JDBC relay and txoutbox with the no-op publisher also run in a"
                 + " **fresh JVM** per run (%s), as a restarted relay: this JVM seeds the outbox, a"
                 + " new JVM opens a pool, starts the relay, drains and reports its own CPU from just"
@@ -90,7 +93,8 @@ final class DrainSection {
                       ? profile.slowEvents()
                       : profile.drainEvents(),
               profile.drainRounds(),
-              profile.drainWarmupEvents());
+              profile.drainWarmupEvents(),
+              DrainBenchmark.WARMUP_BATCH);
     }
     notMeasured.forEach(
         (broker, error) ->

@@ -71,7 +71,8 @@ import org.slf4j.LoggerFactory;
  * ({@link OutboxAdmin#cleanupProcessed(Duration)}) after every sample. Each soak runs on a
  * PostgreSQL cluster of its own ({@link LogicalServer#cluster}, the newest installed version) with
  * the server's default settings, autovacuum on, so that soaks run side by side each measure their
- * own tables; the WAL relay runs there without its sweeper.
+ * own tables; the WAL relay runs there without its sweeper. {@code --vacuum-interval} is the
+ * relay's {@code RelayConfig.vacuumInterval()}, polling or WAL.
  */
 public final class SoakBenchmark {
 
@@ -246,10 +247,13 @@ public final class SoakBenchmark {
               BenchDatabase.SCHEMA,
               latencies,
               cycles,
-              100,
-              1,
-              mode,
-              "soak");
+              RelayConfig.builder()
+                  .name("soak")
+                  .batchSize(100)
+                  .completionMode(mode)
+                  .vacuumInterval(vacuumInterval)
+                  .build(),
+              1);
     }
     Outbox outbox = outboxBuilder.build();
     DefaultConfiguration writerConfig = new DefaultConfiguration();

@@ -180,8 +180,8 @@ final class WalBenchmark {
   }
 
   /**
-   * A WAL relay on the outbox of {@code schema} with {@code concurrentBatches}, completing
-   * published rows by {@code mode}.
+   * A WAL relay configured by {@code config} on the outbox of {@code schema} with {@code
+   * concurrentBatches}, without its sweeper.
    */
   static WalRelay walRelay(
       LogicalServer server,
@@ -190,17 +190,15 @@ final class WalBenchmark {
       String schema,
       Publisher publisher,
       RelayListener listener,
-      int batchSize,
-      int concurrentBatches,
-      CompletionMode mode,
-      String name) {
+      RelayConfig config,
+      int concurrentBatches) {
     return WalRelay.builder()
         .dataSource(dataSource)
         .replicationUrl(server.jdbcUrl(database), credentials())
         .tables(OutboxTables.of(schema, ""))
         .publisher(publisher)
         .listener(listener)
-        .config(RelayConfig.builder().name(name).batchSize(batchSize).completionMode(mode).build())
+        .config(config)
         .minBatchInterval(minBatchInterval())
         .concurrentBatches(concurrentBatches)
         .sweeper(false) // the drain measures the slot reader alone; no poll may race it
@@ -274,7 +272,7 @@ final class WalBenchmark {
           }
         }
         Map<DrainBenchmark.Case, List<DrainBenchmark.Measurement>> p =
-            DrainBenchmark.measure(db, targets, POLLING_SHAPES, c -> n, 1, 0);
+            DrainBenchmark.measure(db, targets, POLLING_SHAPES, c -> n, 1, 0, 0);
         if (round > 0) {
           measured.forEach((shape, m) -> wal.computeIfAbsent(shape, k -> new ArrayList<>()).add(m));
           walBytes.add(held[0]);
@@ -311,10 +309,8 @@ final class WalBenchmark {
                   BenchDatabase.SCHEMA,
                   publisher,
                   listener,
-                  WAL_BATCH,
-                  shape.concurrentBatches,
-                  shape.mode,
-                  name);
+                  config(name, WAL_BATCH, shape.mode),
+                  shape.concurrentBatches);
       WalRelay setup = relayOn.apply(new RelayListener() {}, "bench-setup");
       db.dsl().truncate(DSL.table(DSL.name(BenchDatabase.SCHEMA, "outbox_events"))).execute();
       setup.start();
@@ -425,10 +421,8 @@ final class WalBenchmark {
                 schema,
                 seen,
                 new RelayListener() {},
-                100,
-                1,
-                CompletionMode.MARK_PROCESSED,
-                "latency");
+                config("latency", 100, CompletionMode.MARK_PROCESSED),
+                1);
         // start() returns once the slot exists: every commit after it is in the slot.
         wal.start();
         slotMadeMicros = RemoteWriters.wallMicros();
@@ -691,10 +685,13 @@ final class WalBenchmark {
         WriterBenchmark.SCHEMA,
         publisher,
         listener,
-        WAL_BATCH,
-        1,
-        CompletionMode.MARK_PROCESSED,
-        name);
+        config(name, WAL_BATCH, CompletionMode.MARK_PROCESSED),
+        1);
+  }
+
+  /** A relay named {@code name} of batches of {@code batchSize} completing by {@code mode}. */
+  static RelayConfig config(String name, int batchSize, CompletionMode mode) {
+    return RelayConfig.builder().name(name).batchSize(batchSize).completionMode(mode).build();
   }
 
   /**

@@ -45,8 +45,9 @@ class DrainTableTest {
     assertThat(rows.get(1).get(6)).isEqualTo("2.0");
     assertThat(rows.get(1).get(7)).as("no JIT share measured").isEqualTo("—");
     assertThat(rows.get(1).get(8)).isEqualTo("1.00×");
-    assertThat(rows.get(1).get(9)).isEqualTo("9.0");
-    assertThat(rows.get(1).get(10)).isEqualTo("1.0–3.0");
+    assertThat(rows.get(1).get(9)).as("no JIT share measured").isEmpty();
+    assertThat(rows.get(1).get(10)).isEqualTo("9.0");
+    assertThat(rows.get(1).get(11)).isEqualTo("1.0–3.0");
   }
 
   @Test
@@ -54,11 +55,13 @@ class DrainTableTest {
     DrainBenchmark.Case jdbc = new DrainBenchmark.Case("jdbc", 1, 100, MARK);
     DrainBenchmark.Case ours = new DrainBenchmark.Case("noop", 1, 100, MARK);
     Map<DrainBenchmark.Case, List<DrainBenchmark.Measurement>> runs = new LinkedHashMap<>();
-    runs.put(jdbc.inFreshJvm(true), List.of(new DrainBenchmark.Measurement(40_000, 8.0, 15, 1)));
+    runs.put(
+        jdbc.inFreshJvm(true),
+        List.of(new DrainBenchmark.Measurement(40_000, 8.0, 15, 1).withJit(5.0)));
     runs.put(
         ours.inFreshJvm(true),
         List.of(new DrainBenchmark.Measurement(30_000, 20.0, 15, 1).withJit(12.0)));
-    runs.put(jdbc, List.of(new DrainBenchmark.Measurement(50_000, 5.0, 14, 1)));
+    runs.put(jdbc, List.of(new DrainBenchmark.Measurement(50_000, 5.0, 14, 1).withJit(0.5)));
     runs.put(ours, List.of(new DrainBenchmark.Measurement(45_000, 6.0, 14, 1).withJit(1.5)));
 
     List<List<String>> table = DrainBenchmark.table(runs).rows();
@@ -69,7 +72,8 @@ class DrainTableTest {
     assertThat(table.get(1).get(7)).as("the JIT compiler threads' share").isEqualTo("12.0");
     assertThat(table.get(3).get(5)).isEqualTo("0.90× of plain JDBC relay");
     assertThat(table.get(3).get(7)).as("a warm JVM still compiling").isEqualTo("1.5");
-    assertThat(table.get(2).get(7)).as("not measured").isEqualTo("—");
+    assertThat(table.get(1).get(9)).as("without the JIT: 8.0 vs 3.0").isEqualTo("2.67×");
+    assertThat(table.get(3).get(9)).as("without the JIT: 4.5 vs 4.5").isEqualTo("1.00×");
     assertThat(sideBySide).hasSize(2);
     assertThat(sideBySide.get(0)).startsWith("plain JDBC relay", "1 × 100, mark", "40,000", "");
     assertThat(sideBySide.get(1))
@@ -82,7 +86,19 @@ class DrainTableTest {
             "0.90×",
             "20.0 (2.50×)",
             "6.0 (1.20×)",
+            "8.0 (2.67×) / 4.5 (1.00×)",
             "15.0 / 14.0");
+  }
+
+  @Test
+  void aWarmUpRunsTheRelaysPerBatchCodeInSmallBatchesButABrokersInItsOwn() {
+    DrainBenchmark.Case ours = new DrainBenchmark.Case("noop", 2, 500, CompletionMode.DELETE);
+    DrainBenchmark.Case kafka = new DrainBenchmark.Case("kafka", 2, 500, MARK);
+
+    assertThat(ours.warmingUp(10))
+        .isEqualTo(new DrainBenchmark.Case("noop", 2, 10, CompletionMode.DELETE));
+    assertThat(ours.warmingUp(0)).isEqualTo(ours);
+    assertThat(kafka.warmingUp(10)).isEqualTo(kafka);
   }
 
   @Test
