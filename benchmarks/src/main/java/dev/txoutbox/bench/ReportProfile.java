@@ -42,7 +42,7 @@ record ReportProfile(
           100_000,
           40_000,
           2,
-          2_000,
+          100_000, // the relay's per-batch code compiled: DrainBenchmark.WARMUP_BATCH
           SHAPES,
           Duration.ofSeconds(10),
           2,
