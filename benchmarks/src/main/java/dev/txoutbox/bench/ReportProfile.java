@@ -35,7 +35,7 @@ record ReportProfile(
     {1, 100}, {2, 100}, {4, 100}, {1, 500}, {2, 500}, {4, 500}
   };
 
-  /** About 20–25 minutes on a quiet 2-core machine (estimated from --quick runs). */
+  /** About 45 minutes on a quiet 2-core machine (43 on 2026-12-07). */
   static final ReportProfile FULL =
       new ReportProfile(
           "full",
